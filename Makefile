@@ -1,0 +1,52 @@
+# fenec's front door. `make bench` and `make test` are all a new machine needs:
+# each installs missing Debian packages (scripts/setup.sh), configures and
+# builds with meson/ninja, then benchmarks or tests.
+#
+#   make test                 build and run every test (what CI runs)
+#   make bench                quick mode of every scenario, then results/REPORT.md
+#   make <name>-bench         one scenario in full; QUICK=1 for its quick mode
+#   make report               rebuild results/REPORT.md from results/*/
+#   make postgres-up|postgres-down   the optional PostgreSQL arm on loopback
+
+BUILD ?= build
+QUICK ?=
+ARGS ?=
+QFLAG := $(if $(filter 1 yes true,$(QUICK)),--quick,)
+SCENARIOS := io concurrency growth recon requests load journals commit smaps micro
+
+.PHONY: all setup build test bench report clean postgres-up postgres-down ci-charts \
+        $(addsuffix -bench,$(SCENARIOS))
+
+all: build
+
+setup:
+	@bash scripts/setup.sh
+
+$(BUILD)/build.ninja:
+	@bash scripts/setup.sh
+	meson setup $(BUILD)
+
+build: setup $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+test: build
+	@bash scripts/run-tests.sh $(BUILD)
+
+# Each scenario's quick mode, in turn; a scenario not built yet is reported, not faked.
+bench: build
+	@bash scripts/bench-all.sh $(BUILD)
+
+$(addsuffix -bench,$(SCENARIOS)): %-bench: build
+	@bash scripts/run-bench.sh $(BUILD) $* $(QFLAG) $(ARGS)
+
+report:
+	@bash scripts/report.sh
+
+postgres-up:
+	@bash scripts/postgres.sh up
+
+postgres-down:
+	@bash scripts/postgres.sh down
+
+clean:
+	rm -rf $(BUILD)

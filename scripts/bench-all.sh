@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# `make bench`: the quick mode of every scenario that exists, one after another,
+# then results/REPORT.md. A scenario that fails is reported and the rest still run;
+# the exit code is non-zero if any failed.
+set -uo pipefail
+build=$1
+here=$(dirname "$0")
+failed=()
+start=$(date +%s)
+for name in io concurrency growth recon requests load journals commit smaps micro; do
+  bin="$build/scenarios/$name/$name-bench"
+  [ -x "$bin" ] || continue
+  echo "== $name-bench --quick  ($(( $(date +%s) - start ))s elapsed)" >&2
+  "$bin" --quick || failed+=("$name")
+done
+bash "$here/report.sh"
+echo "bench: done in $(( $(date +%s) - start ))s; report in results/REPORT.md" >&2
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "bench: failed scenarios: ${failed[*]}" >&2
+  exit 1
+fi

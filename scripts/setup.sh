@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs every Debian package fenec needs to build, test and benchmark.
+# Idempotent: checks with dpkg first and only calls apt-get for what is missing,
+# so a second run costs well under a second. Run as root (CI and the dev
+# machines are root); elsewhere it prints the apt-get line to run.
+set -euo pipefail
+
+PKGS=(
+  build-essential g++ meson ninja-build pkg-config git
+  liburing-dev libfmt-dev libcli11-dev libbenchmark-dev libgtest-dev libgmock-dev
+  libgnuplot-iostream-dev gnuplot-nox libboost-dev libboost-iostreams-dev
+  libboost-system-dev libboost-filesystem-dev
+  libsqlite3-dev sqlite3 libsimdjson-dev libcpp-httplib-dev libxxhash-dev
+  libabsl-dev libhnswlib-dev fio valgrind procps util-linux e2fsprogs
+  postgresql-15 postgresql-client-15
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "setup.sh: missing packages: ${missing[*]}" >&2
+  echo "setup.sh: run as root, or: sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+echo "setup.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+# The package lists may be stale or absent on a fresh machine: update once, then install.
+apt-get update -qq >&2
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
