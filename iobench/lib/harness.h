@@ -39,6 +39,8 @@ class Harness {
   std::string plot_path(const std::string& name) const;
   // Set by SIGINT/SIGTERM: long loops poll it, stop, and the run is marked incomplete.
   static bool interrupted();
+  // Resets the flag: for tests, and for tools that run several harnesses in turn.
+  static void clear_interrupted();
 
   // Writes results (results/<scenario>/ and any --csv/--json), prints the
   // verdict table, removes the scratch folder. Returns the exit code

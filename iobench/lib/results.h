@@ -98,6 +98,9 @@ class Results {
   std::vector<std::pair<std::string, std::string>> attachments_;
 };
 
+// A value as CSV/JSON print it: integers (and anything >= 1e6) whole, no
+// exponent below 1e15; otherwise 6 significant digits ("{:.6g}"); nan/inf as is.
+std::string format_value(double v);
 // JSON string escaping, shared by every writer of JSON in the project.
 std::string json_escape(const std::string& s);
 // Histogram as a JSON object: {"count":..,"min":..,"max":..,"p50":..,...,"bins":[[lo,hi,n],...]}.

@@ -48,10 +48,14 @@ class SmapsRollupSampler {
   uint64_t peak_rss_kb() const;
   // How many times /proc was actually read (tests check the throttle with it).
   uint64_t reads() const { return reads_.load(); }
+  // Reads that failed (process gone, /proc unreadable); their samples are not kept.
+  uint64_t failed_reads() const;
+  // Joins the thread; idempotent. latest()/series() stay valid afterwards.
   void stop();
 
  private:
   void run();
+  void sample_once();
   pid_t pid_;
   std::chrono::milliseconds interval_;
   size_t max_samples_;
@@ -62,6 +66,9 @@ class SmapsRollupSampler {
   MemSample latest_;
   uint64_t peak_rss_kb_ = 0;
   std::vector<MemSample> series_;
+  uint64_t failed_reads_ = 0;
+  uint64_t tick_ = 0;    // samples taken, for the series stride
+  uint64_t stride_ = 1;  // keep one sample in stride_ (doubles each time the series fills)
   std::atomic<uint64_t> reads_{0};
   std::thread thread_;
 };
