@@ -6,6 +6,7 @@
 #   make bench                quick mode of every scenario, then results/REPORT.md
 #   make <name>-bench         one scenario in full; QUICK=1 for its quick mode
 #   make report               rebuild results/REPORT.md from results/*/
+#   make ci-charts            CI regression charts vs results/baseline/ (make record appends history)
 #   make postgres-up|postgres-down   the optional PostgreSQL arm on loopback
 
 BUILD ?= build
@@ -14,7 +15,7 @@ ARGS ?=
 QFLAG := $(if $(filter 1 yes true,$(QUICK)),--quick,)
 SCENARIOS := io concurrency growth recon requests load journals commit smaps micro
 
-.PHONY: all setup build test bench report clean postgres-up postgres-down ci-charts \
+.PHONY: all setup build test bench report clean postgres-up postgres-down ci-charts record ci-baseline \
         $(addsuffix -bench,$(SCENARIOS))
 
 all: build
@@ -41,6 +42,18 @@ $(addsuffix -bench,$(SCENARIOS)): %-bench: build
 
 report:
 	@bash scripts/report.sh
+
+# CI regression charts: quick suite vs results/baseline/, charts in results/ci/ (index.html).
+ci-charts: build
+	@bash scripts/ci-charts/run.sh $(BUILD)
+
+# Append this run to results/history.csv (commit it to keep the history).
+record: build
+	@bash scripts/ci-charts/run.sh $(BUILD) --record
+
+# Record and make this run the new baseline (after an intended performance change).
+ci-baseline: build
+	@bash scripts/ci-charts/run.sh $(BUILD) --record --update-baseline
 
 postgres-up:
 	@bash scripts/postgres.sh up

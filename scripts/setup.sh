@@ -11,7 +11,7 @@ PKGS=(
   libgnuplot-iostream-dev gnuplot-nox libboost-dev libboost-iostreams-dev
   libboost-system-dev libboost-filesystem-dev
   libsqlite3-dev sqlite3 libsimdjson-dev libcpp-httplib-dev libxxhash-dev
-  libabsl-dev libhnswlib-dev fio valgrind procps util-linux e2fsprogs
+  libabsl-dev libhnswlib-dev fio jq valgrind procps util-linux e2fsprogs
   postgresql-15 postgresql-client-15
 )
 

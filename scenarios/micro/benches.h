@@ -1,0 +1,41 @@
+// The Google Benchmark registrations of micro-bench, on data built once from
+// the run's seed. Names are "MM<n>/<arm>" (Google Benchmark appends
+// "/real_time" and "/threads:<n>"); each arm's case string says what it ran on.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scenarios/micro/kernels.h"
+
+namespace fenec::micro {
+
+struct Fixtures {
+  Graph graph;
+  std::vector<uint32_t> starts;       // walk starts, the same for every MM-2 arm
+  std::vector<std::string> lines;     // MM-4 input
+  std::unique_ptr<SharedMatcher> shared;
+  StringFile file;                    // MM-5 input
+  int fd = -1;
+};
+
+struct FixtureSizes {
+  size_t graph_nodes = 1000000;
+  size_t walks = 256;
+  size_t lines = 4096;
+  size_t strings = 10000;
+};
+
+// Builds every fixture; the MM-5 file goes in `dir`. Returns "" or the error.
+std::string build_fixtures(const FixtureSizes& sizes, uint64_t seed, const std::string& dir,
+                           Fixtures* f);
+void close_fixtures(Fixtures* f);
+
+// Registers every benchmark; `cases` receives function name -> case string.
+void register_benchmarks(Fixtures& f, const FixtureSizes& sizes,
+                         std::map<std::string, std::string>* cases);
+
+}  // namespace fenec::micro

@@ -1,0 +1,193 @@
+// smaps-bench: MM-1, sampling a process's memory without harming it.
+//
+// Part 1 measures one read of /proc/self/smaps and of smaps_rollup at each
+// mapping count. Part 2 keeps a worker doing mmap/munmap while the same
+// process is sampled by 1..4 threads reading smaps (the source's bug),
+// reading smaps_rollup, or by the project's own SmapsRollupSampler (one
+// thread, throttled, cached), and records the worker's op latency and rate
+// beside a `none` arm measured in the same run.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "iobench/lib/console.h"
+#include "iobench/lib/harness.h"
+#include "iobench/lib/histogram.h"
+#include "scenarios/smaps/mappings.h"
+#include "scenarios/smaps/report.h"
+#include "scenarios/smaps/workload.h"
+
+namespace {
+
+using fenec::bench::Harness;
+using fenec::bench::Histogram;
+using fenec::smaps::Reader;
+
+constexpr const char* kFinding = "MM-1";
+
+struct Options {
+  std::vector<size_t> read_mappings;
+  std::vector<size_t> worker_mappings;
+  std::vector<int> hz{1, 10, 100};
+  std::vector<int> threads{1, 4};
+  std::vector<std::string> arms{"none", "smaps", "smaps_rollup", "sampler"};
+  double seconds = 0;
+  int reps = 1;
+  bool no_read_cost = false;
+};
+
+void run_read_cost(Harness& h, const Options& o, fenec::smaps::Report& rep) {
+  fenec::bench::Progress progress("smaps read cost", o.read_mappings.size());
+  size_t done = 0;
+  for (size_t n : o.read_mappings) {
+    if (Harness::interrupted()) return;
+    const std::string c = fmt::format("mappings={}", n);
+    fenec::smaps::MappingSet set;
+    if (const std::string err = set.create(n); !err.empty()) {
+      for (const char* arm : {"smaps", "smaps_rollup"}) h.results().skip(arm, c, err);
+      continue;
+    }
+    const double vmas = static_cast<double>(fenec::smaps::count_vmas());
+    for (Reader r : {Reader::kSmaps, Reader::kSmapsRollup}) {
+      const double budget = h.quick() ? 1.0 : 3.0;
+      const Histogram ns = fenec::smaps::measure_reads(r, 5, budget);
+      const char* arm = fenec::smaps::reader_name(r);
+      const double p50 = ns.percentile(50) / 1000.0;
+      h.results().add(kFinding, arm, c, "read_us", p50, "us");
+      h.results().add(kFinding, arm, c, "read_p99_us", ns.percentile(99) / 1000.0, "us");
+      h.results().add(kFinding, arm, c, "reads", static_cast<double>(ns.count()), "count");
+      h.results().add(kFinding, arm, c, "vmas", vmas, "count");
+      rep.read_us[{arm, n}] = p50;
+    }
+    progress.update(++done, c);
+  }
+  progress.finish();
+}
+
+struct Cell {
+  Reader reader;
+  int hz, threads;
+  std::string case_for(size_t mappings) const {
+    return fmt::format("mappings={};hz={};threads={}", mappings, hz, threads);
+  }
+};
+
+std::vector<Cell> cells_of(const Options& o) {
+  std::vector<Cell> cells;
+  for (const std::string& a : o.arms) {
+    Reader r{};
+    fenec::smaps::parse_reader(a, &r);
+    if (r == Reader::kNone) {
+      cells.push_back({r, 0, 0});
+      continue;
+    }
+    for (int hz : o.hz) {
+      for (int t : o.threads) cells.push_back({r, hz, t});
+    }
+  }
+  return cells;
+}
+
+void run_worker_arms(Harness& h, const Options& o, fenec::smaps::Report& rep) {
+  const std::vector<Cell> cells = cells_of(o);
+  fenec::bench::Progress progress("smaps worker arms",
+                                  o.worker_mappings.size() * cells.size() * o.reps);
+  size_t done = 0;
+  for (size_t n : o.worker_mappings) {
+    fenec::smaps::MappingSet set;
+    if (const std::string err = set.create(n); !err.empty()) {
+      for (const Cell& cell : cells) {
+        h.results().skip(fenec::smaps::reader_name(cell.reader), cell.case_for(n), err);
+      }
+      continue;
+    }
+    std::map<size_t, fenec::smaps::ArmResult> merged;  // by cell index
+    // Reps outer, arms inner: slow drift of a shared machine hits every arm alike.
+    for (int r = 0; r < o.reps && !Harness::interrupted(); ++r) {
+      for (size_t i = 0; i < cells.size() && !Harness::interrupted(); ++i) {
+        const Cell& cell = cells[i];
+        fenec::smaps::ArmConfig cfg;
+        cfg.reader = cell.reader;
+        cfg.hz = cell.hz;
+        cfg.threads = cell.threads;
+        cfg.duration = std::chrono::milliseconds(static_cast<int64_t>(o.seconds * 1000));
+        const fenec::smaps::ArmResult res = fenec::smaps::run_arm(cfg);
+        const std::string arm = fenec::smaps::reader_name(cell.reader);
+        if (o.reps > 1) {
+          fenec::smaps::add_rep_rows(h.results(), kFinding, arm,
+                                     fmt::format("{};rep={}", cell.case_for(n), r), res);
+        }
+        auto& m = merged[i];
+        m.op_ns.merge(res.op_ns);
+        m.ops += res.ops;
+        m.seconds += res.seconds;
+        m.proc_reads += res.proc_reads;
+        m.cached_reads += res.cached_reads;
+        progress.update(++done, cell.case_for(n));
+      }
+    }
+    for (const auto& [i, m] : merged) {
+      const Cell& cell = cells[i];
+      const std::string arm = fenec::smaps::reader_name(cell.reader);
+      fenec::smaps::add_arm_rows(h.results(), kFinding, arm, cell.case_for(n), m);
+      rep.worker[{arm, n, cell.hz, cell.threads}] = fenec::smaps::WorkerFigures::of(m);
+    }
+  }
+  progress.finish();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Harness h("smaps",
+            "MM-1: the cost of reading /proc/self/smaps vs smaps_rollup, and what sampling "
+            "memory from several threads does to a worker's mmap/munmap latency, against the "
+            "project's sampler (one thread, throttled, smaps_rollup, cached).");
+  Options o;
+  auto& app = h.app();
+  app.add_option("--mappings", o.read_mappings,
+                 "mapping counts for the read-cost part "
+                 "(default 1000,10000,50000; full adds 100000)")
+      ->delimiter(',');
+  app.add_option("--worker-mappings", o.worker_mappings,
+                 "mapping counts for the worker part (default 10000; full adds 50000)")
+      ->delimiter(',');
+  app.add_option("--hz", o.hz, "sampling rates per reading thread (default 1,10,100)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 10000));
+  app.add_option("--threads", o.threads, "reading threads / sampler callers (default 1,4)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 64));
+  app.add_option("--arms", o.arms, "worker arms: none,smaps,smaps_rollup,sampler (default all)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"none", "smaps", "smaps_rollup", "sampler"}));
+  app.add_option("--seconds", o.seconds, "worker time per arm and rep (default 2 quick, 5 full)")
+      ->check(CLI::Range(0.1, 3600.0));
+  app.add_option("--reps", o.reps,
+                 "interleaved repetitions of the worker arms; >1 also writes per-rep rows "
+                 "(case ...;rep=N) for the CI's repeated samples")
+      ->check(CLI::Range(1, 100));
+  app.add_flag("--no-read-cost", o.no_read_cost, "skip the read-cost part");
+  if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
+
+  if (o.read_mappings.empty()) {
+    o.read_mappings = {1000, 10000, 50000};
+    if (!h.quick()) o.read_mappings.push_back(100000);
+  }
+  if (o.worker_mappings.empty()) {
+    o.worker_mappings = {10000};
+    if (!h.quick()) o.worker_mappings.push_back(50000);
+  }
+  if (o.seconds == 0) o.seconds = h.quick() ? 2.0 : 5.0;
+  h.results().meta().set("max_map_count", std::to_string(fenec::smaps::max_map_count()));
+
+  fenec::smaps::Report rep;
+  if (!o.no_read_cost) run_read_cost(h, o, rep);
+  run_worker_arms(h, o, rep);
+  fenec::smaps::write_plots(h, rep);
+  h.results().verdict(fenec::smaps::verdict(h, rep));
+  return h.finish();
+}
