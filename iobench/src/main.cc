@@ -1,0 +1,46 @@
+// iobench: what a durable write costs on this disk, at each size, mode,
+// concurrency and submission path, and whether the answer can be trusted.
+#include <fmt/format.h>
+#include <map>
+
+#include "iobench/src/cli.h"
+#include "iobench/src/files.h"
+
+int main(int argc, char** argv) {
+  using namespace fenec::iobench;
+  CLI::App app{
+      "iobench: characterize durable writes for database engines.\n"
+      "  sweep        throughput/latency grid: sizes x modes x jobs x layout x submission path\n"
+      "  syncmethods  pg_test_fsync's table: which sync method is fastest here\n"
+      "  probe        what the filesystem and device support and require (tried, not assumed)\n"
+      "  lies         is a durable write plausibly durable here? (IO-4)\n"
+      "  coherence    read-after-direct-write staleness check (IO-5)\n"
+      "  diskcheck    serve|write|verify: prove durability across a power cut",
+      "iobench"};
+  app.require_subcommand(1);
+  std::map<std::string, RunFn> runs;
+  runs["sweep"] = register_sweep(app);
+  runs["probe"] = register_probe(app);
+  runs["syncmethods"] = register_syncmethods(app);
+  runs["lies"] = register_lies(app);
+  runs["coherence"] = register_coherence(app);
+  runs["diskcheck"] = register_diskcheck(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    fmt::print(stderr, "iobench: {}; see iobench --help\n", e.what());
+    return 2;
+  }
+  install_stop_handlers();
+  try {
+    for (CLI::App* sub : app.get_subcommands()) return runs.at(sub->get_name())();
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "iobench: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "iobench: error: {}\n", e.what());
+    return 1;
+  }
+  return 2;
+}

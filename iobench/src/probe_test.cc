@@ -1,0 +1,76 @@
+// The probe finds out by trying: tmpfs (/dev/shm) is memory-backed with no
+// device and O_DIRECT skipped; the work directory's disk filesystem has a
+// device, an O_DIRECT alignment that a trial write confirms, and so on.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+
+#include "iobench/lib/results.h"
+#include "iobench/src/files.h"
+#include "iobench/src/probe.h"
+#include "iobench/src/test_util.h"
+
+namespace fenec::iobench {
+namespace {
+
+TEST(Probe, TmpfsIsMemoryBackedWithNoDevice) {
+  if (access("/dev/shm", W_OK) != 0) GTEST_SKIP() << "/dev/shm not writable";
+  ProbeResult p = probe("/dev/shm");
+  ASSERT_TRUE(p.error.empty()) << p.error;
+  if (p.fs_type != "tmpfs") GTEST_SKIP() << "/dev/shm is " << p.fs_type << " here";
+  EXPECT_TRUE(p.memory_backed);
+  EXPECT_EQ(p.device, "none");
+  EXPECT_NE(p.direct_skip_reason().find("memory-backed"), std::string::npos);
+  EXPECT_TRUE(p.fallocate);
+  EXPECT_TRUE(p.hard_links);
+  std::string table = probe_table(p);
+  EXPECT_NE(table.find("tmpfs"), std::string::npos);
+}
+
+TEST(Probe, DiskFilesystemHasDeviceAndTriedAlignment) {
+  testing::TempDir dir("probe");
+  ProbeResult p = probe(dir.path());
+  ASSERT_TRUE(p.error.empty()) << p.error;
+  if (p.memory_backed) GTEST_SKIP() << dir.path() << " is memory-backed; set FENEC_TEST_DIR to a disk";
+  EXPECT_NE(p.fs_type, "unknown");
+  EXPECT_NE(p.device, "none") << "a disk filesystem has a block device below it";
+  EXPECT_GT(p.logical_block, 0u);
+  EXPECT_TRUE(p.fallocate) << p.fallocate_note;
+  EXPECT_EQ(dir.entries(), 0u) << "probe files are removed";
+  if (!p.o_direct) GTEST_SKIP() << "no O_DIRECT on " << p.fs_type << ": " << p.o_direct_note;
+  EXPECT_TRUE(p.direct_skip_reason().empty());
+  // What the probe claims must hold: a write at the alignment succeeds and
+  // one at half of it (if above 1) fails with EINVAL.
+  ASSERT_GE(p.direct_io_align, 1u);
+  ASSERT_GE(p.direct_mem_align, 1u);
+  std::string f = dir.path() + "/check";
+  ScratchFile guard(f);
+  bool fell = false;
+  ASSERT_TRUE(create_preallocated(f, 1 << 16, &fell).ok());
+  Fd fd;
+  ASSERT_TRUE(open_file(f, O_WRONLY | O_DIRECT, &fd).ok());
+  AlignedBuffer buf(1 << 16);
+  buf.fill_random(1);
+  size_t a = std::max<uint32_t>(p.direct_io_align, 512);
+  EXPECT_EQ(pwrite(fd.get(), buf.data(), a, a), static_cast<ssize_t>(a));
+  if (p.direct_io_align > 1) {
+    EXPECT_EQ(pwrite(fd.get(), buf.data(), p.direct_io_align / 2, 0), -1);
+    EXPECT_EQ(errno, EINVAL);
+    EXPECT_FALSE(p.direct_size_problem(p.direct_io_align / 2).empty());
+  }
+  bench::Results r("io", bench::Metadata{});
+  add_probe_rows(r, p);
+  bool found = false;
+  for (const auto& row : r.rows())
+    if (row.metric == "direct_io_align") found = row.value == p.direct_io_align;
+  EXPECT_TRUE(found);
+  EXPECT_NE(probe_json(p).find("\"o_direct\":true"), std::string::npos);
+}
+
+TEST(Probe, MissingDirectoryIsAnError) {
+  ProbeResult p = probe("/nonexistent/fenec/dir");
+  EXPECT_FALSE(p.error.empty());
+}
+
+}  // namespace
+}  // namespace fenec::iobench

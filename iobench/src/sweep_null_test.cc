@@ -1,0 +1,150 @@
+// The harness on the null path: no I/O, so the only thing under test is the
+// job loop's plan. Writes, syncs, ops and histogram counts must match
+// plan_cell() exactly for every combination of mode, batch, depth and jobs.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "iobench/lib/results.h"
+#include "iobench/src/sweep.h"
+#include "iobench/src/sweep_report.h"
+
+namespace fenec::iobench {
+namespace {
+
+bool never() { return false; }
+bool always() { return true; }
+
+CellSpec null_spec(Mode mode, unsigned jobs, unsigned batch, unsigned depth, uint64_t total) {
+  CellSpec s;
+  s.size = 4096;
+  s.mode = mode;
+  s.jobs = jobs;
+  s.submit = SubmitKind::kNull;
+  s.batch = batch;
+  s.depth = depth;
+  s.duration_s = 600;  // never the bound: the byte total is
+  s.total = total;
+  s.interval_s = 0.001;
+  return s;
+}
+
+TEST(NullSweep, CountsMatchThePlan) {
+  SweepEnv env;
+  env.stop = never;
+  for (Mode mode : kAllModes)
+    for (unsigned jobs : {1u, 3u})
+      for (unsigned batch : {1u, 4u})
+        for (unsigned depth : {1u, 4u}) {
+          CellSpec spec = null_spec(mode, jobs, batch, depth, 1 << 20);
+          SCOPED_TRACE(spec.arm() + " " + spec.case_());
+          CellPlan plan = plan_cell(spec);
+          CellResult r = run_cell(spec, env);
+          ASSERT_TRUE(r.ran()) << r.skipped;
+          ASSERT_TRUE(r.error.empty()) << r.error;
+          EXPECT_EQ(r.ops, plan.ops_per_job * jobs);
+          EXPECT_EQ(r.write_calls, plan.write_calls);
+          EXPECT_EQ(r.sync_calls, plan.sync_calls);
+          EXPECT_EQ(r.bytes, plan.ops_per_job * jobs * 4096 * batch);
+          EXPECT_EQ(r.lat.count(), r.ops);
+          EXPECT_EQ(r.sync.count(), r.sync_calls);
+          bool syncs = mode_sync(mode) != SyncCall::kNone;
+          EXPECT_EQ(r.commit.count(), syncs ? r.ops : 0u);
+          EXPECT_EQ(r.job_mb_per_s.size(), jobs);
+          EXPECT_FALSE(r.interrupted);
+        }
+}
+
+TEST(NullSweep, PlanArithmetic) {
+  // 1 MiB among 3 jobs of 16 KiB ops: 21 ops each (the remainder is not written).
+  CellPlan p = plan_cell(null_spec(Mode::kFsync, 3, 4, 4, 1 << 20));
+  EXPECT_EQ(p.unit_bytes, 16384u);
+  EXPECT_EQ(p.ops_per_job, 21u);
+  EXPECT_EQ(p.write_calls, 63u);
+  EXPECT_EQ(p.sync_calls, 3u * 6u);  // ceil(21 / 4) rounds a job
+  EXPECT_EQ(p.files, 0u);
+
+  CellSpec pw = null_spec(Mode::kFdatasync, 2, 8, 1, 1 << 20);
+  pw.submit = SubmitKind::kPwrite;
+  p = plan_cell(pw);
+  EXPECT_EQ(p.ops_per_job, 16u);
+  EXPECT_EQ(p.write_calls, 2u * 16u * 8u);  // pwrite: one call per buffer
+  EXPECT_EQ(p.sync_calls, 32u);
+  EXPECT_EQ(p.files, 1u);
+  EXPECT_EQ(p.file_bytes, 1u << 20);
+  pw.layout = Layout::kPerJob;
+  p = plan_cell(pw);
+  EXPECT_EQ(p.files, 2u);
+  EXPECT_EQ(p.file_bytes, 512u << 10);
+  // A total below one op per job still writes one op each.
+  p = plan_cell(null_spec(Mode::kBuffered, 4, 1, 1, 4096));
+  EXPECT_EQ(p.ops_per_job, 1u);
+}
+
+TEST(NullSweep, StopRequestEndsTheCellAndItIsReportedIncomplete) {
+  SweepEnv env;
+  env.stop = always;
+  CellResult r = run_cell(null_spec(Mode::kFsync, 2, 1, 1, 1 << 20), env);
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_EQ(r.ops, 0u);
+  bench::Results results("io", bench::Metadata{});
+  add_cell_rows(results, r, "");
+  ASSERT_EQ(results.skips().size(), 1u);
+  EXPECT_NE(results.skips()[0].reason.find("interrupted"), std::string::npos);
+  EXPECT_TRUE(results.rows().empty());
+}
+
+TEST(NullSweep, RowsCarryTheReportNames) {
+  SweepEnv env;
+  env.stop = never;
+  CellSpec spec = null_spec(Mode::kFdatasync, 1, 1, 1, 64 * 4096);
+  CellResult r = run_cell(spec, env);
+  bench::Results results("io", bench::Metadata{});
+  add_cell_rows(results, r, "IO-1");
+  std::set<std::string> metrics;
+  for (const auto& row : results.rows()) {
+    EXPECT_EQ(row.arm, "fdatasync+null");
+    EXPECT_EQ(row.case_, "size=4k;jobs=1;layout=shared");
+    EXPECT_EQ(row.finding, "IO-1");
+    metrics.insert(row.metric);
+    if (row.metric == "writes" || row.metric == "syncs") {
+      EXPECT_EQ(row.value, 64);
+    }
+  }
+  for (const char* m : {"iops", "mb_per_s", "lat_p50_us", "lat_p99_us", "lat_max_us", "sync_p50_us",
+                        "commit_p99_us", "cpu_per_write_us", "job_mb_per_s"})
+    EXPECT_TRUE(metrics.count(m)) << m;
+  std::string json = cells_json({r});
+  EXPECT_NE(json.find("\"bins\""), std::string::npos) << "JSON carries histogram bins";
+  EXPECT_NE(json.find("\"intervals\":["), std::string::npos);
+}
+
+TEST(NullSweep, DurationBoundsACellAndIntervalsAdvance) {
+  SweepEnv env;
+  env.stop = never;
+  CellSpec spec = null_spec(Mode::kBuffered, 2, 1, 1, uint64_t{1} << 40);
+  spec.duration_s = 0.05;
+  spec.interval_s = 0.01;
+  CellResult r = run_cell(spec, env);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_LT(r.ops, plan_cell(spec).ops_per_job * 2) << "the duration, not the total, ended it";
+  EXPECT_GT(r.ops, 0u);
+  ASSERT_FALSE(r.intervals.empty());
+  for (size_t i = 1; i < r.intervals.size(); ++i) EXPECT_GT(r.intervals[i].t_s, r.intervals[i - 1].t_s);
+}
+
+TEST(Grid, ExpandsEveryCombinationAndKeepsDepthForTheRingOnly) {
+  Grid g;
+  g.sizes = {4096, 65536};
+  g.modes = {Mode::kBuffered, Mode::kDirectDsync};
+  g.jobs = {1, 4};
+  g.layouts = {Layout::kShared, Layout::kPerJob};
+  g.submits = {SubmitKind::kPwrite, SubmitKind::kUring};
+  g.depth = 8;
+  auto cells = expand(g);
+  EXPECT_EQ(cells.size(), 32u);
+  for (const auto& c : cells) EXPECT_EQ(c.depth, c.submit == SubmitKind::kUring ? 8u : 1u);
+}
+
+}  // namespace
+}  // namespace fenec::iobench

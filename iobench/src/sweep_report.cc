@@ -1,0 +1,245 @@
+#include "iobench/src/sweep_report.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+#include <set>
+
+#include "iobench/lib/console.h"
+#include "iobench/lib/plot.h"
+#include "iobench/src/units.h"
+
+namespace fenec::iobench {
+namespace {
+
+using bench::Chart;
+using bench::Series;
+
+bool is_sync_mode(const CellResult& c) { return mode_sync(c.spec.mode) != SyncCall::kNone; }
+
+// The latency a durable op costs: the write, plus its sync in fsync/fdatasync modes.
+const bench::Histogram& op_latency(const CellResult& c) { return is_sync_mode(c) ? c.commit : c.lat; }
+
+std::string skip_reason(const CellResult& c) {
+  if (!c.skipped.empty()) return c.skipped;
+  if (!c.error.empty()) return fmt::format("failed: {}", c.error);
+  if (c.interrupted) return "interrupted (Ctrl-C): partial cell discarded";
+  return "";
+}
+
+double mean(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  double s = 0;
+  for (double x : v) s += x;
+  return s / v.size();
+}
+
+std::string num(double v) { return fmt::format("{:.6g}", v); }
+
+}  // namespace
+
+void add_cell_rows(bench::Results& r, const CellResult& c, const std::string& finding) {
+  const std::string arm = c.spec.arm(), cs = c.spec.case_();
+  if (std::string why = skip_reason(c); !why.empty()) {
+    r.skip(arm, cs, why);
+    return;
+  }
+  r.add(finding, arm, cs, "iops", c.iops(), "ops/s");
+  r.add(finding, arm, cs, "mb_per_s", c.mb_per_s(), "MB/s");
+  if (c.spec.batch > 1) r.add(finding, arm, cs, "batches_per_s", c.ops_per_s(), "ops/s");
+  r.add(finding, arm, cs, "job_mb_per_s", mean(c.job_mb_per_s), "MB/s");
+  if (!c.job_mb_per_s.empty())
+    r.add(finding, arm, cs, "job_mb_per_s_min", *std::min_element(c.job_mb_per_s.begin(), c.job_mb_per_s.end()), "MB/s");
+  r.add(finding, arm, cs, "writes", static_cast<double>(c.write_calls), "count");
+  r.add(finding, arm, cs, "syncs", static_cast<double>(c.sync_calls), "count");
+  r.add(finding, arm, cs, "bytes", static_cast<double>(c.bytes), "bytes");
+  r.add(finding, arm, cs, "seconds", c.seconds, "s");
+  r.add(finding, arm, cs, "cpu_per_write_us", c.cpu_per_write_us(), "us");
+  r.add_latency(finding, arm, cs, c.lat);
+  if (c.sync_calls) {
+    r.add_latency(finding, arm, cs, c.sync, "sync");
+    r.add_latency(finding, arm, cs, c.commit, "commit");
+  }
+}
+
+std::string cell_json(const CellResult& c) {
+  std::string iv;
+  for (const IntervalPoint& p : c.intervals)
+    iv += fmt::format("{}{{\"t_s\":{},\"mb_per_s\":{},\"ops_per_s\":{},\"p50_us\":{},\"p99_us\":{},\"max_us\":{}}}",
+                      iv.empty() ? "" : ",", num(p.t_s), num(p.mb_per_s), num(p.ops_per_s), num(p.p50_us),
+                      num(p.p99_us), num(p.max_us));
+  std::string jobs;
+  for (double v : c.job_mb_per_s) jobs += fmt::format("{}{}", jobs.empty() ? "" : ",", num(v));
+  return fmt::format(
+      "{{\"arm\":\"{}\",\"case\":\"{}\",\"mode\":\"{}\",\"submit\":\"{}\",\"size\":{},\"jobs\":{},"
+      "\"layout\":\"{}\",\"batch\":{},\"depth\":{},\"duration_s\":{},\"total\":{},\"skipped\":\"{}\","
+      "\"error\":\"{}\",\"interrupted\":{},\"ops\":{},\"write_calls\":{},\"sync_calls\":{},\"bytes\":{},"
+      "\"seconds\":{},\"mb_per_s\":{},\"iops\":{},\"cpu_per_write_us\":{},\"job_mb_per_s\":[{}],"
+      "\"lat_ns\":{},\"sync_ns\":{},\"commit_ns\":{},\"intervals\":[{}]}}",
+      bench::json_escape(c.spec.arm()), bench::json_escape(c.spec.case_()), mode_name(c.spec.mode),
+      submit_name(c.spec.submit), c.spec.size, c.spec.jobs, layout_name(c.spec.layout), c.spec.batch,
+      c.spec.depth, num(c.spec.duration_s), c.spec.total, bench::json_escape(c.skipped),
+      bench::json_escape(c.error), c.interrupted ? "true" : "false", c.ops, c.write_calls, c.sync_calls,
+      c.bytes, num(c.seconds), num(c.mb_per_s()), num(c.iops()), num(c.cpu_per_write_us()), jobs,
+      bench::histogram_json(c.lat), bench::histogram_json(c.sync), bench::histogram_json(c.commit), iv);
+}
+
+std::string cells_json(const std::vector<CellResult>& cells) {
+  std::string out = "{\"cells\":[";
+  for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cell_json(cells[i]);
+  return out + "]}";
+}
+
+std::string sweep_table(const std::vector<CellResult>& cells) {
+  bench::Table t({"arm", "case", "MB/s", "IOPS", "job MB/s", "lat p50", "lat p99", "lat max", "sync p50",
+                  "cpu/write", "note"});
+  for (const CellResult& c : cells) {
+    std::string why = skip_reason(c);
+    if (!why.empty()) {
+      t.row({c.spec.arm(), c.spec.case_(), "-", "-", "-", "-", "-", "-", "-", "-", "skipped: " + why});
+      continue;
+    }
+    bench::LatencySummary l = bench::LatencySummary::of(c.lat);
+    double jmin = c.job_mb_per_s.empty() ? 0 : *std::min_element(c.job_mb_per_s.begin(), c.job_mb_per_s.end());
+    t.row({c.spec.arm(), c.spec.case_(), fmt::format("{:.1f}", c.mb_per_s()), bench::format_count(c.iops()),
+           c.spec.jobs > 1 ? fmt::format("{:.1f}-{:.1f}", jmin, mean(c.job_mb_per_s)) : fmt::format("{:.1f}", c.mb_per_s()),
+           bench::format_us(l.p50_us), bench::format_us(l.p99_us), bench::format_us(l.max_us),
+           c.sync_calls ? bench::format_us(bench::LatencySummary::of(c.sync).p50_us) : "-",
+           bench::format_us(c.cpu_per_write_us()),
+           fmt::format("{} writes{}", c.write_calls, c.sync_calls ? fmt::format(", {} syncs", c.sync_calls) : "")});
+  }
+  return t.str();
+}
+
+namespace {
+
+std::vector<const CellResult*> plottable(const std::vector<CellResult>& cells) {
+  std::vector<const CellResult*> ran;
+  for (const CellResult& c : cells)
+    if (skip_reason(c).empty() && c.ops > 0) ran.push_back(&c);
+  return ran;
+}
+
+std::string emit(const Chart& chart, const std::string& base) {
+  if (chart.series.empty()) return "no data to plot";
+  return bench::write_chart(chart, base);
+}
+
+}  // namespace
+
+std::string plot_throughput_vs_size(const std::vector<CellResult>& cells, const std::string& base) {
+  auto ran = plottable(cells);
+  unsigned min_jobs = UINT32_MAX;
+  for (auto* c : ran) min_jobs = std::min(min_jobs, c->spec.jobs);
+  Chart ch{"Throughput vs write size (jobs=" + std::to_string(min_jobs) + ")", "write size (KiB)", "MB/s",
+           true, true, {}, {}, 1000, 600};
+  std::map<std::string, Series> by_arm;
+  for (auto* c : ran) {
+    if (c->spec.jobs != min_jobs) continue;
+    std::string key = c->spec.arm() + (c->spec.layout == Layout::kPerJob ? " per-job" : "") +
+                      (c->spec.batch > 1 ? fmt::format(" batch={}", c->spec.batch) : "") +
+                      (c->spec.prefill ? " prefilled" : "");
+    by_arm[key].title = key;
+    by_arm[key].points.emplace_back(c->spec.size / 1024.0, c->mb_per_s());
+  }
+  for (auto& [k, s] : by_arm)
+    if (s.points.size() > 1) ch.series.push_back(s);
+  return emit(ch, base);
+}
+
+std::string plot_throughput_vs_jobs(const std::vector<CellResult>& cells, const std::string& base) {
+  Chart ch{"Total and per-job throughput vs jobs", "jobs", "MB/s", true, true, {}, {}, 1000, 600};
+  std::map<std::string, std::pair<Series, Series>> groups;
+  for (auto* c : plottable(cells)) {
+    std::string key = fmt::format("{} {} {}", c->spec.arm(), size_label(c->spec.size), layout_name(c->spec.layout));
+    auto& [total, per] = groups[key];
+    total.title = key + " total";
+    per.title = key + " per job";
+    total.points.emplace_back(c->spec.jobs, c->mb_per_s());
+    per.points.emplace_back(c->spec.jobs, mean(c->job_mb_per_s));
+  }
+  for (auto& [k, g] : groups)
+    if (g.first.points.size() > 1) {
+      ch.series.push_back(g.first);
+      ch.series.push_back(g.second);
+    }
+  return emit(ch, base);
+}
+
+std::string plot_latency_cdf(const std::vector<CellResult>& cells, const std::string& base) {
+  auto ran = plottable(cells);
+  uint64_t min_size = UINT64_MAX;
+  for (auto* c : ran) min_size = std::min(min_size, c->spec.size);
+  Chart ch{"Latency CDF of an op (its write, plus its sync in fsync/fdatasync modes), size " +
+               (ran.empty() ? std::string("-") : size_label(min_size)),
+           "latency (us)", "fraction of ops", true, false, {}, {}, 1000, 600};
+  for (auto* c : ran) {
+    if (c->spec.size != min_size || ch.series.size() >= 12) continue;
+    const bench::Histogram& h = op_latency(*c);
+    if (!h.count()) continue;
+    Series s;
+    s.title = fmt::format("{} jobs={}{}", c->spec.arm(), c->spec.jobs,
+                          c->spec.layout == Layout::kPerJob ? " per-job" : "");
+    s.style = "lines";
+    uint64_t cum = 0;
+    for (const auto& b : h.bins()) {
+      cum += b.count;
+      s.points.emplace_back(std::max<double>(b.hi, 1) / 1000.0, static_cast<double>(cum) / h.count());
+    }
+    ch.series.push_back(s);
+  }
+  return emit(ch, base);
+}
+
+std::string plot_throughput_over_time(const std::vector<CellResult>& cells, const std::string& base) {
+  auto longest = plottable(cells);
+  std::stable_sort(longest.begin(), longest.end(),
+                   [](auto* a, auto* b) { return a->intervals.size() > b->intervals.size(); });
+  Chart ch{"Throughput over time", "seconds", "MB/s", false, false, {}, {}, 1000, 600};
+  for (auto* c : longest) {
+    if (c->intervals.size() < 3 || ch.series.size() >= 8) continue;
+    Series s;
+    s.title = c->spec.arm() + " " + c->spec.case_();
+    for (const IntervalPoint& p : c->intervals) s.points.emplace_back(p.t_s, p.mb_per_s);
+    ch.series.push_back(s);
+  }
+  return emit(ch, base);
+}
+
+std::string plot_throughput_vs_batch(const std::vector<CellResult>& cells, const std::string& base) {
+  Chart ch{"Throughput vs buffers per op (merged into one write, or written one by one)", "buffers per op",
+           "MB/s", true, true, {}, {}, 1000, 600};
+  std::map<std::string, Series> by_arm;
+  for (auto* c : plottable(cells)) {
+    std::string key = fmt::format("{} {} buffers", c->spec.arm(), size_label(c->spec.size));
+    by_arm[key].title = key;
+    by_arm[key].points.emplace_back(c->spec.batch, c->mb_per_s());
+  }
+  for (auto& [k, s] : by_arm) {
+    std::sort(s.points.begin(), s.points.end());
+    if (s.points.size() > 1) ch.series.push_back(s);
+  }
+  // A single point per arm still tells the story when all share one batch size.
+  if (ch.series.empty())
+    for (auto& [k, s] : by_arm) {
+      s.style = "points";
+      ch.series.push_back(s);
+    }
+  return emit(ch, base);
+}
+
+std::vector<std::pair<std::string, std::string>> write_sweep_plots(const std::vector<CellResult>& cells,
+                                                                   const std::string& prefix) {
+  std::vector<std::pair<std::string, std::string>> out;
+  out.emplace_back(prefix + "throughput_vs_size", plot_throughput_vs_size(cells, prefix + "throughput_vs_size"));
+  out.emplace_back(prefix + "throughput_vs_jobs", plot_throughput_vs_jobs(cells, prefix + "throughput_vs_jobs"));
+  out.emplace_back(prefix + "latency_cdf", plot_latency_cdf(cells, prefix + "latency_cdf"));
+  out.emplace_back(prefix + "throughput_over_time", plot_throughput_over_time(cells, prefix + "throughput_over_time"));
+  bool batches = false;
+  for (const CellResult& c : cells) batches |= c.spec.batch > 1;
+  if (batches)
+    out.emplace_back(prefix + "throughput_vs_batch", plot_throughput_vs_batch(cells, prefix + "throughput_vs_batch"));
+  return out;
+}
+
+}  // namespace fenec::iobench
