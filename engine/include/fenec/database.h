@@ -1,0 +1,174 @@
+// fenecdb: an embedded document database whose write path embodies CC-1..CC-5.
+//
+//   #include <fenec/database.h>
+//   auto db = fenec::Database::Open("/data/shop", fenec::Options{});
+//   if (!db.ok()) ... db.status().ToString() ...
+//   auto users = (*db)->CreateCollection("users", {{fenec::Field::Text("email").Unique(),
+//                                                   fenec::Field::Int("age")}});
+//   auto id = (*db)->Put(*users, {"ann@example.com", 41});
+//
+// A database is a folder: `data.fdb` (checkpointed rows and catalog) and
+// `Journals/` (every commit since, one record each). Open recovers: it loads
+// the last checkpoint and replays every complete journal record after it.
+//
+// Thread safety: every method may be called from any number of threads at
+// once, except Close (and the destructor), which callers must not race with
+// calls still in flight. Readers share a lock; a write takes the exclusive lock only to land
+// its rows (ids, uniqueness, placement); building rows, writing files and
+// fsync all happen outside it. A landed row is visible to readers before its
+// fsync completes (early lock release); the writer is acknowledged only after.
+//
+// Failure: a failed journal write, fdatasync or data write makes the
+// database fail-stop: every later write returns kFailStopped (carrying the
+// first error) until it is closed and reopened; reads go on. Reopening
+// recovers every acknowledged write.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fenec/env.h"
+#include "fenec/options.h"
+#include "fenec/schema.h"
+#include "fenec/status.h"
+#include "fenec/value.h"
+
+namespace fenec {
+
+// A handle to a collection, valid for the life of the Database that gave it.
+struct CollectionId {
+  uint32_t value = 0;
+  bool operator==(const CollectionId&) const = default;
+};
+
+struct Row {
+  DocId id = kNoDoc;
+  Document doc;
+};
+
+// What the database did. Counters only grow (until ResetStats); the *_max
+// fields are maxima since open or ResetStats. Times are nanoseconds.
+struct Stats {
+  uint64_t commits = 0;                 // acknowledged write commits (puts, batches, deletes)
+  uint64_t commits_already_durable = 0; // CC-1: commits whose LSN an earlier fsync had covered
+  uint64_t commits_covered_while_waiting = 0;  // CC-1: commits another leader's fsync covered
+  uint64_t group_leads = 0;             // CC-1: fsync rounds led (each one journal write + fsync)
+  uint64_t fsyncs = 0;                  // journal_fsyncs + data_fsyncs
+  uint64_t journal_fsyncs = 0;
+  uint64_t data_fsyncs = 0;             // data file (checkpoints)
+  uint64_t journal_writes = 0;          // write syscalls to journal files
+  uint64_t data_writes = 0;             // write syscalls to the data file
+  uint64_t bytes_written = 0;           // journal + data bytes
+  uint64_t durable_lsn = 0;             // highest LSN known to be on disk
+  uint64_t last_lsn = 0;                // highest LSN landed
+
+  uint64_t write_lock_acquisitions = 0;
+  uint64_t write_lock_wait_ns = 0;      // total time writers waited for the exclusive lock
+  uint64_t write_lock_wait_max_ns = 0;
+  uint64_t write_lock_hold_ns = 0;      // total time the exclusive lock was held
+  uint64_t write_lock_hold_max_ns = 0;
+
+  uint64_t pins = 0;                    // CC-5: long reads pinned
+  uint64_t pin_ns = 0;                  // time spent under the shared lock pinning
+  uint64_t pin_max_ns = 0;
+  uint64_t pinned_rows = 0;             // id-index entries copied by pins
+
+  uint64_t buffer_flushes = 0;          // CC-4: write buffers written to the data file
+  uint64_t buffer_flushes_under_lock = 0;
+  uint64_t handover_pieces = 0;         // CC-4: lock holds that handed over entries
+  uint64_t handover_entries = 0;
+  uint64_t writes_deferred_for_sync = 0;  // GR-5: writes put off while the periodic fsync ran
+  uint64_t periodic_syncs = 0;          // kBuffered: background fsync rounds that synced something
+
+  uint64_t checkpoints = 0;
+  uint64_t recovered_records = 0;       // journal records replayed at open
+  uint64_t recovery_discarded_bytes = 0;  // torn/corrupt journal tail ignored at open
+  bool fail_stopped = false;
+};
+
+// A pinned view of the whole database as it stood when taken (CC-5): each
+// collection's id index copied, its stored rows shared. Reads through it
+// take no lock. Cheap to hold; holding one keeps written buffers in memory.
+class Snapshot {
+ public:
+  virtual ~Snapshot() = default;
+  virtual uint64_t lsn() const = 0;  // last LSN landed when pinned
+};
+
+struct ReadOptions {
+  // Read this pinned view instead of the live database.
+  std::shared_ptr<const Snapshot> snapshot;
+};
+
+class Database {
+ public:
+  virtual ~Database() = default;  // closes (see Close) if not closed
+
+  // Opens or creates the database folder and recovers it.
+  // Fails: kNotFound (missing and !create_if_missing), kAlreadyExists
+  // (error_if_exists), kInvalidArgument (bad options), kCorruption (data
+  // file's superblocks or catalog fail their checksums), kIOError/kNoSpace.
+  static Result<std::unique_ptr<Database>> Open(const std::string& folder, const Options& options);
+
+  // Fails: kInvalidArgument (Schema::Validate, bad name), kAlreadyExists, kFailStopped, kIOError.
+  virtual Result<CollectionId> CreateCollection(const std::string& name, const Schema& schema) = 0;
+  // Fails: kNotFound.
+  virtual Result<CollectionId> FindCollection(const std::string& name) const = 0;
+  virtual std::vector<std::string> ListCollections() const = 0;
+  // Fails: kNotFound (bad handle).
+  virtual Result<Schema> GetSchema(CollectionId collection) const = 0;
+
+  // Lands one document and returns its id once it is as durable as the
+  // options say. Ids are reserved before the write lock, so concurrent puts
+  // may land out of id order, and a failed put leaves its id unused. Fails: kNotFound (collection), kInvalidArgument
+  // (Schema::Check), kConstraint (@unique), kFailStopped, kIOError/kNoSpace
+  // (this write failed; the database is now fail-stopped).
+  virtual Result<DocId> Put(CollectionId collection, Document doc) = 0;
+  // All or nothing, in one commit (one journal record): ids returned in
+  // order. A @unique clash with a stored document or within the batch
+  // rejects the whole batch. Fails: as Put.
+  virtual Result<std::vector<DocId>> PutBatch(CollectionId collection, std::vector<Document> docs) = 0;
+  // Fails: kNotFound (collection or id), kFailStopped, kIOError/kNoSpace.
+  virtual Status Delete(CollectionId collection, DocId id) = 0;
+
+  // A short read, under the shared lock. Fails: kNotFound.
+  virtual Result<Document> Get(CollectionId collection, DocId id, const ReadOptions& ro = {}) const = 0;
+  // Documents matching filter in id order, at most `limit` (0: no limit).
+  // A long read: pinned unless LongReads::kUnderLock. Fails: kNotFound
+  // (collection), kInvalidArgument (unknown field, value of the wrong type,
+  // kContains on a non-text field).
+  virtual Result<std::vector<Row>> Scan(CollectionId collection, const Filter& filter, uint64_t limit,
+                                        const ReadOptions& ro = {}) const = 0;
+  // count/sum/min/max of `field` (empty: count documents only) over the
+  // documents filter matches. A long read. Fails: as Scan, and
+  // kInvalidArgument for a vector field.
+  virtual Result<AggregateResult> Aggregate(CollectionId collection, const std::string& field,
+                                            const Filter& filter = {}, const ReadOptions& ro = {}) const = 0;
+  // Documents in the collection (live, not deleted); a short read.
+  virtual Result<uint64_t> Count(CollectionId collection) const = 0;
+
+  // Pins the database as it stands now (CC-5). Fails: kClosed.
+  virtual Result<std::shared_ptr<const Snapshot>> Pin() const = 0;
+
+  // Writes the data file (rows, catalog, id indexes), fdatasyncs it, then
+  // deletes the journals no longer needed. Writers go on meanwhile; the
+  // write lock is held only to capture the state. Fails: kFailStopped, kIOError/kNoSpace.
+  virtual Status Checkpoint() = 0;
+  // Makes every landed write durable (kBuffered: an fsync now). Fails: kFailStopped, kIOError.
+  virtual Status Sync() = 0;
+  // Stops the periodic sync, makes every landed write durable, checkpoints
+  // (Options::checkpoint_on_close) and closes files. Later calls return
+  // kClosed. Returns the first error met, or the fail-stop cause.
+  virtual Status Close() = 0;
+
+  virtual Stats GetStats() const = 0;
+  virtual void ResetStats() = 0;  // zeroes counters and maxima (not LSNs, not fail_stopped)
+
+  // Checks every stored document decodes against its schema and every
+  // @unique/@text index agrees with the rows. Fails: kCorruption, describing the first problem.
+  virtual Status Check() const = 0;
+};
+
+}  // namespace fenec

@@ -1,0 +1,86 @@
+// Env: the one seam through which the engine touches files.
+//
+// Every open, write, read, fdatasync, link, rename and mmap goes through it,
+// so a test can swap in a FaultEnv (engine/src/io/fault_env.h) that loses
+// unsynced bytes at a simulated power cut or fails the Nth call with EIO or
+// ENOSPC, and a bench can count exactly the syscalls a design makes. Env
+// implementations are thread-safe; a File may be used from several threads
+// at once for positional I/O (pwrite/pread at distinct offsets).
+#pragma once
+
+#include <sys/uio.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fenec/status.h"
+
+namespace fenec {
+
+// Cumulative counts of what an Env asked the kernel to do. Each field is a
+// count of syscalls (or bytes), so "fsyncs per commit" is a division.
+struct EnvCounters {
+  uint64_t writes = 0;        // pwrite/pwritev calls
+  uint64_t write_bytes = 0;   // bytes those calls wrote
+  uint64_t reads = 0;         // pread calls
+  uint64_t syncs = 0;         // fdatasync/fsync calls on files
+  uint64_t dir_syncs = 0;     // fsync calls on directories
+};
+
+class File {
+ public:
+  virtual ~File() = default;
+  // Writes all of data at offset (retrying short writes and EINTR).
+  // Fails: kIOError (errno), kNoSpace.
+  virtual Status Write(uint64_t offset, std::span<const uint8_t> data) = 0;
+  // One pwritev of every buffer, back to back from offset (IO-7).
+  // Fails: as Write.
+  virtual Status WriteV(uint64_t offset, std::span<const iovec> parts) = 0;
+  // Reads up to out.size() bytes; *got is short only at end of file.
+  // Fails: kIOError.
+  virtual Status Read(uint64_t offset, std::span<uint8_t> out, size_t* got) = 0;
+  // fdatasync. Fails: kIOError (after which the file's state is unknown: the
+  // engine stops writing rather than retry, as PostgreSQL learned to).
+  virtual Status Sync() = 0;
+  // Fails: kIOError.
+  virtual Status Size(uint64_t* size) = 0;
+  virtual Status Truncate(uint64_t size) = 0;
+  // fallocate; kNotSupported where the filesystem lacks it.
+  virtual Status Allocate(uint64_t offset, uint64_t length) = 0;
+  // Maps `reserve` bytes of the file read-only and shared. Only bytes below
+  // the file's current size may be touched; pages written later through
+  // Write become readable through the same mapping (page cache is shared),
+  // so one large reservation serves a growing file. Fails: kIOError,
+  // kNotSupported.
+  virtual Status Map(uint64_t reserve, const uint8_t** base) = 0;
+  virtual const std::string& path() const = 0;
+};
+
+enum class OpenMode { kRead, kReadWrite, kCreate /* read-write, created if missing */, kCreateNew /* fails if exists */ };
+
+class Env {
+ public:
+  virtual ~Env() = default;
+  // The process-wide PosixEnv. Never deleted.
+  static Env* Default();
+
+  // Fails: kNotFound (ENOENT), kAlreadyExists (kCreateNew), kIOError.
+  virtual Status Open(const std::string& path, OpenMode mode, std::unique_ptr<File>* out) = 0;
+  virtual Status CreateDir(const std::string& path) = 0;          // ok if it exists
+  virtual Status DeleteFile(const std::string& path) = 0;         // kNotFound if absent
+  virtual Status Rename(const std::string& from, const std::string& to) = 0;
+  virtual Status Link(const std::string& from, const std::string& to) = 0;  // kNotSupported across volumes
+  virtual Status ListDir(const std::string& path, std::vector<std::string>* names) = 0;  // no . or ..
+  virtual bool Exists(const std::string& path) = 0;
+  // fsync on the directory, so a created, renamed or deleted entry survives a power cut.
+  virtual Status SyncDir(const std::string& path) = 0;
+
+  virtual EnvCounters counters() const = 0;
+};
+
+}  // namespace fenec

@@ -1,0 +1,67 @@
+// Options: how a database writes, and which design each finding's switch selects.
+//
+// The defaults are the designs FINDINGS.md argues for. Each `k...Naive`
+// value keeps the naive design selectable on the same code, so the
+// concurrency bench can measure both in one run (CC-1..CC-5, GR-5).
+#pragma once
+
+#include <cstdint>
+
+namespace fenec {
+
+class Env;
+
+enum class Durability {
+  kDurable,   // a write is acknowledged only once its journal record is fdatasync'ed
+  kBuffered,  // acknowledged once landed; the journal is fdatasync'ed every sync_ms
+};
+
+enum class CommitMode {
+  // CC-1: the journal is written and fsync'ed after the write lock is
+  // released; one fsync covers every record before it. (kBuffered: records
+  // gather in memory and are written at 1 MB and by the periodic sync.)
+  kGroup,
+  // Naive: each commit's record is written and fsync'ed under the write lock,
+  // one fsync per commit, writers queued behind it. (kBuffered: written, not
+  // fsync'ed, under the lock.)
+  kNaive,
+};
+
+enum class BatchBuild {
+  kOutsideLock,  // CC-3: rows typed and encoded before the write lock; the lock only lands them
+  kUnderLock,    // naive: rows built and encoded while the write lock is held
+};
+
+enum class LongReads {
+  kPinned,     // CC-5: pin (copy id index, share stored rows) under the shared lock, read unlocked
+  kUnderLock,  // naive: hold the shared lock for the whole scan / aggregate
+};
+
+enum class BufferWrite {
+  kAfterUnlock,  // CC-4: a full 1 MB write buffer is written once the write lock is let go
+  kUnderLock,    // naive: written while the lock is held
+};
+
+struct Options {
+  Env* env = nullptr;  // nullptr: Env::Default() (PosixEnv)
+  bool create_if_missing = true;
+  bool error_if_exists = false;
+
+  Durability durability = Durability::kDurable;
+  uint32_t sync_ms = 250;  // kBuffered: period of the background journal fdatasync
+
+  CommitMode commit_mode = CommitMode::kGroup;
+  BatchBuild batch_build = BatchBuild::kOutsideLock;
+  LongReads long_reads = LongReads::kPinned;
+  BufferWrite buffer_write = BufferWrite::kAfterUnlock;
+
+  uint32_t write_buffer_bytes = 1u << 20;  // CC-4: rows gather here before the data file
+  uint32_t handover_piece = 16384;         // CC-4: id-index entries handed over per lock hold
+  uint64_t journal_file_bytes = 64ull << 20;  // a journal file is rotated past this size
+  bool checkpoint_on_close = true;
+
+  // 0: a random id chosen at creation. Tests set it to compare files byte for byte.
+  uint64_t storage_id = 0;
+};
+
+}  // namespace fenec

@@ -1,0 +1,173 @@
+// DbImpl: fenecdb's Database.
+//
+// Locking (one RwLock, writer-preferring):
+//  - shared: Get, Count, index-answered scans, LongReads::kUnderLock scans,
+//    and pinning (copying an id index, sharing the buffers) for long reads.
+//  - exclusive: landing a commit - uniqueness check and index inserts, copy
+//    of row bytes into the write buffer, id-index entries, the journal
+//    append - plus a handover piece and, for checkpoints, capturing state.
+// Everything else - validating, typing and encoding rows, hashing keys,
+// tokenizing, building the journal payload (CC-3), writing a full buffer
+// (CC-4), the journal write and fsync (CC-1) - runs with no lock.
+//
+// Ids: reserved per collection by an atomic counter before the lock, so a
+// batch's rows and index keys are final while it is built; a batch that
+// fails leaves its ids unused. Journal records carry ids explicitly, so
+// replay lands each row where it was.
+//
+// Collections are never dropped: collections_ is reserved once and
+// published through ncollections_ (release/acquire), so a handle needs no
+// lock to be found.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "db/coding.h"
+#include "db/field_index.h"
+#include "db/id_index.h"
+#include "db/filter.h"
+#include "db/row.h"
+#include "db/row_store.h"
+#include "db/rw_lock.h"
+#include "fenec/database.h"
+#include "io/fail_stop.h"
+#include "journal/group_commit.h"
+#include "journal/writer.h"
+#include "storage/storage.h"
+
+namespace fenec {
+
+struct CollectionState {
+  uint32_t id = 0;
+  std::string name;
+  std::shared_ptr<const Schema> schema;
+  IdIndex index;                     // by DocId, [0] unused; guarded by lock_
+  std::atomic<uint64_t> next_id{1};  // ids reserved outside the lock
+  uint64_t live = 0;                 // guarded by lock_
+  std::unique_ptr<FieldIndexes> indexes;  // guarded by lock_
+};
+
+// A collection as a read sees it: live (under a lock) or pinned.
+struct CollectionView {
+  const Schema* schema = nullptr;
+  const IdIndex* entries = nullptr;
+  size_t size = 0;  // entries (ids 0..size-1)
+  const BufferList* buffers = nullptr;
+  const uint8_t* map = nullptr;
+};
+
+class PinnedView final : public Snapshot {
+ public:
+  struct Pinned {
+    bool pinned = false;
+    std::shared_ptr<const Schema> schema;
+    IdIndex index;
+  };
+  uint64_t lsn() const override { return lsn_; }
+  uint64_t lsn_ = 0;
+  std::vector<Pinned> collections;  // by collection id
+  BufferList buffers;
+  const uint8_t* map = nullptr;
+  const void* owner = nullptr;  // the DbImpl that made it
+};
+
+// A put or batch, prepared (with or without the lock, per BatchBuild).
+struct PreparedBatch {
+  CollectionState* coll = nullptr;
+  uint64_t first_id = 0;
+  size_t count = 0;
+  coding::Bytes payload;                                  // the journal payload
+  std::vector<std::pair<uint32_t, uint32_t>> row_spans;  // each row's (offset, length) in payload
+  PreparedIndexes idx;
+};
+
+class DbImpl final : public Database {
+ public:
+  static constexpr uint32_t kMaxCollections = 4096;
+
+  DbImpl(const Options& options, std::unique_ptr<Storage> storage);
+  ~DbImpl() override;
+  Status Recover();  // Open's second half: catalog, replay, journal, syncer
+
+  Result<CollectionId> CreateCollection(const std::string& name, const Schema& schema) override;
+  Result<CollectionId> FindCollection(const std::string& name) const override;
+  std::vector<std::string> ListCollections() const override;
+  Result<Schema> GetSchema(CollectionId collection) const override;
+  Result<DocId> Put(CollectionId collection, Document doc) override;
+  Result<std::vector<DocId>> PutBatch(CollectionId collection, std::vector<Document> docs) override;
+  Status Delete(CollectionId collection, DocId id) override;
+  Result<Document> Get(CollectionId collection, DocId id, const ReadOptions& ro) const override;
+  Result<std::vector<Row>> Scan(CollectionId collection, const Filter& filter, uint64_t limit,
+                                const ReadOptions& ro) const override;
+  Result<AggregateResult> Aggregate(CollectionId collection, const std::string& field, const Filter& filter,
+                                    const ReadOptions& ro) const override;
+  Result<uint64_t> Count(CollectionId collection) const override;
+  Result<std::shared_ptr<const Snapshot>> Pin() const override;
+  Status Checkpoint() override;
+  Status Sync() override;
+  Status Close() override;
+  Stats GetStats() const override;
+  void ResetStats() override;
+  Status Check() const override;
+
+ private:
+  // --- db_write.cc
+  Status Prepare(CollectionState* c, std::vector<Document>* docs, PreparedBatch* out) const;
+  // Under the write lock: checks, lands rows, appends the journal record.
+  Status Land(PreparedBatch* b, uint64_t* lsn, BufferList* sealed, BufferList* retired);
+  // After the lock (or under it, naive arms): writes sealed buffers out.
+  Status WriteSealed(const BufferList& sealed, bool under_lock);
+  Status FinishCommit(uint64_t lsn, const BufferList& sealed);
+  Result<std::vector<DocId>> PutRows(CollectionId collection, std::vector<Document> docs);
+  void HandoverPiece(BufferList* retired);  // under the write lock
+  void WriteDeferred();  // GR-5: the periodic syncer's after-sync hook
+  Status WriteCheck() const;  // kClosed / kFailStopped
+
+  // --- db_read.cc
+  CollectionState* Lookup(CollectionId c) const;
+  CollectionView LiveView(const CollectionState* c) const;  // caller holds the lock
+  std::shared_ptr<const PinnedView> PinCollections(const CollectionState* only) const;
+  Result<CollectionView> SnapshotView(const ReadOptions& ro, CollectionId c) const;
+  // Visits matching rows in id order until fn returns false. Fails: kCorruption.
+  Status ScanView(const CollectionView& v, const CompiledFilter& f,
+                  const std::function<bool(uint64_t, const std::vector<FieldRef>&)>& fn) const;
+  // Index-answered scan under the shared lock; false if the filter has no indexed condition.
+  bool IndexCandidates(const CollectionState* c, const CompiledFilter& f, std::vector<uint64_t>* ids) const;
+  Status ScanRows(CollectionId collection, const Filter& filter, const ReadOptions& ro,
+                  const std::function<bool(uint64_t, const std::vector<FieldRef>&)>& fn) const;
+
+  // --- db_open.cc
+  Status ApplyRecord(uint64_t lsn, std::span<const uint8_t> payload);
+  CollectionState* AddCollection(uint32_t id, const std::string& name, const Schema& schema);
+  Status LoadCatalog();
+  void EncodeCatalog(coding::Bytes* out) const;  // under the write lock
+  Status CheckpointNow();
+  Status RebuildIndexes(CollectionState* c);
+
+  Options options_;
+  Env* env_;
+  std::unique_ptr<Storage> storage_;
+  FailStop fail_;
+  mutable RwLock lock_;
+  std::unique_ptr<RowStore> rows_;
+  std::vector<std::unique_ptr<CollectionState>> collections_;  // reserved kMaxCollections
+  std::atomic<uint32_t> ncollections_{0};
+  std::unordered_map<std::string, uint32_t> names_;  // guarded by lock_
+  std::unique_ptr<journal::JournalWriter> jwriter_;
+  std::unique_ptr<journal::GroupCommit> gc_;
+  std::mutex checkpoint_mu_;
+  std::atomic<bool> closed_{false};
+  std::mutex deferred_mu_;
+  BufferList deferred_;  // GR-5: sealed buffers left for the periodic syncer
+
+  mutable std::atomic<uint64_t> commits_{0}, pins_{0}, pin_ns_{0}, pin_max_ns_{0}, pinned_rows_{0}, flushes_{0},
+      flushes_under_lock_{0}, handover_pieces_{0}, handover_entries_{0}, checkpoints_{0};
+  uint64_t recovered_records_ = 0, recovery_discarded_ = 0;
+};
+
+}  // namespace fenec

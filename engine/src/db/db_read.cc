@@ -1,0 +1,233 @@
+// The read path: short reads under the shared lock; long reads pinned (CC-5)
+// or, in the naive arm, under the shared lock for their whole length.
+#include <fmt/format.h>
+
+#include <mutex>
+#include <shared_mutex>
+
+#include "db/db_impl.h"
+
+namespace fenec {
+namespace {
+constexpr auto kRelaxed = std::memory_order_relaxed;
+}
+
+CollectionState* DbImpl::Lookup(CollectionId c) const {
+  if (c.value >= ncollections_.load(std::memory_order_acquire)) return nullptr;
+  return collections_[c.value].get();
+}
+
+CollectionView DbImpl::LiveView(const CollectionState* c) const {
+  return {c->schema.get(), &c->index, c->index.size(), &rows_->buffers(), rows_->map()};
+}
+
+Result<CollectionId> DbImpl::FindCollection(const std::string& name) const {
+  std::shared_lock lock(lock_);
+  auto it = names_.find(name);
+  if (it == names_.end()) return Status::NotFound(fmt::format("no collection '{}'", name));
+  return CollectionId{it->second};
+}
+
+std::vector<std::string> DbImpl::ListCollections() const {
+  std::shared_lock lock(lock_);
+  std::vector<std::string> out;
+  for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i) out.push_back(collections_[i]->name);
+  return out;
+}
+
+Result<Schema> DbImpl::GetSchema(CollectionId collection) const {
+  const CollectionState* c = Lookup(collection);
+  if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
+  return *c->schema;
+}
+
+// Pins every collection (only == null) or one: each id index copied, the
+// write buffers shared. The copy is the only work under the shared lock.
+std::shared_ptr<const PinnedView> DbImpl::PinCollections(const CollectionState* only) const {
+  auto view = std::make_shared<PinnedView>();
+  view->owner = this;
+  view->map = rows_->map();
+  uint64_t t0 = RwLock::Now();
+  uint64_t rows = 0;
+  {
+    std::shared_lock lock(lock_);
+    uint32_t n = ncollections_.load(std::memory_order_acquire);
+    view->collections.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      const CollectionState* c = collections_[i].get();
+      if (only != nullptr && c != only) continue;
+      PinnedView::Pinned& p = view->collections[i];
+      p.pinned = true;
+      p.schema = c->schema;
+      p.index = c->index.Clone();
+      rows += c->index.size();
+    }
+    view->buffers = rows_->buffers();
+    view->lsn_ = gc_->last_lsn();
+  }
+  uint64_t ns = RwLock::Now() - t0;
+  pins_.fetch_add(1, kRelaxed);
+  pin_ns_.fetch_add(ns, kRelaxed);
+  pinned_rows_.fetch_add(rows, kRelaxed);
+  uint64_t prev = pin_max_ns_.load(kRelaxed);
+  while (ns > prev && !pin_max_ns_.compare_exchange_weak(prev, ns, kRelaxed)) {
+  }
+  return view;
+}
+
+Result<std::shared_ptr<const Snapshot>> DbImpl::Pin() const {
+  if (closed_.load(std::memory_order_acquire)) return Status::Closed();
+  return std::shared_ptr<const Snapshot>(PinCollections(nullptr));
+}
+
+Result<CollectionView> DbImpl::SnapshotView(const ReadOptions& ro, CollectionId c) const {
+  auto* view = dynamic_cast<const PinnedView*>(ro.snapshot.get());
+  if (view == nullptr || view->owner != this) return Status::InvalidArgument("snapshot is not from this database");
+  if (c.value >= view->collections.size() || !view->collections[c.value].pinned)
+    return Status::NotFound(fmt::format("collection {} is not in the snapshot", c.value));
+  const PinnedView::Pinned& p = view->collections[c.value];
+  return CollectionView{p.schema.get(), &p.index, p.index.size(), &view->buffers, view->map};
+}
+
+Result<Document> DbImpl::Get(CollectionId collection, DocId id, const ReadOptions& ro) const {
+  if (closed_.load(std::memory_order_acquire)) return Status::Closed();
+  const CollectionState* c = Lookup(collection);
+  if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
+  std::vector<uint8_t> bytes;
+  if (ro.snapshot) {
+    auto v = SnapshotView(ro, collection);
+    if (!v.ok()) return v.status();
+    if (id >= v->size || !(*v->entries)[id].present()) return Status::NotFound(fmt::format("no document {}", id));
+    auto span = RowStore::Resolve((*v->entries)[id], *v->buffers, v->map);
+    bytes.assign(span.begin(), span.end());
+  } else {
+    // Only the copy of the row's bytes is made under the lock; decoding is not.
+    std::shared_lock lock(lock_);
+    if (id >= c->index.size() || !c->index[id].present())
+      return Status::NotFound(fmt::format("no document {} in '{}'", id, c->name));
+    auto span = rows_->Resolve(c->index[id]);
+    bytes.assign(span.begin(), span.end());
+  }
+  Document doc;
+  if (Status s = DecodeRow(*c->schema, bytes, &doc); !s.ok()) return s;
+  return doc;
+}
+
+Result<uint64_t> DbImpl::Count(CollectionId collection) const {
+  if (closed_.load(std::memory_order_acquire)) return Status::Closed();
+  const CollectionState* c = Lookup(collection);
+  if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
+  std::shared_lock lock(lock_);
+  return c->live;
+}
+
+Status DbImpl::ScanView(const CollectionView& v, const CompiledFilter& f,
+                        const std::function<bool(uint64_t, const std::vector<FieldRef>&)>& fn) const {
+  std::vector<FieldRef> refs;
+  for (uint64_t id = 1; id < v.size; ++id) {
+    const IdEntry& e = (*v.entries)[id];
+    if (!e.present()) continue;
+    if (!DecodeFields(*v.schema, RowStore::Resolve(e, *v.buffers, v.map), &refs))
+      return Status::Corruption(fmt::format("document {} does not decode", id));
+    if (f.Matches(refs) && !fn(id, refs)) break;
+  }
+  return Status::OK();
+}
+
+bool DbImpl::IndexCandidates(const CollectionState* c, const CompiledFilter& f, std::vector<uint64_t>* ids) const {
+  if (f.unique_eq() >= 0) {
+    ids->clear();
+    if (auto id = c->indexes->FindUnique(f.field_of(f.unique_eq()), f.constant_of(f.unique_eq()))) ids->push_back(*id);
+    return true;
+  }
+  if (f.text_contains() >= 0) {
+    *ids = c->indexes->TextQuery(f.field_of(f.text_contains()), f.constant_of(f.text_contains()).text());
+    return true;
+  }
+  return false;
+}
+
+Status DbImpl::ScanRows(CollectionId collection, const Filter& filter, const ReadOptions& ro,
+                        const std::function<bool(uint64_t, const std::vector<FieldRef>&)>& fn) const {
+  if (closed_.load(std::memory_order_acquire)) return Status::Closed();
+  const CollectionState* c = Lookup(collection);
+  if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
+  CompiledFilter f;
+  if (Status s = CompiledFilter::Compile(*c->schema, filter, &f); !s.ok()) return s;
+  if (ro.snapshot) {
+    auto v = SnapshotView(ro, collection);
+    if (!v.ok()) return v.status();
+    return ScanView(*v, f, fn);
+  }
+  {
+    // A read an index answers is short and stays under the lock: indexes
+    // change in place, and copying one would cost more than the read.
+    std::shared_lock lock(lock_);
+    std::vector<uint64_t> ids;
+    if (IndexCandidates(c, f, &ids)) {
+      std::vector<FieldRef> refs;
+      for (uint64_t id : ids) {
+        if (id >= c->index.size() || !c->index[id].present()) continue;
+        if (!DecodeFields(*c->schema, rows_->Resolve(c->index[id]), &refs))
+          return Status::Corruption(fmt::format("document {} does not decode", id));
+        if (f.Matches(refs) && !fn(id, refs)) break;
+      }
+      return Status::OK();
+    }
+    if (options_.long_reads == LongReads::kUnderLock) return ScanView(LiveView(c), f, fn);
+  }
+  auto pinned = PinCollections(c);
+  const PinnedView::Pinned& p = pinned->collections[c->id];
+  return ScanView({p.schema.get(), &p.index, p.index.size(), &pinned->buffers, pinned->map}, f, fn);
+}
+
+Result<std::vector<Row>> DbImpl::Scan(CollectionId collection, const Filter& filter, uint64_t limit,
+                                      const ReadOptions& ro) const {
+  const CollectionState* c = Lookup(collection);
+  std::vector<Row> out;
+  Status s = ScanRows(collection, filter, ro, [&](uint64_t id, const std::vector<FieldRef>& refs) {
+    Row r{id, {}};
+    r.doc.reserve(refs.size());
+    for (size_t i = 0; i < refs.size(); ++i) r.doc.push_back(FieldToValue(c->schema->fields[i], refs[i]));
+    out.push_back(std::move(r));
+    return limit == 0 || out.size() < limit;
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+Result<AggregateResult> DbImpl::Aggregate(CollectionId collection, const std::string& field, const Filter& filter,
+                                          const ReadOptions& ro) const {
+  const CollectionState* c = Lookup(collection);
+  if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
+  Aggregator agg;
+  if (Status s = Aggregator::Make(*c->schema, field, &agg); !s.ok()) return s;
+  Status s = ScanRows(collection, filter, ro, [&](uint64_t, const std::vector<FieldRef>& refs) {
+    agg.Add(refs);
+    return true;
+  });
+  if (!s.ok()) return s;
+  return agg.result();
+}
+
+Status DbImpl::Check() const {
+  std::shared_lock lock(lock_);
+  for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i) {
+    const CollectionState* c = collections_[i].get();
+    std::vector<std::pair<uint64_t, std::vector<FieldRef>>> rows;
+    for (uint64_t id = 1; id < c->index.size(); ++id) {
+      if (!c->index[id].present()) continue;
+      std::vector<FieldRef> refs;
+      if (!DecodeFields(*c->schema, rows_->Resolve(c->index[id]), &refs))
+        return Status::Corruption(fmt::format("collection '{}': document {} does not decode", c->name, id));
+      rows.emplace_back(id, std::move(refs));
+    }
+    if (rows.size() != c->live)
+      return Status::Corruption(fmt::format("collection '{}': {} documents, count says {}", c->name, rows.size(), c->live));
+    if (Status s = c->indexes->Verify(rows); !s.ok())
+      return Status::Corruption(fmt::format("collection '{}': {}", c->name, s.message()));
+  }
+  return Status::OK();
+}
+
+}  // namespace fenec

@@ -1,0 +1,250 @@
+// The write path: prepare (no lock) -> land (write lock) -> write buffers,
+// journal write + fsync (no lock) -> acknowledge.
+#include <fmt/format.h>
+
+#include <mutex>
+
+#include "db/db_impl.h"
+#include "db/payload.h"
+
+namespace fenec {
+namespace {
+
+constexpr auto kRelaxed = std::memory_order_relaxed;
+
+// A value as its field would read it back (ints given for floats become doubles).
+FieldRef RefOf(const Field& field, const Value& v) {
+  FieldRef r;
+  if (v.is_null()) return r;
+  r.present = true;
+  switch (field.type) {
+    case FieldType::kInt: r.i = v.int_value(); break;
+    case FieldType::kFloat: r.f = v.as_double(); break;
+    case FieldType::kBool: r.b = v.bool_value(); break;
+    case FieldType::kText: r.text = v.text(); break;
+    case FieldType::kVector: r.vec = reinterpret_cast<const uint8_t*>(v.vector().data()); break;
+  }
+  return r;
+}
+
+}  // namespace
+
+Status DbImpl::WriteCheck() const {
+  if (closed_.load(std::memory_order_acquire)) return Status::Closed();
+  return fail_.Check();
+}
+
+Status DbImpl::Prepare(CollectionState* c, std::vector<Document>* docs, PreparedBatch* out) const {
+  const Schema& schema = *c->schema;
+  for (size_t i = 0; i < docs->size(); ++i) {
+    if (Status s = schema.Check((*docs)[i]); !s.ok()) {
+      if (docs->size() == 1) return s;
+      return Status::InvalidArgument(fmt::format("document {} of the batch: {}", i, s.message()));
+    }
+  }
+  out->coll = c;
+  out->count = docs->size();
+  out->first_id = c->next_id.fetch_add(docs->size(), std::memory_order_relaxed);
+  out->payload.clear();
+  out->row_spans.clear();
+  EncodePutHeader(c->id, out->first_id, out->count, &out->payload);
+  coding::Bytes row;
+  for (const Document& doc : *docs) {
+    row.clear();
+    EncodeRow(schema, doc, &row);
+    coding::PutVarint(&out->payload, row.size());
+    out->row_spans.emplace_back(static_cast<uint32_t>(out->payload.size()), static_cast<uint32_t>(row.size()));
+    coding::PutBytes(&out->payload, row);
+  }
+  if (!c->indexes->empty()) {
+    std::vector<std::vector<FieldRef>> refs(docs->size());
+    for (size_t i = 0; i < docs->size(); ++i) {
+      refs[i].reserve(schema.fields.size());
+      for (size_t f = 0; f < schema.fields.size(); ++f) refs[i].push_back(RefOf(schema.fields[f], (*docs)[i][f]));
+    }
+    c->indexes->Prepare(refs, out->first_id, &out->idx);
+  }
+  return Status::OK();
+}
+
+void DbImpl::HandoverPiece(BufferList* retired) {
+  if (!rows_->handover_pending()) return;
+  size_t n = rows_->Handover(
+      options_.handover_piece,
+      [this](uint32_t coll, uint64_t id) -> IdEntry* {
+        CollectionState* c = collections_[coll].get();
+        return id < c->index.size() ? &c->index[id] : nullptr;
+      },
+      retired);
+  handover_pieces_.fetch_add(1, kRelaxed);
+  handover_entries_.fetch_add(n, kRelaxed);
+}
+
+Status DbImpl::Land(PreparedBatch* b, uint64_t* lsn, BufferList* sealed, BufferList* retired) {
+  if (Status s = fail_.Check(); !s.ok()) return s;
+  HandoverPiece(retired);
+  CollectionState* c = b->coll;
+  if (!c->indexes->empty()) {
+    if (Status s = c->indexes->Check(b->idx); !s.ok()) return s;
+    c->indexes->Apply(b->idx);
+  }
+  uint64_t end = b->first_id + b->count;
+  if (c->index.size() < end) c->index.resize(end);
+  for (size_t i = 0; i < b->count; ++i) {
+    auto [at, len] = b->row_spans[i];
+    c->index[b->first_id + i] = rows_->Land(c->id, b->first_id + i, std::span(b->payload).subspan(at, len), sealed);
+  }
+  c->live += b->count;
+  *lsn = gc_->Append(b->payload);
+  return Status::OK();
+}
+
+Status DbImpl::WriteSealed(const BufferList& sealed, bool under_lock) {
+  for (const auto& buf : sealed) {
+    // GR-5: no write waits for the periodic fsync; the syncer writes it once its fsync is done.
+    if (options_.durability == Durability::kBuffered && gc_->periodic_sync_active()) {
+      std::lock_guard lock(deferred_mu_);
+      deferred_.push_back(buf);
+      gc_->CountDeferred();
+      continue;
+    }
+    if (Status s = rows_->Write(storage_.get(), buf.get()); !s.ok()) {
+      Status stop = fail_.Trip(s);
+      rows_->NotifyWritten();
+      return stop;
+    }
+    flushes_.fetch_add(1, kRelaxed);
+    if (under_lock) flushes_under_lock_.fetch_add(1, kRelaxed);
+  }
+  return Status::OK();
+}
+
+void DbImpl::WriteDeferred() {
+  BufferList todo;
+  {
+    std::lock_guard lock(deferred_mu_);
+    todo.swap(deferred_);
+  }
+  for (const auto& buf : todo) {
+    if (Status s = rows_->Write(storage_.get(), buf.get()); !s.ok()) {
+      fail_.Trip(s);
+      rows_->NotifyWritten();
+      return;
+    }
+    flushes_.fetch_add(1, kRelaxed);
+  }
+}
+
+Status DbImpl::FinishCommit(uint64_t lsn, const BufferList& sealed) {
+  Status written = WriteSealed(sealed, false);
+  Status durable = gc_->AwaitDurable(lsn);
+  if (!durable.ok()) return durable;
+  if (!written.ok()) return written;
+  commits_.fetch_add(1, kRelaxed);
+  return Status::OK();
+}
+
+Result<std::vector<DocId>> DbImpl::PutRows(CollectionId collection, std::vector<Document> docs) {
+  if (Status s = WriteCheck(); !s.ok()) return s;
+  CollectionState* c = Lookup(collection);
+  if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
+  if (docs.empty()) return std::vector<DocId>{};
+  const bool outside = options_.batch_build == BatchBuild::kOutsideLock;
+  PreparedBatch b;
+  if (outside) {
+    if (Status s = Prepare(c, &docs, &b); !s.ok()) return s;
+  }
+  uint64_t lsn = 0;
+  BufferList sealed, retired;  // retired: freed when this function returns, after the lock
+  Status landed;
+  {
+    std::unique_lock lock(lock_);
+    if (!outside) landed = Prepare(c, &docs, &b);
+    if (landed.ok()) landed = Land(&b, &lsn, &sealed, &retired);
+    if (landed.ok() && options_.commit_mode == CommitMode::kNaive) landed = gc_->CommitUnderLock();
+    if (landed.ok() && options_.buffer_write == BufferWrite::kUnderLock) {
+      landed = WriteSealed(sealed, true);
+      sealed.clear();
+    }
+  }
+  if (!landed.ok()) {
+    Status w = WriteSealed(sealed, false);  // rows already landed in them belong to other commits too
+    (void)w;
+    return landed;
+  }
+  if (Status s = FinishCommit(lsn, sealed); !s.ok()) return s;
+  std::vector<DocId> ids(b.count);
+  for (size_t i = 0; i < b.count; ++i) ids[i] = b.first_id + i;
+  return ids;
+}
+
+Result<DocId> DbImpl::Put(CollectionId collection, Document doc) {
+  std::vector<Document> docs;
+  docs.push_back(std::move(doc));
+  auto r = PutRows(collection, std::move(docs));
+  if (!r.ok()) return r.status();
+  return r.value()[0];
+}
+
+Result<std::vector<DocId>> DbImpl::PutBatch(CollectionId collection, std::vector<Document> docs) {
+  return PutRows(collection, std::move(docs));
+}
+
+Status DbImpl::Delete(CollectionId collection, DocId id) {
+  if (Status s = WriteCheck(); !s.ok()) return s;
+  CollectionState* c = Lookup(collection);
+  if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
+  coding::Bytes payload;
+  EncodeDelete(c->id, id, &payload);
+  uint64_t lsn = 0;
+  BufferList retired;
+  {
+    std::unique_lock lock(lock_);
+    if (Status s = fail_.Check(); !s.ok()) return s;
+    HandoverPiece(&retired);
+    if (id >= c->index.size() || !c->index[id].present())
+      return Status::NotFound(fmt::format("no document {} in '{}'", id, c->name));
+    if (!c->indexes->empty()) {
+      std::vector<FieldRef> refs;
+      if (!DecodeFields(*c->schema, rows_->Resolve(c->index[id]), &refs))
+        return Status::Corruption(fmt::format("document {} of '{}' does not decode", id, c->name));
+      c->indexes->Erase(id, refs);
+    }
+    c->index[id].len = 0;
+    --c->live;
+    lsn = gc_->Append(payload);
+    if (options_.commit_mode == CommitMode::kNaive) {
+      if (Status s = gc_->CommitUnderLock(); !s.ok()) return s;
+    }
+  }
+  return FinishCommit(lsn, {});
+}
+
+Result<CollectionId> DbImpl::CreateCollection(const std::string& name, const Schema& schema) {
+  if (Status s = WriteCheck(); !s.ok()) return s;
+  if (name.empty() || name.size() > 255) return Status::InvalidArgument("a collection name has 1 to 255 bytes");
+  for (unsigned char ch : name)
+    if (ch < 0x20) return Status::InvalidArgument("a collection name has no control characters");
+  if (Status s = schema.Validate(); !s.ok()) return s;
+  if (Status s = FieldIndexes::Supported(schema); !s.ok()) return s;
+  uint64_t lsn = 0;
+  uint32_t id = 0;
+  {
+    std::unique_lock lock(lock_);
+    if (Status s = fail_.Check(); !s.ok()) return s;
+    if (names_.count(name)) return Status::AlreadyExists(fmt::format("collection '{}' exists", name));
+    id = ncollections_.load(std::memory_order_relaxed);
+    if (id >= kMaxCollections) return Status::InvalidArgument("too many collections");
+    AddCollection(id, name, schema);
+    coding::Bytes payload;
+    EncodeCreate(id, name, schema, &payload);
+    lsn = gc_->Append(payload);
+    if (options_.commit_mode == CommitMode::kNaive) {
+      if (Status s = gc_->CommitUnderLock(); !s.ok()) return s;
+    }
+  }
+  if (Status s = FinishCommit(lsn, {}); !s.ok()) return s;
+  return CollectionId{id};
+}
+
+}  // namespace fenec

@@ -1,0 +1,144 @@
+#include "db/field_index.h"
+
+#include "db/filter.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace fenec {
+
+Status FieldIndexes::Supported(const Schema& schema) {
+#ifndef FENEC_HAVE_INDEX
+  for (const Field& f : schema.fields)
+    if (f.unique || f.text_indexed)
+      return Status::NotSupported(fmt::format("field '{}': built without engine/src/index (@unique/@text)", f.name));
+#else
+  (void)schema;
+#endif
+  return Status::OK();
+}
+
+FieldIndexes::FieldIndexes(const Schema& schema) : schema_(schema) {
+  for (size_t i = 0; i < schema.fields.size(); ++i) {
+    if (schema.fields[i].unique) unique_fields_.push_back(static_cast<int>(i));
+    if (schema.fields[i].text_indexed) text_fields_.push_back(static_cast<int>(i));
+  }
+#ifdef FENEC_HAVE_INDEX
+  for (size_t k = 0; k < unique_fields_.size(); ++k) unique_.push_back(std::make_unique<index::UniqueIndex>());
+  for (size_t k = 0; k < text_fields_.size(); ++k) text_.push_back(std::make_unique<index::TextIndex>());
+#endif
+}
+
+FieldIndexes::~FieldIndexes() = default;
+
+#ifdef FENEC_HAVE_INDEX
+
+void FieldIndexes::Prepare(const std::vector<std::vector<FieldRef>>& rows, uint64_t first_id,
+                           PreparedIndexes* out) const {
+  out->first_id = first_id;
+  out->unique.assign(unique_fields_.size(), index::UniqueBatch());
+  out->text.assign(text_fields_.size(), {});
+  for (size_t k = 0; k < unique_fields_.size(); ++k) {
+    int f = unique_fields_[k];
+    for (size_t r = 0; r < rows.size(); ++r)
+      if (rows[r][f].present) out->unique[k].put(UniqueKey(schema_.fields[f].type, rows[r][f]), first_id + r);
+  }
+  for (size_t k = 0; k < text_fields_.size(); ++k) {
+    int f = text_fields_[k];
+    out->text[k].reserve(rows.size());
+    for (const auto& row : rows) out->text[k].emplace_back(row[f].present ? row[f].text : std::string_view());
+  }
+}
+
+Status FieldIndexes::Check(const PreparedIndexes& p) const {
+  for (size_t k = 0; k < unique_fields_.size(); ++k) {
+    if (auto v = unique_[k]->check(p.unique[k]))
+      return Status::Constraint(fmt::format("@unique field '{}': {}", schema_.fields[unique_fields_[k]].name,
+                                            v->message()));
+  }
+  return Status::OK();
+}
+
+void FieldIndexes::Apply(const PreparedIndexes& p) {
+  for (size_t k = 0; k < unique_fields_.size(); ++k) {
+    auto v = unique_[k]->apply(p.unique[k]);
+    assert(!v && "Apply after a clean Check");
+    (void)v;
+  }
+  for (size_t k = 0; k < text_fields_.size(); ++k)
+    for (size_t r = 0; r < p.text[k].size(); ++r)
+      if (p.text[k][r].size() > 0) text_[k]->insert(p.first_id + r, p.text[k][r]);
+}
+
+void FieldIndexes::Erase(uint64_t id, const std::vector<FieldRef>& row) {
+  for (size_t k = 0; k < unique_fields_.size(); ++k) {
+    int f = unique_fields_[k];
+    if (row[f].present) unique_[k]->erase(UniqueKey(schema_.fields[f].type, row[f]));
+  }
+  for (size_t k = 0; k < text_fields_.size(); ++k) {
+    int f = text_fields_[k];
+    if (row[f].present) text_[k]->erase(id, row[f].text);
+  }
+}
+
+std::optional<uint64_t> FieldIndexes::FindUnique(int field, const Value& value) const {
+  for (size_t k = 0; k < unique_fields_.size(); ++k)
+    if (unique_fields_[k] == field) return unique_[k]->find(UniqueKey(value));
+  return std::nullopt;
+}
+
+std::vector<uint64_t> FieldIndexes::TextQuery(int field, const std::string& terms) const {
+  for (size_t k = 0; k < text_fields_.size(); ++k)
+    if (text_fields_[k] == field) return text_[k]->query(terms, SIZE_MAX);
+  return {};
+}
+
+Status FieldIndexes::Verify(const std::vector<std::pair<uint64_t, std::vector<FieldRef>>>& rows) const {
+  for (size_t k = 0; k < unique_fields_.size(); ++k) {
+    int f = unique_fields_[k];
+    size_t keys = 0;
+    for (const auto& [id, row] : rows) {
+      if (!row[f].present) continue;
+      ++keys;
+      auto held = unique_[k]->find(UniqueKey(schema_.fields[f].type, row[f]));
+      if (!held || *held != id)
+        return Status::Corruption(fmt::format("@unique '{}': row {} not indexed", schema_.fields[f].name, id));
+    }
+    if (keys != unique_[k]->size())
+      return Status::Corruption(fmt::format("@unique '{}': {} keys indexed, {} in rows", schema_.fields[f].name,
+                                            unique_[k]->size(), keys));
+  }
+  for (size_t k = 0; k < text_fields_.size(); ++k) {
+    int f = text_fields_[k];
+    uint64_t pairs = 0;
+    for (const auto& [id, row] : rows) {
+      if (!row[f].present) continue;
+      std::vector<std::string> terms = Tokenize(row[f].text);
+      std::sort(terms.begin(), terms.end());
+      pairs += static_cast<uint64_t>(std::unique(terms.begin(), terms.end()) - terms.begin());
+    }
+    if (pairs != text_[k]->postings_count())
+      return Status::Corruption(fmt::format("@text '{}': {} postings indexed, {} in rows", schema_.fields[f].name,
+                                            text_[k]->postings_count(), pairs));
+  }
+  return Status::OK();
+}
+
+#else  // built without engine/src/index: no indexed fields exist (Supported refused them)
+
+void FieldIndexes::Prepare(const std::vector<std::vector<FieldRef>>&, uint64_t first_id, PreparedIndexes* out) const {
+  out->first_id = first_id;
+}
+Status FieldIndexes::Check(const PreparedIndexes&) const { return Status::OK(); }
+void FieldIndexes::Apply(const PreparedIndexes&) {}
+void FieldIndexes::Erase(uint64_t, const std::vector<FieldRef>&) {}
+std::optional<uint64_t> FieldIndexes::FindUnique(int, const Value&) const { return std::nullopt; }
+std::vector<uint64_t> FieldIndexes::TextQuery(int, const std::string&) const { return {}; }
+Status FieldIndexes::Verify(const std::vector<std::pair<uint64_t, std::vector<FieldRef>>>&) const {
+  return Status::OK();
+}
+
+#endif
+
+}  // namespace fenec

@@ -1,0 +1,73 @@
+// FieldIndexes: a collection's @unique and @text indexes (engine/src/index,
+// the growth engineer's UniqueIndex and TextIndex), and what the write path
+// asks of them.
+//
+// Keys are copied, hashed and tokenized when a batch is prepared - outside
+// the write lock in the default arm (CC-3) - so the locked part only
+// probes, checks and inserts. A batch's uniqueness is all or nothing: every
+// @unique field is checked (against the stored rows and within the batch)
+// before any index changes.
+//
+// Built without engine/src/index (FENEC_HAVE_INDEX undefined), a schema
+// with @unique or @text is refused with kNotSupported.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/row.h"
+#include "fenec/schema.h"
+
+#ifdef FENEC_HAVE_INDEX
+#include "engine/src/index/text_index.h"
+#include "engine/src/index/unique_index.h"
+#endif
+
+namespace fenec {
+
+// A batch's index changes, prepared before the lock.
+struct PreparedIndexes {
+#ifdef FENEC_HAVE_INDEX
+  std::vector<index::UniqueBatch> unique;           // per @unique field (FieldIndexes order)
+  std::vector<std::vector<index::TextDoc>> text;    // per @text field, per row
+#endif
+  uint64_t first_id = 0;
+};
+
+class FieldIndexes {
+ public:
+  static Status Supported(const Schema& schema);
+  explicit FieldIndexes(const Schema& schema);
+  ~FieldIndexes();
+  bool empty() const { return unique_fields_.empty() && text_fields_.empty(); }
+
+  // rows[i] is the document with id first_id + i.
+  void Prepare(const std::vector<std::vector<FieldRef>>& rows, uint64_t first_id, PreparedIndexes* out) const;
+  // kConstraint naming the field and value if the batch would break uniqueness. Changes nothing.
+  Status Check(const PreparedIndexes& p) const;
+  // After a clean Check.
+  void Apply(const PreparedIndexes& p);
+  // Removes a stored row's keys and terms (delete).
+  void Erase(uint64_t id, const std::vector<FieldRef>& row);
+
+  // The row holding value in @unique field `field` (schema index).
+  std::optional<uint64_t> FindUnique(int field, const Value& value) const;
+  // Rows whose @text field holds every term, ascending.
+  std::vector<uint64_t> TextQuery(int field, const std::string& terms) const;
+
+  // kCorruption unless the indexes hold exactly the rows' keys and terms.
+  Status Verify(const std::vector<std::pair<uint64_t, std::vector<FieldRef>>>& rows) const;
+
+ private:
+  const Schema& schema_;
+  std::vector<int> unique_fields_, text_fields_;  // schema indexes
+#ifdef FENEC_HAVE_INDEX
+  std::vector<std::unique_ptr<index::UniqueIndex>> unique_;
+  std::vector<std::unique_ptr<index::TextIndex>> text_;
+#endif
+};
+
+}  // namespace fenec

@@ -1,0 +1,96 @@
+#include <fmt/format.h>
+
+#include <set>
+
+#include "fenec/schema.h"
+#include "fenec/value.h"
+
+namespace fenec {
+
+const char* FieldTypeName(FieldType type) {
+  switch (type) {
+    case FieldType::kText: return "text";
+    case FieldType::kInt: return "int";
+    case FieldType::kFloat: return "float";
+    case FieldType::kBool: return "bool";
+    case FieldType::kVector: return "vector";
+  }
+  return "?";
+}
+
+std::string Value::ToString() const {
+  if (is_null()) return "null";
+  if (is_int()) return fmt::format("{}", int_value());
+  if (is_float()) return fmt::format("{}", float_value());
+  if (is_bool()) return bool_value() ? "true" : "false";
+  if (is_text()) {
+    std::string out = "\"";
+    for (char c : text()) {
+      if (c == '"' || c == '\\') out += '\\';
+      if (static_cast<unsigned char>(c) < 0x20) {
+        out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+        continue;
+      }
+      out += c;
+    }
+    return out + "\"";
+  }
+  return fmt::format("[{}]", fmt::join(vector(), ", "));
+}
+
+int Schema::FieldIndex(std::string_view name) const {
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (fields[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+Status Schema::Validate() const {
+  if (fields.empty()) return Status::InvalidArgument("a schema needs at least one field");
+  if (fields.size() > 4096) return Status::InvalidArgument("a schema has at most 4096 fields");
+  std::set<std::string_view> names;
+  for (const Field& f : fields) {
+    if (f.name.empty()) return Status::InvalidArgument("a field has an empty name");
+    if (!names.insert(f.name).second) return Status::InvalidArgument(fmt::format("field '{}' is declared twice", f.name));
+    if (static_cast<int>(f.type) < 1 || static_cast<int>(f.type) > 5)
+      return Status::InvalidArgument(fmt::format("field '{}' has an unknown type", f.name));
+    if (f.type == FieldType::kVector && (f.dim == 0 || f.dim > 65536))
+      return Status::InvalidArgument(fmt::format("vector field '{}' needs a dim in 1..65536", f.name));
+    if (f.type != FieldType::kVector && f.dim != 0)
+      return Status::InvalidArgument(fmt::format("field '{}' is not a vector but has a dim", f.name));
+    if (f.text_indexed && f.type != FieldType::kText)
+      return Status::InvalidArgument(fmt::format("@text field '{}' must be of type text", f.name));
+    if (f.unique && f.type == FieldType::kVector)
+      return Status::InvalidArgument(fmt::format("vector field '{}' cannot be @unique", f.name));
+  }
+  return Status::OK();
+}
+
+Status Schema::Check(const Document& doc) const {
+  if (doc.size() != fields.size())
+    return Status::InvalidArgument(fmt::format("document has {} values, the schema {} fields", doc.size(), fields.size()));
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const Value& v = doc[i];
+    const Field& f = fields[i];
+    if (v.is_null()) continue;
+    bool ok = false;
+    switch (f.type) {
+      case FieldType::kText: ok = v.is_text(); break;
+      case FieldType::kInt: ok = v.is_int(); break;
+      case FieldType::kFloat: ok = v.is_float() || v.is_int(); break;
+      case FieldType::kBool: ok = v.is_bool(); break;
+      case FieldType::kVector:
+        ok = v.is_vector();
+        if (ok && v.vector().size() != f.dim)
+          return Status::InvalidArgument(
+              fmt::format("field '{}' needs {} floats, got {}", f.name, f.dim, v.vector().size()));
+        break;
+    }
+    if (!ok)
+      return Status::InvalidArgument(fmt::format("field '{}' is {}, got {}", f.name, FieldTypeName(f.type), v.ToString()));
+    if (v.is_text() && v.text().size() > (64u << 20))
+      return Status::InvalidArgument(fmt::format("field '{}' holds more than 64 MiB of text", f.name));
+  }
+  return Status::OK();
+}
+
+}  // namespace fenec

@@ -1,0 +1,236 @@
+#include "journal/group_commit.h"
+
+#include <chrono>
+
+#include "journal/format.h"
+
+namespace fenec::journal {
+namespace {
+constexpr auto kRelaxed = std::memory_order_relaxed;
+}
+
+const char* CommitterStateName(CommitterState s) {
+  switch (s) {
+    case CommitterState::kLanded: return "landed";
+    case CommitterState::kFollower: return "follower";
+    case CommitterState::kLeader: return "leader";
+    case CommitterState::kAlreadyDurable: return "already-durable";
+    case CommitterState::kDurable: return "durable";
+    case CommitterState::kFailed: return "failed";
+  }
+  return "?";
+}
+
+GroupCommit::GroupCommit(JournalWriter* writer, uint64_t storage_id, uint64_t last_lsn, CommitPolicy policy,
+                         FailStop* fail)
+    : writer_(writer),
+      storage_id_(storage_id),
+      policy_(policy),
+      fail_(fail),
+      pending_first_lsn_(last_lsn + 1),
+      last_lsn_(last_lsn),
+      written_lsn_(last_lsn),
+      durable_lsn_(last_lsn) {}
+
+GroupCommit::~GroupCommit() { StopPeriodicSync(); }
+
+uint64_t GroupCommit::Append(std::span<const uint8_t> payload) {
+  std::lock_guard lock(mu_);
+  uint64_t lsn = ++last_lsn_;
+  size_t need = kHeaderSize + payload.size();
+  if (pending_.empty() || pending_.back().size() + need > pending_.back().capacity()) {
+    Block b;
+    if (!free_blocks_.empty()) {
+      b = std::move(free_blocks_.back());
+      free_blocks_.pop_back();
+    }
+    b.reserve(std::max(kBlockBytes, need));
+    pending_.push_back(std::move(b));
+  }
+  AppendRecord(&pending_.back(), storage_id_, lsn, payload);  // within capacity: nothing moves
+  pending_bytes_ += need;
+  return lsn;
+}
+
+Status GroupCommit::RunIo(std::unique_lock<std::mutex>& lk, bool sync, bool periodic) {
+  io_busy_ = true;
+  if (periodic) periodic_active_.store(true, std::memory_order_release);
+  std::vector<Block> batch;
+  batch.swap(pending_);
+  pending_bytes_ = 0;
+  uint64_t first = pending_first_lsn_, last = last_lsn_;
+  pending_first_lsn_ = last + 1;
+  bool rotate = rotate_;
+  rotate_ = false;
+  bool need_sync = sync && (durable_lsn_ < last);
+  lk.unlock();
+
+  WriterCounters before = writer_->counters();
+  Status s;
+  if (rotate) writer_->RequestRotation();
+  if (!batch.empty()) {
+    std::vector<iovec> parts;
+    for (Block& b : batch) parts.push_back({b.data(), b.size()});
+    s = writer_->WriteV(parts, first);
+  }
+  if (s.ok() && need_sync) s = writer_->Sync();
+  WriterCounters after = writer_->counters();
+  writes_.fetch_add(after.writes - before.writes, kRelaxed);
+  syncs_.fetch_add(after.syncs - before.syncs, kRelaxed);
+  bytes_.fetch_add(after.bytes - before.bytes, kRelaxed);
+
+  lk.lock();
+  for (Block& b : batch) {
+    if (free_blocks_.size() >= kMaxFreeBlocks || b.capacity() > kBlockBytes) continue;
+    b.clear();
+    free_blocks_.push_back(std::move(b));
+  }
+  io_busy_ = false;
+  if (periodic) periodic_active_.store(false, std::memory_order_release);
+  if (s.ok()) {
+    written_lsn_ = last;
+    if (need_sync) durable_lsn_ = last;
+  } else {
+    s = fail_->Trip(s);
+  }
+  cv_.notify_all();
+  return s;
+}
+
+Status GroupCommit::CommitUnderLock() {
+  std::unique_lock lk(mu_);
+  cv_.wait(lk, [&] { return !io_busy_; });  // a SyncAll or checkpoint may own the writer
+  if (Status s = fail_->Check(); !s.ok()) return s;
+  return RunIo(lk, policy_ == CommitPolicy::kDurableNaive, false);
+}
+
+Status GroupCommit::AwaitDurable(uint64_t lsn, CommitterState* state_out) {
+  CommitterState state = CommitterState::kLanded;
+  auto finish = [&](CommitterState s, Status st) {
+    if (state_out) *state_out = s;
+    return st;
+  };
+  std::unique_lock lk(mu_);
+  if (policy_ == CommitPolicy::kDurableNaive || policy_ == CommitPolicy::kBufferedNaive) {
+    // CommitUnderLock already did the I/O; only its outcome is left to report.
+    if (lsn <= written_lsn_) return finish(CommitterState::kDurable, Status::OK());
+    return finish(CommitterState::kFailed, fail_->Check().ok() ? Status::Corruption("naive commit not written")
+                                                                 : fail_->Check());
+  }
+  if (policy_ == CommitPolicy::kBufferedGroup) {
+    if (Status s = fail_->Check(); !s.ok()) return finish(CommitterState::kFailed, s);
+    if (pending_bytes_ >= kFlushBytes) {
+      if (!io_busy_) {
+        if (Status s = RunIo(lk, /*sync=*/false, false); !s.ok()) return finish(CommitterState::kFailed, s);
+      } else if (periodic_active_.load(std::memory_order_acquire) && !journal_write_deferred_) {
+        journal_write_deferred_ = true;  // GR-5: one write, left to the syncer after its fsync
+        deferred_.fetch_add(1, kRelaxed);
+      }
+    }
+    return finish(CommitterState::kLanded, Status::OK());
+  }
+
+  if (durable_lsn_ >= lsn) {
+    already_durable_.fetch_add(1, kRelaxed);
+    return finish(CommitterState::kAlreadyDurable, Status::OK());
+  }
+  while (true) {
+    if (durable_lsn_ >= lsn) {
+      if (state == CommitterState::kFollower) covered_.fetch_add(1, kRelaxed);
+      return finish(CommitterState::kDurable, Status::OK());
+    }
+    if (Status s = fail_->Check(); !s.ok()) return finish(CommitterState::kFailed, s);
+    if (!io_busy_) {
+      state = CommitterState::kLeader;
+      leads_.fetch_add(1, kRelaxed);
+      if (Status s = RunIo(lk, /*sync=*/true, false); !s.ok()) return finish(CommitterState::kFailed, s);
+      continue;  // its own record was pending, so durable_lsn_ now covers it
+    }
+    state = CommitterState::kFollower;
+    cv_.wait(lk);
+  }
+}
+
+Status GroupCommit::SyncAll() {
+  std::unique_lock lk(mu_);
+  while (true) {
+    if (Status s = fail_->Check(); !s.ok()) return s;
+    if (durable_lsn_ >= last_lsn_) return Status::OK();
+    if (!io_busy_) {
+      if (Status s = RunIo(lk, /*sync=*/true, false); !s.ok()) return s;
+      continue;
+    }
+    cv_.wait(lk);
+  }
+}
+
+void GroupCommit::StartPeriodicSync(uint32_t ms, std::function<void()> after_sync) {
+  after_sync_ = std::move(after_sync);
+  stop_syncer_ = false;
+  syncer_ = std::thread([this, ms] { SyncLoop(ms); });
+}
+
+void GroupCommit::StopPeriodicSync() {
+  {
+    std::lock_guard lock(mu_);
+    stop_syncer_ = true;
+  }
+  syncer_cv_.notify_all();
+  if (syncer_.joinable()) syncer_.join();
+}
+
+void GroupCommit::SyncLoop(uint32_t ms) {
+  std::unique_lock lk(mu_);
+  while (!stop_syncer_) {
+    syncer_cv_.wait_for(lk, std::chrono::milliseconds(ms), [&] { return stop_syncer_; });
+    if (stop_syncer_) break;
+    if (fail_->stopped()) continue;
+    if (durable_lsn_ >= last_lsn_) continue;
+    cv_.wait(lk, [&] { return !io_busy_; });
+    if (!RunIo(lk, /*sync=*/true, /*periodic=*/true).ok()) continue;
+    periodic_syncs_.fetch_add(1, kRelaxed);
+    // Writes put off while the fsync ran (GR-5), now that it is done.
+    if (pending_bytes_ >= kFlushBytes && !io_busy_) (void)RunIo(lk, /*sync=*/false, false);
+    journal_write_deferred_ = false;
+    if (after_sync_) {
+      lk.unlock();
+      after_sync_();
+      lk.lock();
+    }
+  }
+}
+
+void GroupCommit::RequestRotation() {
+  std::lock_guard lock(mu_);
+  rotate_ = true;
+}
+
+uint64_t GroupCommit::durable_lsn() const {
+  std::lock_guard lock(mu_);
+  return durable_lsn_;
+}
+
+uint64_t GroupCommit::last_lsn() const {
+  std::lock_guard lock(mu_);
+  return last_lsn_;
+}
+
+GroupCommitCounters GroupCommit::counters() const {
+  GroupCommitCounters c;
+  c.commits_already_durable = already_durable_.load(kRelaxed);
+  c.commits_covered_while_waiting = covered_.load(kRelaxed);
+  c.leads = leads_.load(kRelaxed);
+  c.journal_writes = writes_.load(kRelaxed);
+  c.journal_syncs = syncs_.load(kRelaxed);
+  c.bytes = bytes_.load(kRelaxed);
+  c.writes_deferred_for_sync = deferred_.load(kRelaxed);
+  c.periodic_syncs = periodic_syncs_.load(kRelaxed);
+  return c;
+}
+
+void GroupCommit::ResetCounters() {
+  for (auto* a : {&already_durable_, &covered_, &leads_, &writes_, &syncs_, &bytes_, &deferred_, &periodic_syncs_})
+    a->store(0, kRelaxed);
+}
+
+}  // namespace fenec::journal

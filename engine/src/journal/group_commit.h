@@ -1,0 +1,161 @@
+// GroupCommit (CC-1): many committers, one journal write and one fdatasync.
+//
+// Design. A commit lands its rows under the database's write lock and, still
+// under it, appends its journal record to an in-memory pending buffer
+// (Append: LSNs are thus in landing order). The lock is then released and
+// the committer waits for its LSN to be durable (AwaitDurable). Whoever
+// finds no I/O in progress becomes the leader: it takes every pending
+// record, writes them in one pwrite, fdatasyncs once, publishes the new
+// durable LSN and wakes the rest. A commit whose LSN is already at or below
+// the durable watermark returns at once: an earlier fsync covered it. So
+// 16 writers share their fsyncs, and no fsync is ever made with the write
+// lock held.
+//
+// The naive arm (CommitUnderLock) writes and fsyncs before the write lock
+// is released: exactly one fsync per commit, writers queued behind it.
+//
+// Buffered mode: a commit returns once its record is appended; the records
+// are written when 1 MB has gathered (by the committer, after the lock) and
+// written + fdatasync'ed every sync_ms by a background thread. GR-5: a
+// committer that would write while that periodic fsync is running does not
+// wait for it; the write is left to the syncer, right after its fsync
+// (writes_deferred_for_sync counts them).
+//
+// Failure: a failed write or fsync trips the FailStop; every waiter and
+// every later commit gets kFailStopped. Nothing is retried.
+//
+// Locking: mu_ guards pending_, the LSNs and the I/O-owner flag; it is held
+// only to swap buffers and publish, never across I/O.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include "io/fail_stop.h"
+#include "journal/writer.h"
+
+namespace fenec::journal {
+
+// A committer's states, in the style of RocksDB's write_thread.h.
+enum class CommitterState : uint8_t {
+  // Entered: its record was appended (Append) under the write lock, which is
+  // now released. Leaves to kAlreadyDurable if the durable LSN already
+  // covers it, else kLeader if no I/O is in progress, else kFollower.
+  kLanded,
+  // Waiting while another thread writes and syncs. Leaves to kDurable when a
+  // leader's fsync covered it, to kLeader when the leader finished without
+  // covering it (its record was appended after the leader took the batch),
+  // to kFailed when the leader's I/O failed.
+  kFollower,
+  // Owns the journal: takes every pending record, one write, one fdatasync,
+  // publishes the durable LSN, wakes followers. Leaves to kDurable (its own
+  // record was in the batch it took) or kFailed.
+  kLeader,
+  // Terminal: returned without waiting; an earlier fsync covered it.
+  kAlreadyDurable,
+  // Terminal: its record is on disk.
+  kDurable,
+  // Terminal: the write or fsync failed; the database is fail-stopped.
+  kFailed,
+};
+const char* CommitterStateName(CommitterState s);
+
+enum class CommitPolicy {
+  kDurableGroup,   // CC-1
+  kDurableNaive,   // fsync under the write lock
+  kBufferedGroup,  // records gathered; written at 1 MB and by the periodic sync
+  kBufferedNaive,  // each record written (no fsync) under the write lock
+};
+
+struct GroupCommitCounters {
+  uint64_t commits_already_durable = 0;
+  uint64_t commits_covered_while_waiting = 0;
+  uint64_t leads = 0;
+  uint64_t journal_writes = 0;
+  uint64_t journal_syncs = 0;
+  uint64_t bytes = 0;
+  uint64_t writes_deferred_for_sync = 0;
+  uint64_t periodic_syncs = 0;
+};
+
+class GroupCommit {
+ public:
+  static constexpr size_t kFlushBytes = 1u << 20;
+  static constexpr size_t kBlockBytes = 1u << 20;
+  static constexpr size_t kMaxFreeBlocks = 8;
+
+  // last_lsn: the last LSN recovered; the first Append returns last_lsn + 1.
+  GroupCommit(JournalWriter* writer, uint64_t storage_id, uint64_t last_lsn, CommitPolicy policy, FailStop* fail);
+  ~GroupCommit();
+
+  // Caller holds the database's write lock. Returns the record's LSN.
+  uint64_t Append(std::span<const uint8_t> payload);
+  // Caller holds the write lock; naive policies only: writes (and for
+  // kDurableNaive fsyncs) every pending record now. Fails: kFailStopped.
+  Status CommitUnderLock();
+  // Caller has released the write lock. Returns once lsn is as durable as
+  // the policy promises. Fails: kFailStopped (this or an earlier I/O failed).
+  Status AwaitDurable(uint64_t lsn, CommitterState* state = nullptr);
+  // Every record appended so far written and fdatasync'ed. Fails: kFailStopped.
+  Status SyncAll();
+
+  // Buffered policies: every ms, write and fdatasync what is pending, then
+  // do the writes deferred meanwhile and call after_sync (the database's
+  // deferred data-buffer writes, GR-5).
+  void StartPeriodicSync(uint32_t ms, std::function<void()> after_sync);
+  void StopPeriodicSync();
+  // True while the periodic syncer owns the journal (writing or in fdatasync).
+  bool periodic_sync_active() const { return periodic_active_.load(std::memory_order_acquire); }
+  void CountDeferred() { deferred_.fetch_add(1, std::memory_order_relaxed); }
+
+  void RequestRotation();
+  uint64_t durable_lsn() const;
+  uint64_t last_lsn() const;
+  GroupCommitCounters counters() const;
+  void ResetCounters();
+
+ private:
+  // Caller holds mu_ (through lk) and no one owns I/O. Takes the pending
+  // records, writes them (and fsyncs if sync) with mu_ released, publishes.
+  Status RunIo(std::unique_lock<std::mutex>& lk, bool sync, bool periodic);
+  void SyncLoop(uint32_t ms);
+
+  JournalWriter* writer_;
+  const uint64_t storage_id_;
+  const CommitPolicy policy_;
+  FailStop* fail_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  // Records appended, not yet handed to a write: 1 MB blocks that never
+  // move once filled (a growing vector would copy megabytes under the write
+  // lock when the syncer is slow), written by one pwritev.
+  using Block = std::vector<uint8_t>;
+  std::vector<Block> pending_;
+  size_t pending_bytes_ = 0;
+  std::vector<Block> free_blocks_;  // emptied blocks kept for their capacity
+  uint64_t pending_first_lsn_;    // LSN of pending_'s first record
+  uint64_t last_lsn_;             // last LSN appended
+  uint64_t written_lsn_;          // last LSN handed to the kernel
+  uint64_t durable_lsn_;          // last LSN fdatasync'ed
+  bool io_busy_ = false;          // someone owns the journal writer
+  bool rotate_ = false;
+  bool journal_write_deferred_ = false;  // GR-5: a journal write is waiting for the syncer
+
+  std::atomic<bool> periodic_active_{false};
+  std::thread syncer_;
+  bool stop_syncer_ = false;
+  std::condition_variable syncer_cv_;
+  std::function<void()> after_sync_;
+
+  std::atomic<uint64_t> already_durable_{0}, covered_{0}, leads_{0}, writes_{0}, syncs_{0}, bytes_{0},
+      deferred_{0}, periodic_syncs_{0};
+};
+
+}  // namespace fenec::journal

@@ -1,0 +1,244 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "io/fault_env.h"
+#include "journal/format.h"
+#include "journal/reader.h"
+#include "journal/writer.h"
+#include "test_util.h"
+
+namespace fenec::journal {
+namespace {
+
+constexpr uint64_t kStorage = 0xfe7ec;
+
+std::vector<uint8_t> Payload(uint64_t lsn) {
+  std::string s = "record-" + std::to_string(lsn) + std::string(lsn % 50, 'x');
+  return {s.begin(), s.end()};
+}
+
+// Writes records first..last into `dir` through a JournalWriter, one write each, synced.
+void WriteRecords(Env* env, const std::string& dir, uint64_t first, uint64_t last, JournalWriter* w = nullptr) {
+  JournalWriter own(env, dir, 1 << 20);
+  if (w == nullptr) {
+    w = &own;
+    ASSERT_TRUE(w->Start(first).ok());
+  }
+  for (uint64_t lsn = first; lsn <= last; ++lsn) {
+    std::vector<uint8_t> rec;
+    AppendRecord(&rec, kStorage, lsn, Payload(lsn));
+    ASSERT_TRUE(w->Write(rec, lsn).ok());
+  }
+  ASSERT_TRUE(w->Sync().ok());
+}
+
+struct Replayed {
+  std::vector<uint64_t> lsns;
+  ReplayResult result;
+  Status status;
+};
+
+Replayed Replay(Env* env, const std::string& dir, uint64_t after = 0) {
+  Replayed r;
+  r.status = ReplayJournals(env, dir, kStorage, after, [&](uint64_t lsn, std::span<const uint8_t> payload) {
+    auto want = Payload(lsn);
+    EXPECT_EQ(std::vector<uint8_t>(payload.begin(), payload.end()), want) << "payload of " << lsn;
+    r.lsns.push_back(lsn);
+    return Status::OK();
+  }, &r.result);
+  return r;
+}
+
+std::vector<uint64_t> Range(uint64_t a, uint64_t b) {
+  std::vector<uint64_t> v;
+  for (uint64_t i = a; i <= b; ++i) v.push_back(i);
+  return v;
+}
+
+// Overwrites bytes of the one journal file at `offset` (from the end if negative).
+void Patch(const std::string& path, int64_t offset, std::vector<uint8_t> bytes) {
+  std::unique_ptr<File> f;
+  ASSERT_TRUE(Env::Default()->Open(path, OpenMode::kReadWrite, &f).ok());
+  uint64_t size = 0;
+  ASSERT_TRUE(f->Size(&size).ok());
+  uint64_t at = offset < 0 ? size + offset : static_cast<uint64_t>(offset);
+  ASSERT_TRUE(f->Write(at, bytes).ok());
+}
+
+void TruncateBy(const std::string& path, uint64_t bytes) {
+  std::unique_ptr<File> f;
+  ASSERT_TRUE(Env::Default()->Open(path, OpenMode::kReadWrite, &f).ok());
+  uint64_t size = 0;
+  ASSERT_TRUE(f->Size(&size).ok());
+  ASSERT_TRUE(f->Truncate(size - bytes).ok());
+}
+
+// Offset of record `lsn` in a file written by WriteRecords(first=1).
+uint64_t OffsetOf(uint64_t lsn) {
+  uint64_t off = 0;
+  for (uint64_t l = 1; l < lsn; ++l) off += kHeaderSize + Payload(l).size();
+  return off;
+}
+
+TEST(JournalFormat, RoundTripAndNames) {
+  std::vector<uint8_t> buf;
+  AppendRecord(&buf, kStorage, 7, Payload(7));
+  RecordHeader h;
+  std::span<const uint8_t> payload;
+  ASSERT_EQ(ParseRecord(buf, kStorage, &h, &payload), ReadResult::kOk);
+  EXPECT_EQ(h.lsn, 7u);
+  EXPECT_EQ(payload.size(), Payload(7).size());
+  EXPECT_EQ(ParseRecord(buf, kStorage + 1, &h, &payload), ReadResult::kWrongStorage);
+  uint64_t first = 0;
+  EXPECT_TRUE(ParseJournalFileName(JournalFileName(123456), &first));
+  EXPECT_EQ(first, 123456u);
+  EXPECT_FALSE(ParseJournalFileName("123.journal", &first));
+  EXPECT_FALSE(ParseJournalFileName("0000000000000000012x.journal", &first));
+}
+
+TEST(JournalReplay, AllRecordsInOrder) {
+  TempDir dir;
+  WriteRecords(Env::Default(), dir.path(), 1, 100);
+  Replayed r = Replay(Env::Default(), dir.path());
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.lsns, Range(1, 100));
+  EXPECT_EQ(r.result.stop, "end");
+  EXPECT_EQ(r.result.discarded_bytes, 0u);
+}
+
+TEST(JournalReplay, SkipsRecordsTheCheckpointCovers) {
+  TempDir dir;
+  WriteRecords(Env::Default(), dir.path(), 1, 50);
+  Replayed r = Replay(Env::Default(), dir.path(), 30);
+  EXPECT_EQ(r.lsns, Range(31, 50));
+  EXPECT_EQ(r.result.skipped, 30u);
+}
+
+TEST(JournalReplay, TornLastRecordStopsThere) {
+  TempDir dir;
+  WriteRecords(Env::Default(), dir.path(), 1, 20);
+  std::string path = dir.path() + "/" + JournalFileName(1);
+  TruncateBy(path, 5);  // the last record's payload loses its end
+  Replayed r = Replay(Env::Default(), dir.path());
+  ASSERT_TRUE(r.status.ok());
+  EXPECT_EQ(r.lsns, Range(1, 19));
+  EXPECT_NE(r.result.stop.find("torn payload"), std::string::npos) << r.result.stop;
+  EXPECT_EQ(r.result.discarded_bytes, kHeaderSize + Payload(20).size() - 5);
+}
+
+TEST(JournalReplay, TornHeaderStopsThere) {
+  TempDir dir;
+  WriteRecords(Env::Default(), dir.path(), 1, 20);
+  TruncateBy(dir.path() + "/" + JournalFileName(1), Payload(20).size() + 10);
+  Replayed r = Replay(Env::Default(), dir.path());
+  EXPECT_EQ(r.lsns, Range(1, 19));
+  EXPECT_NE(r.result.stop.find("torn header"), std::string::npos) << r.result.stop;
+}
+
+TEST(JournalReplay, BadLengthStopsThere) {
+  TempDir dir;
+  WriteRecords(Env::Default(), dir.path(), 1, 20);
+  std::vector<uint8_t> huge(4);
+  PutU32(huge.data(), 0xfffffff0u);
+  Patch(dir.path() + "/" + JournalFileName(1), static_cast<int64_t>(OffsetOf(12) + 4), huge);
+  Replayed r = Replay(Env::Default(), dir.path());
+  EXPECT_EQ(r.lsns, Range(1, 11));
+  EXPECT_NE(r.result.stop.find("bad length"), std::string::npos) << r.result.stop;
+}
+
+TEST(JournalReplay, BadChecksumStopsThere) {
+  TempDir dir;
+  WriteRecords(Env::Default(), dir.path(), 1, 20);
+  Patch(dir.path() + "/" + JournalFileName(1), static_cast<int64_t>(OffsetOf(15) + kHeaderSize + 2), {'?'});
+  Replayed r = Replay(Env::Default(), dir.path());
+  EXPECT_EQ(r.lsns, Range(1, 14));
+  EXPECT_NE(r.result.stop.find("bad checksum"), std::string::npos) << r.result.stop;
+}
+
+TEST(JournalReplay, ZeroedTailIsBadMagic) {
+  TempDir dir;
+  WriteRecords(Env::Default(), dir.path(), 1, 5);
+  Patch(dir.path() + "/" + JournalFileName(1), static_cast<int64_t>(OffsetOf(6)), std::vector<uint8_t>(4096, 0));
+  Replayed r = Replay(Env::Default(), dir.path());
+  EXPECT_EQ(r.lsns, Range(1, 5));
+  EXPECT_NE(r.result.stop.find("bad magic"), std::string::npos);
+}
+
+TEST(JournalReplay, RotationAndTornFileFollowedByItsSuccessor) {
+  TempDir dir;
+  Env* env = Env::Default();
+  {
+    JournalWriter w(env, dir.path(), 600);  // small files: several rotations
+    ASSERT_TRUE(w.Start(1).ok());
+    WriteRecords(env, dir.path(), 1, 40, &w);
+    EXPECT_GT(w.counters().files, 3u);
+  }
+  std::vector<JournalFile> files;
+  ASSERT_TRUE(ListJournalFiles(env, dir.path(), &files).ok());
+  ASSERT_GE(files.size(), 2u);
+  // A session that crashed mid-record, then a new session starting at the next good LSN.
+  std::vector<uint8_t> partial;
+  AppendRecord(&partial, kStorage, 41, Payload(41));
+  partial.resize(partial.size() / 2);
+  {
+    std::unique_ptr<File> f;
+    ASSERT_TRUE(env->Open(files.back().path, OpenMode::kReadWrite, &f).ok());
+    uint64_t size = 0;
+    ASSERT_TRUE(f->Size(&size).ok());
+    ASSERT_TRUE(f->Write(size, partial).ok());
+  }
+  JournalWriter w2(env, dir.path(), 1 << 20);
+  ASSERT_TRUE(w2.Start(41).ok());
+  WriteRecords(env, dir.path(), 41, 45, &w2);
+  Replayed r = Replay(env, dir.path());
+  ASSERT_TRUE(r.status.ok());
+  EXPECT_EQ(r.lsns, Range(1, 45));
+  EXPECT_EQ(r.result.discarded_bytes, partial.size());
+}
+
+TEST(JournalReplay, GapEndsRecovery) {
+  TempDir dir;
+  Env* env = Env::Default();
+  WriteRecords(env, dir.path(), 1, 10);
+  JournalWriter w(env, dir.path(), 1 << 20);
+  ASSERT_TRUE(w.Start(12).ok());  // LSN 11 never written
+  WriteRecords(env, dir.path(), 12, 15, &w);
+  Replayed r = Replay(env, dir.path());
+  EXPECT_EQ(r.lsns, Range(1, 10));
+  EXPECT_NE(r.result.stop.find("gap"), std::string::npos);
+}
+
+TEST(JournalReplay, MissingStartIsCorruption) {
+  TempDir dir;
+  WriteRecords(Env::Default(), dir.path(), 20, 25);
+  Replayed r = Replay(Env::Default(), dir.path(), 10);
+  EXPECT_EQ(r.status.code(), StatusCode::kCorruption);
+}
+
+TEST(JournalReplay, PowerLossKeepsAPrefixOfSyncedRecords) {
+  uint64_t seed = TestSeed();
+  for (int round = 0; round < 20; ++round) {
+    TempDir dir;
+    FaultEnv env;
+    JournalWriter w(&env, dir.path(), 1 << 20);
+    ASSERT_TRUE(w.Start(1).ok());
+    WriteRecords(&env, dir.path(), 1, 30, &w);  // synced
+    for (uint64_t lsn = 31; lsn <= 60; ++lsn) {  // written, never synced
+      std::vector<uint8_t> rec;
+      AppendRecord(&rec, kStorage, lsn, Payload(lsn));
+      ASSERT_TRUE(w.Write(rec, lsn).ok());
+    }
+    w.Close();
+    env.Crash();
+    env.ApplyCrash(seed + round);
+    Replayed r = Replay(&env, dir.path());
+    ASSERT_TRUE(r.status.ok());
+    ASSERT_GE(r.lsns.size(), 30u) << "seed " << seed + round;
+    EXPECT_EQ(r.lsns, Range(1, r.lsns.size()));
+  }
+}
+
+}  // namespace
+}  // namespace fenec::journal

@@ -1,0 +1,58 @@
+// JournalWriter: appends whole records to the current journal file.
+//
+// Not thread-safe: GroupCommit hands its use to one thread at a time (the
+// I/O owner). A file is only ever written at its end. Before a new file is
+// started the old one is fdatasync'ed (so recovery's "next file starts at
+// the next LSN" holds even in buffered mode) and the new file's directory
+// entry is fsync'ed before any record in it can be acknowledged.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "fenec/env.h"
+
+namespace fenec::journal {
+
+struct WriterCounters {
+  uint64_t writes = 0, syncs = 0, bytes = 0, files = 0;
+};
+
+class JournalWriter {
+ public:
+  JournalWriter(Env* env, std::string dir, uint64_t max_file_bytes);
+
+  // Starts a new file whose first record will be first_lsn. An existing
+  // file of that name holds no good record (recovery would have read it)
+  // and is truncated. Fails: kIOError, kNoSpace.
+  Status Start(uint64_t first_lsn);
+  // Writes records (first LSN first_lsn) in one write at the end of the
+  // current file, after rotating if the file is full or a rotation was
+  // asked for. Fails: kIOError, kNoSpace.
+  Status Write(std::span<const uint8_t> records, uint64_t first_lsn);
+  // As Write, the records given as buffers written back to back by one pwritev (IO-7).
+  Status WriteV(std::span<const iovec> parts, uint64_t first_lsn);
+  // fdatasync of the current file. Fails: kIOError.
+  Status Sync();
+  bool dirty() const { return dirty_; }
+  // The next Write starts a new file, so a checkpoint can delete this one.
+  void RequestRotation() { rotate_ = true; }
+  uint64_t current_first_lsn() const { return first_lsn_; }
+  const WriterCounters& counters() const { return counters_; }
+  void Close() { file_.reset(); }
+
+ private:
+  Env* env_;
+  std::string dir_;
+  uint64_t max_file_bytes_;
+  std::unique_ptr<File> file_;
+  uint64_t first_lsn_ = 0;
+  uint64_t offset_ = 0;
+  bool dirty_ = false;  // bytes written since the last Sync
+  bool rotate_ = false;
+  WriterCounters counters_;
+};
+
+}  // namespace fenec::journal

@@ -1,0 +1,425 @@
+// concurrency-bench: CC-1..CC-5 of FINDINGS.md, fenecdb against SQLite in
+// the same run, on the same workloads (workload.h), each cell a fresh store.
+//
+//   writers    1..16 writers, a row a commit: writes/s, commits, fsyncs   CC-1, CC-2
+//   readers    readers by id beside single-row writers: read waits        CC-4
+//   batches    readers beside 1 000-row batches: read waits, lock hold    CC-3
+//   long-read  an aggregate over the table beside writers: write waits    CC-5
+//
+// "-naive" flips the one fenecdb switch the part measures: commit mode
+// (writers), buffer write under the lock (readers), batch built under the
+// lock (batches), long reads under the lock (long-read).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "iobench/lib/console.h"
+#include "iobench/lib/harness.h"
+#include "iobench/lib/histogram.h"
+#include "scenarios/concurrency/report.h"
+#include "scenarios/concurrency/store.h"
+#include "scenarios/concurrency/workload.h"
+
+namespace fc = fenec::concurrency;
+using fenec::bench::Harness;
+
+namespace {
+
+const std::vector<fc::ArmSpec> kArms = {
+    {"fenecdb-durable", fc::ArmSpec::Engine::kFenecdb, true, false},
+    {"fenecdb-durable-naive", fc::ArmSpec::Engine::kFenecdb, true, true},
+    {"fenecdb-buffered", fc::ArmSpec::Engine::kFenecdb, false, false},
+    {"fenecdb-buffered-naive", fc::ArmSpec::Engine::kFenecdb, false, true},
+    {"sqlite-full", fc::ArmSpec::Engine::kSqlite, true, false},
+    {"sqlite-normal", fc::ArmSpec::Engine::kSqlite, false, false},
+};
+
+// Which arms each part runs: the naive arms only where the part has a switch.
+const std::map<std::string, std::set<std::string>> kPartArms = {
+    {"writers", {"fenecdb-durable", "fenecdb-durable-naive", "fenecdb-buffered", "sqlite-full", "sqlite-normal"}},
+    {"readers", {"fenecdb-durable", "fenecdb-buffered", "fenecdb-buffered-naive", "sqlite-full", "sqlite-normal"}},
+    {"batches",
+     {"fenecdb-durable", "fenecdb-durable-naive", "fenecdb-buffered", "fenecdb-buffered-naive", "sqlite-full",
+      "sqlite-normal"}},
+    // SQLite's WAL readers never block its writers, whatever synchronous says:
+    // one SQLite arm is the reference, and FULL's 1 000 preload syncs are not worth their time.
+    {"long-read",
+     {"fenecdb-durable", "fenecdb-durable-naive", "fenecdb-buffered", "fenecdb-buffered-naive", "sqlite-normal"}},
+};
+
+struct Config {
+  std::vector<int> writers;
+  std::vector<std::string> parts{"writers", "readers", "batches", "long-read"};
+  std::vector<std::string> arms;
+  double seconds = 0;
+  int reps = 0;
+  uint64_t max_ops = 2'000'000;
+  int readers = 2, reader_writers = 2;
+  int batch = 1000, batch_readers = 2;
+  uint64_t preload_rows = 0;
+  uint64_t long_rows = 0;
+  int long_reads = 0, long_writers = 1;
+  double long_gap = 0.25;
+};
+
+std::vector<fc::ArmSpec> arms_of(const Config& c, const std::string& part) {
+  std::vector<fc::ArmSpec> out;
+  for (const auto& a : kArms) {
+    if (!kPartArms.at(part).count(a.name)) continue;
+    if (!c.arms.empty() && std::find(c.arms.begin(), c.arms.end(), a.name) == c.arms.end()) continue;
+    out.push_back(a);
+  }
+  return out;
+}
+
+std::string finding_of(const std::string& part, const fc::ArmSpec& a) {
+  if (part == "writers") return a.durable ? "CC-1" : "CC-2";
+  if (part == "readers") return "CC-4";
+  if (part == "batches") return "CC-3";
+  return "CC-5";
+}
+
+// Runs `body` on a fresh store for one (part, arm, case) cell; a store that
+// cannot open or a workload error is a skip with its reason, never a number.
+class Runner {
+ public:
+  Runner(Harness& h, size_t cells) : h_(h), progress_("concurrency", cells) {}
+  ~Runner() { progress_.finish(); }
+
+  template <typename Body>
+  void cell(const std::string& part, const fc::ArmSpec& arm, const std::string& case_, Body body) {
+    progress_.update(done_++, fmt::format("{} {} {}", part, arm.name, case_));
+    if (Harness::interrupted()) return;
+    std::string dir = fmt::format("{}/{}/{}-{}", h_.data_dir(), part, arm.name, cell_no_++);
+    std::string err;
+    auto store = fc::open_store(arm, part, dir, &err);
+    if (!store) {
+      h_.results().skip(arm.name, case_, err);
+    } else {
+      err = body(*store);
+      const std::string close_err = store->close();
+      if (err.empty()) err = close_err;
+      if (!err.empty()) h_.results().skip(arm.name, case_, err);
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+
+ private:
+  Harness& h_;
+  fenec::bench::Progress progress_;
+  size_t done_ = 0, cell_no_ = 0;
+};
+
+void add_counters(Harness& h, const std::string& f, const std::string& arm, const std::string& c,
+                  const fc::Counters& k, double seconds) {
+  auto& r = h.results();
+  r.add(f, arm, c, "commits", static_cast<double>(k.commits), "count");
+  r.add(f, arm, c, "fsyncs", static_cast<double>(k.fsyncs), "count");
+  r.add(f, arm, c, "fsyncs_per_commit", k.commits ? static_cast<double>(k.fsyncs) / k.commits : 0, "ratio");
+  r.add(f, arm, c, "seconds", seconds, "s");
+  for (const auto& [metric, v] : k.extra) r.add(f, arm, c, metric, v.first, v.second);
+}
+
+double extra(const fc::Counters& k, const std::string& name) {
+  auto it = k.extra.find(name);
+  return it == k.extra.end() ? -1 : it->second.first;
+}
+
+// What the reps of one (arm, writers) cell add up to.
+struct WriterReps {
+  std::vector<double> writes_per_s;
+  uint64_t writes = 0, commits = 0, fsyncs = 0;
+  double seconds = 0;
+  fenec::bench::Histogram write_ns;
+  fc::Counters last;  // the extras, kept from a single rep
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep) {
+  std::map<std::pair<std::string, int>, WriterReps> acc;
+  // Reps outside, arms inside writer counts: a shared machine's drift (other
+  // builds, other fsyncs) then hits every arm and every count alike.
+  for (int r = 0; r < c.reps; ++r) {
+    for (int w : c.writers) {
+      for (const auto& arm : arms_of(c, "writers")) {
+        const std::string cs = c.reps > 1 ? fmt::format("writers={};rep={}", w, r) : fmt::format("writers={}", w);
+        run.cell("writers", arm, cs, [&](fc::Store& s) -> std::string {
+          const fc::WritersResult res = fc::run_writers(s, w, {c.seconds, c.max_ops}, h.seed() + w + 1000 * r);
+          if (!res.error.empty()) return res.error;
+          const std::string f = finding_of("writers", arm);
+          const double wps = res.writes / res.seconds;
+          if (c.reps > 1) {  // per-rep rows, for the CI's repeated samples
+            h.results().add(f, arm.name, cs, "writes_per_s", wps, "ops/s");
+            add_counters(h, f, arm.name, cs, res.counters, res.seconds);
+          }
+          WriterReps& a = acc[{arm.name, w}];
+          a.writes_per_s.push_back(wps);
+          a.writes += res.writes;
+          a.commits += res.counters.commits;
+          a.fsyncs += res.counters.fsyncs;
+          a.seconds += res.seconds;
+          a.write_ns.merge(res.write_ns);
+          a.last = res.counters;
+          return "";
+        });
+      }
+    }
+  }
+  // The headline rows (case writers=N): the median rate of the reps, the
+  // counts summed over them.
+  for (const auto& [key, a] : acc) {
+    const auto& [arm_name, w] = key;
+    const fc::ArmSpec& arm = *std::find_if(kArms.begin(), kArms.end(), [&](const auto& x) { return x.name == arm_name; });
+    const std::string f = finding_of("writers", arm);
+    const std::string cs = fmt::format("writers={}", w);
+    const double wps = median(a.writes_per_s);
+    auto& res = h.results();
+    res.add(f, arm_name, cs, "writes_per_s", wps, "ops/s");
+    res.add(f, arm_name, cs, "writes", static_cast<double>(a.writes), "count");
+    res.add(f, arm_name, cs, "reps", static_cast<double>(a.writes_per_s.size()), "count");
+    res.add_latency(f, arm_name, cs, a.write_ns, "write");
+    fc::Counters total = c.reps > 1 ? fc::Counters{} : a.last;
+    total.commits = a.commits;
+    total.fsyncs = a.fsyncs;
+    add_counters(h, f, arm_name, cs, total, a.seconds);
+    rep.writers[arm_name][w] = {wps, static_cast<double>(a.commits), static_cast<double>(a.fsyncs),
+                                a.write_ns.max() / 1000.0};
+  }
+}
+
+// A read by id costs well under a microsecond here uncontended (p99.9 < 1
+// us): one that took 10 us waited for something, a batch holding the lock or
+// the scheduler. Only a few reads in a thousand do, so the percentiles of all
+// reads never show them; the median of these is the readers' wait for a batch.
+constexpr uint64_t kBlockedNs = 10'000;
+
+struct Blocked {
+  uint64_t count = 0;
+  double p50_us = 0;
+};
+
+Blocked blocked_reads(const fenec::bench::Histogram& ns) {
+  Blocked b;
+  const auto bins = ns.bins();
+  for (const auto& bin : bins) b.count += bin.lo >= kBlockedNs ? bin.count : 0;
+  uint64_t seen = 0;
+  for (const auto& bin : bins) {
+    if (bin.lo < kBlockedNs) continue;
+    seen += bin.count;
+    if (2 * seen >= b.count) {
+      b.p50_us = (bin.lo + bin.hi) / 2000.0;
+      break;
+    }
+  }
+  return b;
+}
+
+fc::MixedFig mixed_fig(const fc::MixedResult& r) {
+  const auto rs = fenec::bench::LatencySummary::of(r.read_ns);
+  fc::MixedFig f;
+  f.reads_per_s = r.reads / r.seconds;
+  f.writes_per_s = r.writes / r.seconds;
+  f.read_p50_us = rs.p50_us;
+  f.read_p99_us = rs.p99_us;
+  f.read_p999_us = rs.p999_us;
+  f.read_max_us = rs.max_us;
+  const Blocked b = blocked_reads(r.read_ns);
+  f.reads_blocked = static_cast<double>(b.count);
+  f.read_blocked_p50_us = b.p50_us;
+  f.lock_hold_mean_us = extra(r.counters, "lock_hold_mean_us");
+  f.lock_hold_max_us = extra(r.counters, "lock_hold_max_us");
+  f.buffer_flushes = extra(r.counters, "buffer_flushes");
+  f.buffer_flushes_under_lock = extra(r.counters, "buffer_flushes_under_lock");
+  return f;
+}
+
+void add_mixed_rows(Harness& h, const std::string& f, const std::string& arm, const std::string& cs,
+                    const fc::MixedResult& r, const char* write_prefix) {
+  auto& res = h.results();
+  res.add(f, arm, cs, "reads_per_s", r.reads / r.seconds, "ops/s");
+  res.add(f, arm, cs, "reads", static_cast<double>(r.reads), "count");
+  res.add(f, arm, cs, "writes_per_s", r.writes / r.seconds, "rows/s");
+  res.add_latency(f, arm, cs, r.read_ns, "read_wait");
+  const Blocked b = blocked_reads(r.read_ns);
+  res.add(f, arm, cs, "reads_blocked", static_cast<double>(b.count), "count");
+  res.add(f, arm, cs, "read_blocked_p50_us", b.p50_us, "us");
+  res.add_latency(f, arm, cs, r.write_ns, write_prefix);
+  add_counters(h, f, arm, cs, r.counters, r.seconds);
+}
+
+void run_mixed_part(Harness& h, const Config& c, Runner& run, fc::Report& rep, const std::string& part) {
+  const bool batches = part == "batches";
+  const std::string cs = batches ? fmt::format("batch={};readers={}", c.batch, c.batch_readers)
+                                 : fmt::format("readers={};writers={}", c.readers, c.reader_writers);
+  (batches ? rep.batches_case : rep.readers_case) = cs;
+  for (const auto& arm : arms_of(c, part)) {
+    run.cell(part, arm, cs, [&](fc::Store& s) -> std::string {
+      int64_t sum = 0;
+      if (auto e = fc::preload(s, c.preload_rows, h.seed(), &sum); !e.empty()) return e;
+      const fc::Budget b{c.seconds, c.max_ops};
+      const fc::MixedResult r =
+          batches ? fc::run_readers_beside_batches(s, c.batch_readers, c.batch, c.preload_rows, b, h.seed())
+                  : fc::run_readers_beside_writers(s, c.readers, c.reader_writers, c.preload_rows, b, h.seed());
+      if (!r.error.empty()) return r.error;
+      const std::string f = finding_of(part, arm);
+      add_mixed_rows(h, f, arm.name, cs, r, batches ? "batch" : "write");
+      fc::MixedFig fig = mixed_fig(r);
+      if (batches) {
+        h.results().add(f, arm.name, cs, "batches", static_cast<double>(r.commits_done), "count");
+        if (r.hold_ns.count() > 0) {
+          h.results().add_latency(f, arm.name, cs, r.hold_ns, "batch_hold");
+          fig.batch_hold_p50_us = r.hold_ns.percentile(50) / 1000.0;
+        }
+      }
+      (batches ? rep.batches : rep.readers)[arm.name] = fig;
+      return "";
+    });
+  }
+}
+
+void run_long_read_part(Harness& h, const Config& c, Runner& run, fc::Report& rep) {
+  const std::string cs = fmt::format("rows={};writers={}", c.long_rows, c.long_writers);
+  rep.long_case = cs;
+  for (const auto& arm : arms_of(c, "long-read")) {
+    run.cell("long-read", arm, cs, [&](fc::Store& s) -> std::string {
+      int64_t sum = 0;
+      if (auto e = fc::preload(s, c.long_rows, h.seed(), &sum); !e.empty()) return e;
+      const fc::LongReadResult r =
+          fc::run_long_read(s, c.long_writers, c.long_rows, sum, c.long_reads, c.long_gap, h.seed());
+      if (!r.error.empty()) return r.error;
+      auto& res = h.results();
+      const std::string f = "CC-5";
+      res.add(f, arm.name, cs, "writes_per_s", r.writes / r.seconds, "ops/s");
+      res.add_latency(f, arm.name, cs, r.write_ns, "write_wait");
+      double total = 0, longest = 0;
+      for (double ms : r.long_read_ms) {
+        total += ms;
+        longest = std::max(longest, ms);
+      }
+      const double mean = r.long_read_ms.empty() ? 0 : total / r.long_read_ms.size();
+      res.add(f, arm.name, cs, "long_reads", static_cast<double>(r.long_read_ms.size()), "count");
+      res.add(f, arm.name, cs, "long_read_ms", mean, "ms");
+      res.add(f, arm.name, cs, "long_read_max_ms", longest, "ms");
+      res.add(f, arm.name, cs, "long_read_alone_ms", r.alone_ms, "ms");
+      if (r.alone_pin_us >= 0) res.add(f, arm.name, cs, "pin_alone_us", r.alone_pin_us, "us");
+      res.add(f, arm.name, cs, "answers_ok", r.answers_ok ? 1 : 0, "bool");
+      add_counters(h, f, arm.name, cs, r.counters, r.seconds);
+      if (!r.answers_ok) std::cerr << fmt::format("warning: {} {}: {}\n", arm.name, cs, r.answer_problem);
+      const auto ws = fenec::bench::LatencySummary::of(r.write_ns);
+      fc::LongFig lf;
+      lf.write_wait_max_us = ws.max_us;
+      lf.write_wait_p999_us = ws.p999_us;
+      lf.write_wait_p50_us = ws.p50_us;
+      lf.writes_per_s = r.writes / r.seconds;
+      lf.alone_ms = r.alone_ms;
+      lf.alone_pin_us = r.alone_pin_us;
+      lf.long_read_mean_ms = mean;
+      lf.pin_mean_us = extra(r.counters, "pin_mean_us");
+      lf.pin_max_us = extra(r.counters, "pin_max_us");
+      lf.lock_wait_max_us = extra(r.counters, "lock_wait_max_us");
+      lf.answers_ok = r.answers_ok;
+      lf.wait_series = r.wait_series;
+      lf.long_read_at_s = r.long_read_at_s;
+      rep.long_read[arm.name] = std::move(lf);
+      return "";
+    });
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Harness h("concurrency",
+            "CC-1..CC-5: what one writer at a time costs when many want to write, and what readers and "
+            "writers wait meanwhile. fenecdb (one shared Database) against SQLite (WAL, a connection per "
+            "thread, 30 s busy timeout), a row a write, a row by id a read, every arm in the same run.\n"
+            "Parts: writers (CC-1/CC-2), readers beside writers (CC-4), readers beside 1 000-row batches "
+            "(CC-3), a long aggregate beside writers (CC-5). '-naive' arms flip only the switch the part "
+            "measures: commit mode, buffer write, batch build, long reads.");
+  Config c;
+  auto& app = h.app();
+  app.footer(
+      "Writes results/concurrency/latest.csv (one measurement a row; metrics include writes_per_s, commits, "
+      "fsyncs, fsyncs_per_commit, reads_per_s, read_wait_{p50,p999,max}_us, batch_hold_p50_us, "
+      "write_wait_max_us, pin_mean_us), plots/concurrency/*.png|svg, and prints each figure beside the "
+      "source's with a verdict for CC-1..CC-5. Every cell runs on a fresh store under --dir. fenecdb's "
+      "fsyncs are its Stats; SQLite's are the xSync calls a counting VFS shim sees.");
+  app.add_option("--writers", c.writers, "writer counts for the writers part (default 1,2,4,8,16)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 256));
+  app.add_option("--parts", c.parts, "parts to run: writers,readers,batches,long-read (default all)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"writers", "readers", "batches", "long-read"}));
+  std::vector<std::string> arm_names;
+  for (const auto& a : kArms) arm_names.push_back(a.name);
+  app.add_option("--arms", c.arms, "arms to run (default all): " + fmt::format("{}", fmt::join(arm_names, ",")))
+      ->delimiter(',')
+      ->check(CLI::IsMember(arm_names));
+  app.add_option("--seconds", c.seconds, "time budget per cell (default 0.6 quick, 2 full)")
+      ->check(CLI::Range(0.05, 600.0));
+  app.add_option("--reps", c.reps,
+                 "repetitions of the writers part, interleaved; its rates are their median "
+                 "(default 2 quick, 3 full; >1 also writes per-rep rows, case writers=N;rep=R)")
+      ->check(CLI::Range(1, 100));
+  app.add_option("--max-ops", c.max_ops, "operation cap per cell (default 2000000)")->check(CLI::Range(1, 1 << 30));
+  app.add_option("--readers", c.readers, "readers beside writers (default 2)")->check(CLI::Range(1, 64));
+  app.add_option("--reader-writers", c.reader_writers, "writers beside those readers (default 2)")
+      ->check(CLI::Range(1, 64));
+  app.add_option("--batch", c.batch, "rows a batch (default 1000)")->check(CLI::Range(1, 1000000));
+  app.add_option("--batch-readers", c.batch_readers, "readers beside the batches (default 2)")
+      ->check(CLI::Range(1, 64));
+  app.add_option("--preload", c.preload_rows, "rows in the table the readers read (default 20000 quick, 100000 full)")
+      ->check(CLI::Range(1, 100000000));
+  app.add_option("--long-rows", c.long_rows, "rows the long read aggregates (default 1000000, the source's)")
+      ->check(CLI::Range(1, 100000000));
+  app.add_option("--long-reads", c.long_reads, "long reads per cell (default 3 quick, 5 full)")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--long-writers", c.long_writers,
+                 "writers beside the long read (default 1: with the reader, one thread a core here)")
+      ->check(CLI::Range(1, 64));
+  app.add_option("--long-gap", c.long_gap, "seconds between long reads (default 0.25)")->check(CLI::Range(0.0, 60.0));
+  if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
+
+  if (c.writers.empty()) c.writers = {1, 2, 4, 8, 16};
+  if (c.seconds == 0) c.seconds = h.quick() ? 0.6 : 2.0;
+  if (c.reps == 0) c.reps = h.quick() ? 2 : 3;
+  if (c.preload_rows == 0) c.preload_rows = h.quick() ? 20'000 : 100'000;
+  // 1 M rows in quick mode too: a shorter long read would be lost in a shared
+  // machine's scheduling stalls, and the preload costs only seconds.
+  if (c.long_rows == 0) c.long_rows = 1'000'000;
+  if (c.long_reads == 0) c.long_reads = h.quick() ? 3 : 5;
+  auto& meta = h.results().meta();
+  meta.set("loadavg_start", fc::loadavg());
+  meta.set("fenecdb", fc::fenecdb_available() ? "built" : "not built");
+  meta.set("cell_seconds", fmt::format("{}", c.seconds));
+  meta.set("naive_switches",
+           "writers: CommitMode::kNaive; readers: BufferWrite::kUnderLock; batches: BatchBuild::kUnderLock; "
+           "long-read: LongReads::kUnderLock");
+  meta.set("sqlite_fsyncs", "xSync calls counted by a VFS shim (sync_vfs.h); directory syncs not seen");
+
+  const auto has = [&](const char* p) { return std::find(c.parts.begin(), c.parts.end(), p) != c.parts.end(); };
+  size_t cells = 0;
+  if (has("writers")) cells += c.reps * c.writers.size() * arms_of(c, "writers").size();
+  for (const char* p : {"readers", "batches", "long-read"}) cells += has(p) ? arms_of(c, p).size() : 0;
+
+  fc::Report rep;
+  {
+    Runner run(h, cells);
+    if (has("writers")) run_writers_part(h, c, run, rep);
+    if (has("readers")) run_mixed_part(h, c, run, rep, "readers");
+    if (has("batches")) run_mixed_part(h, c, run, rep, "batches");
+    if (has("long-read")) run_long_read_part(h, c, run, rep);
+  }
+  h.results().meta().set("loadavg_end", fc::loadavg());
+  fc::write_plots(h, rep);
+  fc::judge(h, rep);
+  return h.finish();
+}

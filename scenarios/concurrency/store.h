@@ -1,0 +1,87 @@
+// What the concurrency bench asks of an arm: one table of small documents
+// (a text and an int), a row a write, a row by id a read, batches, and one
+// long aggregate. fenecdb and SQLite each implement it; the workloads in
+// workload.h drive any of them the same way, so the arms differ only in the
+// engine under test.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fenec::concurrency {
+
+struct Doc {
+  std::string body;
+  int64_t n = 0;
+};
+
+// count(*) and sum(n) over the whole table: the long read (CC-5).
+struct Aggregate {
+  uint64_t count = 0;
+  int64_t sum = 0;
+};
+
+// What the arm did since the last reset_counters(). fsyncs are what the
+// arm can observe honestly: fenecdb's own Stats; for SQLite, the xSync
+// calls the counting VFS saw (sync_vfs.h).
+struct Counters {
+  uint64_t commits = 0;
+  uint64_t fsyncs = 0;
+  // Arm-specific extras, written as metrics as they are (name -> value, unit).
+  std::map<std::string, std::pair<double, std::string>> extra;
+};
+
+// One thread's handle. SQLite: a connection of its own; fenecdb: the shared
+// database. Every call returns "" on success, else what went wrong.
+class Session {
+ public:
+  virtual ~Session() = default;
+  // One commit: acknowledged as durable as the arm's mode says.
+  virtual std::string put(const Doc& doc) = 0;
+  // All of docs in one commit.
+  virtual std::string put_batch(const std::vector<Doc>& docs) = 0;
+  // id counts from 1 in insertion order; *found says whether it exists.
+  virtual std::string get(uint64_t id, Doc* out, bool* found) = 0;
+  virtual std::string aggregate(Aggregate* out) = 0;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+  virtual std::unique_ptr<Session> session(std::string* err) = 0;
+  virtual void reset_counters() = 0;
+  virtual Counters counters() const = 0;
+  // Total time the engine's write lock has been held, if the engine says
+  // (fenecdb's Stats); read around each batch to get a hold per batch (CC-3).
+  virtual bool write_lock_hold_ns(uint64_t*) const { return false; }
+  // Flushes and closes; "" or the first error.
+  virtual std::string close() = 0;
+};
+
+// The arms. Each part of the bench uses a subset; "-naive" flips only the
+// switch of the finding that part measures (see main.cc --help).
+struct ArmSpec {
+  std::string name;  // "fenecdb-durable", "sqlite-full", ...
+  enum class Engine { kFenecdb, kSqlite } engine = Engine::kFenecdb;
+  bool durable = true;  // fenecdb: Durability::kDurable; SQLite: synchronous=FULL
+  bool naive = false;
+};
+
+// The folder (fenecdb) or file (SQLite) the store lives in is under dir.
+std::unique_ptr<Store> open_sqlite(const ArmSpec& arm, const std::string& dir, std::string* err);
+// nullptr with *err set when the engine is not built into this tree.
+// `part` says which naive switch applies: "writers", "readers", "batches", "long-read".
+std::unique_ptr<Store> open_fenecdb(const ArmSpec& arm, const std::string& part, const std::string& dir,
+                                    std::string* err);
+bool fenecdb_available();
+
+inline std::unique_ptr<Store> open_store(const ArmSpec& arm, const std::string& part, const std::string& dir,
+                                         std::string* err) {
+  return arm.engine == ArmSpec::Engine::kSqlite ? open_sqlite(arm, dir, err)
+                                                : open_fenecdb(arm, part, dir, err);
+}
+
+}  // namespace fenec::concurrency
