@@ -1,0 +1,131 @@
+// fenec-server: serves a fenecdb folder over HTTP/1.1 on loopback by default.
+//
+// SIGTERM (or SIGINT): stop accepting, finish the requests in flight and
+// write their answers, sync the engine, close it (checkpoint), exit 0.
+#include <signal.h>
+
+#include <cstdio>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "fenec/database.h"
+#include "server/server.h"
+
+namespace {
+
+constexpr const char* kDescription =
+    "fenec-server: fenecdb over HTTP/1.1 with keep-alive.\n"
+    "  POST /query {\"statement\": \"...\", \"params\": [...]}  (FenecQL: engine/doc/statements.md)\n"
+    "  POST /docs/{collection}  GET /docs/{collection}/{id}  POST /batch  GET /health  GET /metrics\n"
+    "Writes are acknowledged once landed and reach the disk within --sync ms,\n"
+    "or, with --durable, once their journal record is fdatasync'ed (group commit).\n"
+    "Prints 'fenec-server listening on HOST:PORT' on stdout once it accepts.";
+
+bool SplitListen(const std::string& listen, std::string* host, uint16_t* port) {
+  size_t colon = listen.rfind(':');
+  if (colon == std::string::npos) return false;
+  *host = listen.substr(0, colon);
+  if (host->size() >= 2 && host->front() == '[' && host->back() == ']') *host = host->substr(1, host->size() - 2);
+  if (host->empty()) *host = "127.0.0.1";
+  if (*host == "localhost") *host = "127.0.0.1";
+  try {
+    size_t used = 0;
+    unsigned long p = std::stoul(listen.substr(colon + 1), &used);
+    if (used != listen.size() - colon - 1 || p > 65535) return false;
+    *port = static_cast<uint16_t>(p);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{kDescription, "fenec-server"};
+  std::string listen = "127.0.0.1:8080", data = "fenec-data", token, long_reads = "pinned";
+  uint32_t sync_ms = 250;
+  bool durable = false;
+  size_t max_body = 64u << 20, max_connections = 256;
+  app.add_option("--listen", listen, "HOST:PORT to listen on (port 0: any free port)")->capture_default_str();
+  app.add_option("--data", data, "the database folder (created if missing)")->capture_default_str();
+  auto* sync_opt = app.add_option("--sync", sync_ms, "buffered mode: fdatasync the journal every MS milliseconds")
+                       ->capture_default_str()
+                       ->check(CLI::Range(1u, 3600000u));
+  app.add_flag("--durable", durable, "acknowledge a write only once it is fdatasync'ed")->excludes(sync_opt);
+  app.add_option("--token", token, "require 'Authorization: Bearer TOKEN' on every request (needed off loopback)");
+  app.add_option("--long-reads", long_reads, "how scans and aggregates read: pinned (CC-5) or locked (naive)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"pinned", "locked"}));
+  app.add_option("--max-body", max_body, "largest request body in bytes (larger: 413)")->capture_default_str()
+      ->check(CLI::Range(size_t{1024}, size_t{1} << 32));
+  app.add_option("--max-connections", max_connections, "connections served at once (more: 503)")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{65536}));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "fenec-server: {} (see --help)\n", e.what());
+    return 2;
+  }
+
+  fenec::server::FenecServer::Config config;
+  if (!SplitListen(listen, &config.http.host, &config.http.port)) {
+    fmt::print(stderr, "fenec-server: --listen '{}' is not HOST:PORT (see --help)\n", listen);
+    return 2;
+  }
+  if (!fenec::server::IsLoopback(config.http.host) && token.empty()) {
+    fmt::print(stderr, "fenec-server: listening on {} (not loopback) needs --token (see --help)\n", config.http.host);
+    return 2;
+  }
+  config.http.max_body = max_body;
+  config.http.max_connections = max_connections;
+  config.token = token;
+
+  // Signals are taken by sigwait below, in this thread only: every thread
+  // started after this inherits the mask. A peer gone mid-write is an
+  // error on that write, not a signal that kills the server.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  fenec::Options options;
+  options.durability = durable ? fenec::Durability::kDurable : fenec::Durability::kBuffered;
+  options.sync_ms = sync_ms;
+  options.long_reads = long_reads == "locked" ? fenec::LongReads::kUnderLock : fenec::LongReads::kPinned;
+  auto db = fenec::Database::Open(data, options);
+  if (!db.ok()) {
+    fmt::print(stderr, "fenec-server: open {}: {}\n", data, db.status().ToString());
+    return 1;
+  }
+
+  fenec::server::FenecServer server(db->get(), config);
+  if (std::string err = server.Start(); !err.empty()) {
+    fmt::print(stderr, "fenec-server: {}\n", err);
+    (void)(*db)->Close();
+    return 1;
+  }
+  fmt::print("fenec-server listening on {}:{} (data {}, {}, long reads {})\n", config.http.host, server.port(), data,
+             durable ? "durable" : fmt::format("sync {} ms", sync_ms), long_reads);
+  std::fflush(stdout);
+
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  fmt::print(stderr, "fenec-server: {}: finishing requests in flight\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  server.Stop();
+  fenec::Status synced = (*db)->Sync();
+  fenec::Status closed = (*db)->Close();
+  if (!synced.ok() || !closed.ok()) {
+    fmt::print(stderr, "fenec-server: sync/close: {} / {}\n", synced.ToString(), closed.ToString());
+    return 1;
+  }
+  fmt::print(stderr, "fenec-server: stopped cleanly\n");
+  return 0;
+}

@@ -1,0 +1,183 @@
+#include "server/server.h"
+
+#include <chrono>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace fenec::server {
+namespace {
+
+HttpResponse& Json(HttpResponse& res, int status, std::string body) {
+  res.status = status;
+  res.body = std::move(body);
+  return res;
+}
+
+void NoRoute(HttpResponse& res, int status, const std::string& method, const std::string& path) {
+  res.endpoint = "none";
+  const char* code = status == 405 ? "method" : "no_route";
+  Json(res, status,
+       fmt::format(R"({{"error":{{"code":"{}","message":"no {} {} here: see engine/doc/statements.md","where":"path"}}}})",
+                   code, method, path));
+}
+
+// Paths are plain names and numbers; anything percent-encoded is not a collection we could have.
+std::vector<std::string_view> Split(std::string_view path) {
+  std::vector<std::string_view> parts;
+  size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] == '/') {
+      ++i;
+      continue;
+    }
+    size_t j = path.find('/', i);
+    if (j == std::string_view::npos) j = path.size();
+    parts.push_back(path.substr(i, j - i));
+    i = j;
+  }
+  return parts;
+}
+
+}  // namespace
+
+bool IsLoopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+FenecServer::FenecServer(Database* db, Config config) : db_(db), config_(std::move(config)), service_(db) {
+  // Memory is sampled by one thread, once a second, from smaps_rollup only
+  // (MM-1): a /metrics scrape reads the cached sample and never walks /proc.
+  smaps_ = std::make_unique<bench::SmapsRollupSampler>(0, std::chrono::milliseconds(1000), 4096);
+  http_ = std::make_unique<HttpServer>(
+      config_.http, [this](HttpRequest& req, HttpResponse& res) { Handle(req, res); },
+      [this](const HttpResponse& res, uint64_t handle_ns) {
+        metrics_.Record(res.endpoint, res.kind, res.status, handle_ns);
+      },
+      [this](const HttpResponse& res, uint64_t write_ns) { metrics_.RecordWrite(res.endpoint, res.kind, write_ns); },
+      [this](int status) { metrics_.RecordRefused(status); });
+}
+
+FenecServer::~FenecServer() { Stop(); }
+
+std::string FenecServer::Start() { return http_->Start(); }
+
+void FenecServer::Stop() {
+  if (http_) http_->Stop();
+  if (smaps_) smaps_->stop();
+}
+
+bool FenecServer::Authorized(const HttpRequest& req) const {
+  if (config_.token.empty()) return true;
+  static constexpr std::string_view kBearer = "Bearer ";
+  std::string_view got = req.authorization;
+  if (got.substr(0, kBearer.size()) != kBearer) return false;
+  got.remove_prefix(kBearer.size());
+  // Compared in full whatever the first difference, so the time taken does not tell how much matched.
+  unsigned diff = got.size() != config_.token.size();
+  for (size_t i = 0; i < got.size(); ++i) diff |= static_cast<unsigned char>(got[i]) ^
+                                                    static_cast<unsigned char>(config_.token[i % config_.token.size()]);
+  return diff == 0;
+}
+
+void FenecServer::Handle(HttpRequest& req, HttpResponse& res) {
+  std::string_view target = req.target;
+  std::string_view path = target.substr(0, target.find('?'));
+  auto parts = Split(path);
+  const bool get = req.method == "GET", post = req.method == "POST";
+
+  if (!Authorized(req)) {
+    res.endpoint = "unauthorized";
+    Json(res, 401, R"({"error":{"code":"unauthorized","message":"this server needs Authorization: Bearer <token>","where":"headers"}})");
+    return;
+  }
+  auto run = [&](const char* endpoint, query::Answer a) {
+    res.endpoint = endpoint;
+    res.kind = a.kind;
+    Json(res, a.http, std::move(a.body));
+  };
+  if (parts.size() == 1 && parts[0] == "query") {
+    if (!post) return NoRoute(res, 405, req.method, req.target);
+    return run("query", service_.Query(req.body));
+  }
+  if (parts.size() == 1 && parts[0] == "batch") {
+    if (!post) return NoRoute(res, 405, req.method, req.target);
+    return run("batch", service_.Batch(req.body));
+  }
+  if (parts.size() == 3 && parts[0] == "docs") {
+    if (!get) return NoRoute(res, 405, req.method, req.target);
+    return run("docs_get", service_.GetDoc(parts[1], parts[2]));
+  }
+  if (parts.size() == 2 && parts[0] == "docs") {
+    if (!post) return NoRoute(res, 405, req.method, req.target);
+    return run("docs_put", service_.PutDocs(parts[1], req.body));
+  }
+  if (parts.size() == 1 && parts[0] == "health") {
+    res.endpoint = "health";
+    if (db_->GetStats().fail_stopped) {
+      Json(res, 503, R"({"status":"fail_stopped"})");
+    } else {
+      Json(res, 200, R"({"status":"ok"})");
+    }
+    return;
+  }
+  if (parts.size() == 1 && parts[0] == "metrics") {
+    res.endpoint = "metrics";
+    res.content_type = "text/plain; version=0.0.4";
+    res.status = 200;
+    res.body = MetricsText();
+    return;
+  }
+  NoRoute(res, 404, req.method, req.target);
+}
+
+std::string FenecServer::MetricsText() const {
+  std::string out;
+  out.reserve(16384);
+  metrics_.AppendText(out);
+  AppendGauge(out, "fenec_http_connections", "Open HTTP connections.", static_cast<double>(http_->open_connections()));
+  AppendCounter(out, "fenec_http_connections_total", "HTTP connections accepted.",
+                static_cast<double>(http_->connections_total()));
+  AppendEngineMetrics(out);
+  const auto& cache = service_.cache();
+  AppendCounter(out, "fenec_plan_cache_hits_total", "Statements found planned in the cache.",
+                static_cast<double>(cache.hits()));
+  AppendCounter(out, "fenec_plan_cache_misses_total", "Statements parsed and planned.",
+                static_cast<double>(cache.misses()));
+  AppendGauge(out, "fenec_plan_cache_entries", "Plans kept.", static_cast<double>(cache.size()));
+  bench::MemSample m = smaps_->latest();
+  AppendGauge(out, "fenec_process_rss_bytes", "Resident set size (smaps_rollup, sampled once a second).",
+              static_cast<double>(m.rss_kb) * 1024);
+  AppendGauge(out, "fenec_process_pss_bytes", "Proportional set size (smaps_rollup).", static_cast<double>(m.pss_kb) * 1024);
+  AppendGauge(out, "fenec_process_anon_bytes", "Anonymous memory (smaps_rollup).", static_cast<double>(m.anon_kb) * 1024);
+  AppendGauge(out, "fenec_process_rss_peak_bytes", "Highest RSS sampled.", static_cast<double>(smaps_->peak_rss_kb()) * 1024);
+  return out;
+}
+
+void FenecServer::AppendEngineMetrics(std::string& out) const {
+  Stats s = db_->GetStats();
+  auto c = [&](const char* name, const char* help, uint64_t v) { AppendCounter(out, name, help, static_cast<double>(v)); };
+  auto g = [&](const char* name, const char* help, double v) { AppendGauge(out, name, help, v); };
+  c("fenec_commits_total", "Acknowledged write commits (puts, batches, deletes).", s.commits);
+  c("fenec_commits_already_durable_total", "Commits an earlier fsync had already covered (CC-1).", s.commits_already_durable);
+  c("fenec_group_leads_total", "Group-commit fsync rounds led.", s.group_leads);
+  c("fenec_fsyncs_total", "fdatasync calls (journal and data file).", s.fsyncs);
+  c("fenec_journal_fsyncs_total", "Journal fdatasync calls.", s.journal_fsyncs);
+  c("fenec_data_fsyncs_total", "Data file fdatasync calls.", s.data_fsyncs);
+  c("fenec_journal_writes_total", "Write syscalls to journal files.", s.journal_writes);
+  c("fenec_bytes_written_total", "Journal and data bytes written.", s.bytes_written);
+  c("fenec_write_lock_acquisitions_total", "Exclusive lock acquisitions.", s.write_lock_acquisitions);
+  g("fenec_write_lock_wait_seconds_total", "Total time writers waited for the exclusive lock.", s.write_lock_wait_ns / 1e9);
+  g("fenec_write_lock_wait_max_seconds", "Longest wait for the exclusive lock.", s.write_lock_wait_max_ns / 1e9);
+  g("fenec_write_lock_hold_seconds_total", "Total time the exclusive lock was held.", s.write_lock_hold_ns / 1e9);
+  g("fenec_write_lock_hold_max_seconds", "Longest hold of the exclusive lock.", s.write_lock_hold_max_ns / 1e9);
+  c("fenec_pins_total", "Long reads pinned (CC-5).", s.pins);
+  g("fenec_pin_max_seconds", "Longest pin (time under the shared lock).", s.pin_max_ns / 1e9);
+  c("fenec_periodic_syncs_total", "Background journal fsync rounds that synced something.", s.periodic_syncs);
+  c("fenec_checkpoints_total", "Checkpoints.", s.checkpoints);
+  g("fenec_durable_lsn", "Highest LSN known durable.", static_cast<double>(s.durable_lsn));
+  g("fenec_last_lsn", "Highest LSN landed.", static_cast<double>(s.last_lsn));
+  g("fenec_fail_stopped", "1 once a failed write or fsync stopped the engine's writes.", s.fail_stopped ? 1 : 0);
+}
+
+}  // namespace fenec::server

@@ -1,0 +1,315 @@
+#include "query/bind.h"
+
+#include <cctype>
+#include <charconv>
+
+#include <fmt/format.h>
+
+namespace fenec::query {
+
+std::string DescribeJson(sj::json_type t) {
+  switch (t) {
+    case sj::json_type::array: return "an array";
+    case sj::json_type::object: return "an object";
+    case sj::json_type::number: return "a number";
+    case sj::json_type::string: return "a string";
+    case sj::json_type::boolean: return "a bool";
+    case sj::json_type::null: return "null";
+  }
+  return "a value";
+}
+
+Error JsonReader::At(sj::value& v, int http, std::string code, std::string message, const std::string& where) {
+  Error e;
+  e.http = http;
+  e.code = std::move(code);
+  e.message = std::move(message);
+  e.where = where;
+  e.offset = OffsetOf(v.raw_json_token().data());
+  return e;
+}
+
+Error JsonReader::Malformed(simdjson::error_code ec, const std::string& where, const char* at) {
+  Error e;
+  e.http = 400;
+  e.code = "json";
+  e.message = fmt::format("malformed JSON: {}", simdjson::error_message(ec));
+  e.where = where;
+  e.offset = OffsetOf(at);
+  return e;
+}
+
+std::optional<Error> JsonReader::ReadValue(sj::value v, const Field& field, bool nullable, const std::string& where,
+                                           Value* out) {
+  sj::json_type t;
+  if (auto ec = v.type().get(t)) return Malformed(ec, where, v.raw_json_token().data());
+  if (t == sj::json_type::null) {
+    if (!nullable) return At(v, 400, "type", fmt::format("field '{}' needs a value here, not null", field.name), where);
+    *out = Value();
+    return std::nullopt;
+  }
+  auto wrong = [&]() {
+    return At(v, 400, "type", fmt::format("field '{}' is {}, got {}", field.name, DescribeField(field), DescribeJson(t)),
+              where);
+  };
+  switch (field.type) {
+    case FieldType::kText: {
+      if (t != sj::json_type::string) return wrong();
+      std::string_view s;
+      if (auto ec = v.get_string().get(s)) return Malformed(ec, where, v.raw_json_token().data());
+      *out = Value(s);
+      return std::nullopt;
+    }
+    case FieldType::kInt: {
+      if (t != sj::json_type::number) return wrong();
+      int64_t i = 0;
+      if (auto ec = v.get_int64().get(i)) {
+        if (ec == simdjson::NUMBER_ERROR || ec == simdjson::INCORRECT_TYPE || ec == simdjson::NUMBER_OUT_OF_RANGE) {
+          std::string_view tok = v.raw_json_token();
+          while (!tok.empty() && std::isspace(static_cast<unsigned char>(tok.back()))) tok.remove_suffix(1);
+          return At(v, 400, "type", fmt::format("field '{}' is int, got {}", field.name, tok), where);
+        }
+        return Malformed(ec, where, v.raw_json_token().data());
+      }
+      *out = Value(i);
+      return std::nullopt;
+    }
+    case FieldType::kFloat: {
+      if (t != sj::json_type::number) return wrong();
+      double d = 0;
+      if (auto ec = v.get_double().get(d)) return Malformed(ec, where, v.raw_json_token().data());
+      *out = Value(d);
+      return std::nullopt;
+    }
+    case FieldType::kBool: {
+      if (t != sj::json_type::boolean) return wrong();
+      bool b = false;
+      if (auto ec = v.get_bool().get(b)) return Malformed(ec, where, v.raw_json_token().data());
+      *out = Value(b);
+      return std::nullopt;
+    }
+    case FieldType::kVector:
+      if (t != sj::json_type::array) return wrong();
+      return ReadVector(v, field, where, out);
+  }
+  return wrong();
+}
+
+// Each element's token is read by from_chars into its float and left
+// unconsumed: On-Demand skips it when the loop advances, so every number's
+// text is scanned once.
+std::optional<Error> JsonReader::ReadVector(sj::value v, const Field& field, const std::string& where, Value* out) {
+  sj::array arr;
+  if (auto ec = v.get_array().get(arr)) return Malformed(ec, where, v.raw_json_token().data());
+  std::vector<float> vec;
+  vec.reserve(field.dim);
+  size_t n = 0;
+  for (auto el_res : arr) {
+    sj::value el;
+    if (auto ec = el_res.get(el)) return Malformed(ec, where);
+    std::string_view tok = el.raw_json_token();
+    const char* first = tok.data();
+    const char* last = tok.data() + tok.size();
+    float f = 0;
+    auto r = std::from_chars(first, last, f);
+    bool starts_ok = !tok.empty() && (tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9'));
+    const char* rest = r.ptr;
+    while (rest < last && std::isspace(static_cast<unsigned char>(*rest))) ++rest;
+    std::string at = fmt::format("{}[{}]", where, n);
+    if (!starts_ok || r.ec == std::errc::invalid_argument || rest != last) {
+      sj::json_type t = sj::json_type::null;
+      if (el.type().get(t)) return Malformed(simdjson::NUMBER_ERROR, at, first);
+      return At(el, 400, "type", fmt::format("field '{}' is {}: element {} is {}, not a number", field.name,
+                                             DescribeField(field), n, DescribeJson(t)),
+                at);
+    }
+    if (r.ec == std::errc::result_out_of_range) {
+      return At(el, 400, "type", fmt::format("field '{}': element {} does not fit in a float", field.name, n), at);
+    }
+    if (n < field.dim) vec.push_back(f);
+    ++n;
+  }
+  if (n != field.dim) {
+    return At(v, 400, "dim", fmt::format("field '{}' is vector({}), got {} numbers", field.name, field.dim, n), where);
+  }
+  *out = Value(std::move(vec));
+  return std::nullopt;
+}
+
+std::optional<Error> JsonReader::ReadDoc(sj::value v, const Schema& schema, const std::string& where, Document* out) {
+  sj::json_type t;
+  if (auto ec = v.type().get(t)) return Malformed(ec, where, v.raw_json_token().data());
+  if (t != sj::json_type::object) {
+    return At(v, 400, "type", fmt::format("a document is a JSON object, got {}", DescribeJson(t)), where);
+  }
+  sj::object obj;
+  if (auto ec = v.get_object().get(obj)) return Malformed(ec, where, v.raw_json_token().data());
+  out->assign(schema.fields.size(), Value());
+  std::vector<bool> seen(schema.fields.size(), false);
+  for (auto field_res : obj) {
+    sj::field f;
+    if (auto ec = std::move(field_res).get(f)) return Malformed(ec, where);
+    std::string_view key;
+    if (auto ec = f.unescaped_key().get(key)) return Malformed(ec, where);
+    sj::value fv = f.value();
+    std::string at = fmt::format("{}.{}", where, key);
+    int i = schema.FieldIndex(key);
+    if (i < 0) return At(fv, 400, "unknown_field", fmt::format("the collection has no field '{}'", key), at);
+    if (seen[i]) return At(fv, 400, "json", fmt::format("field '{}' given twice", key), at);
+    seen[i] = true;
+    if (auto err = ReadValue(fv, schema.fields[i], true, at, &(*out)[i])) return err;
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> JsonReader::ReadDocs(sj::value v, const Schema& schema, const std::string& where,
+                                          std::vector<Document>* out) {
+  sj::json_type t;
+  if (auto ec = v.type().get(t)) return Malformed(ec, where, v.raw_json_token().data());
+  if (t == sj::json_type::object) {
+    out->emplace_back();
+    return ReadDoc(v, schema, where, &out->back());
+  }
+  if (t != sj::json_type::array) {
+    return At(v, 400, "type", fmt::format("expected an array of documents, got {}", DescribeJson(t)), where);
+  }
+  sj::array arr;
+  if (auto ec = v.get_array().get(arr)) return Malformed(ec, where, v.raw_json_token().data());
+  size_t i = 0;
+  for (auto el_res : arr) {
+    sj::value el;
+    if (auto ec = el_res.get(el)) return Malformed(ec, where);
+    out->emplace_back();
+    if (auto err = ReadDoc(el, schema, fmt::format("{}[{}]", where, i), &out->back())) return err;
+    ++i;
+  }
+  if (i == 0) return At(v, 400, "empty", "no documents given", where);
+  return std::nullopt;
+}
+
+std::optional<Error> JsonReader::ReadWhole(sj::value v, int64_t min, const std::string& what, const std::string& where,
+                                           int64_t* out) {
+  sj::json_type t;
+  if (auto ec = v.type().get(t)) return Malformed(ec, where, v.raw_json_token().data());
+  int64_t i = 0;
+  if (t != sj::json_type::number || v.get_int64().get(i) || i < min) {
+    return At(v, 400, "type", fmt::format("expected {} (a whole number >= {})", what, min), where);
+  }
+  *out = i;
+  return std::nullopt;
+}
+
+std::optional<Error> JsonReader::ReadSlot(const ParamSlot& slot, sj::value v, const std::string& where, size_t index,
+                                          Bound* out) {
+  int64_t n = 0;
+  switch (slot.kind) {
+    case SlotKind::kField: return ReadValue(v, slot.field, slot.nullable, where, &out->values[index]);
+    case SlotKind::kId:
+    case SlotKind::kLimit:
+      if (auto err = ReadWhole(v, slot.kind == SlotKind::kId ? 1 : 0,
+                               slot.kind == SlotKind::kId ? "a document id" : "a limit", where, &n)) {
+        return err;
+      }
+      out->values[index] = Value(n);
+      return std::nullopt;
+    case SlotKind::kDocs: return std::nullopt;  // read by the caller, which knows the schema
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> JsonReader::ReadParams(const Plan& plan, sj::value* params, const std::string& where,
+                                            Bound* out) {
+  out->values.assign(plan.slots.size(), Value());
+  out->docs.clear();
+  auto param_error = [&](std::string message) {
+    Error e;
+    e.code = "params";
+    e.message = std::move(message);
+    e.where = where;
+    return e;
+  };
+  sj::json_type t = sj::json_type::null;
+  if (params != nullptr) {
+    if (auto ec = params->type().get(t)) return Malformed(ec, where, params->raw_json_token().data());
+  }
+  if (plan.slots.empty()) {
+    if (params == nullptr || t == sj::json_type::null) return std::nullopt;
+    size_t n = 0;
+    if (t == sj::json_type::array) {
+      sj::array arr;
+      if (params->get_array().get(arr) == simdjson::SUCCESS && arr.count_elements().get(n) == simdjson::SUCCESS && n == 0) {
+        return std::nullopt;
+      }
+    } else if (t == sj::json_type::object) {
+      sj::object obj;
+      if (params->get_object().get(obj) == simdjson::SUCCESS && obj.count_fields().get(n) == simdjson::SUCCESS && n == 0) {
+        return std::nullopt;
+      }
+    }
+    return param_error("the statement takes no parameters");
+  }
+  if (params == nullptr || t == sj::json_type::null) {
+    return param_error(fmt::format("the statement takes {} parameter{} and none were given", plan.slots.size(),
+                                   plan.slots.size() == 1 ? "" : "s"));
+  }
+
+  auto read_one = [&](size_t i, sj::value v, const std::string& at) -> std::optional<Error> {
+    const ParamSlot& slot = plan.slots[i];
+    if (slot.kind == SlotKind::kDocs) return ReadDocs(v, plan.schema, at, &out->docs);
+    return ReadSlot(slot, v, at, i, out);
+  };
+
+  if (plan.positional) {
+    if (t != sj::json_type::array) {
+      return At(*params, 400, "params", fmt::format("the statement uses $1..${}: params must be an array, got {}",
+                                                    plan.slots.size(), DescribeJson(t)),
+                where);
+    }
+    sj::array arr;
+    if (auto ec = params->get_array().get(arr)) return Malformed(ec, where);
+    size_t i = 0;
+    for (auto el_res : arr) {
+      sj::value el;
+      if (auto ec = el_res.get(el)) return Malformed(ec, where);
+      if (i >= plan.slots.size()) {
+        return At(el, 400, "params", fmt::format("the statement takes {} parameters, got more", plan.slots.size()),
+                  fmt::format("{}[{}]", where, i));
+      }
+      if (auto err = read_one(i, el, fmt::format("{}[{}]", where, i))) return err;
+      ++i;
+    }
+    if (i != plan.slots.size()) {
+      return param_error(fmt::format("the statement takes {} parameters, got {}", plan.slots.size(), i));
+    }
+    return std::nullopt;
+  }
+
+  if (t != sj::json_type::object) {
+    return At(*params, 400, "params",
+              fmt::format("the statement uses named parameters: params must be an object, got {}", DescribeJson(t)),
+              where);
+  }
+  sj::object obj;
+  if (auto ec = params->get_object().get(obj)) return Malformed(ec, where);
+  std::vector<bool> given(plan.slots.size(), false);
+  for (auto field_res : obj) {
+    sj::field f;
+    if (auto ec = std::move(field_res).get(f)) return Malformed(ec, where);
+    std::string_view key;
+    if (auto ec = f.unescaped_key().get(key)) return Malformed(ec, where);
+    sj::value v = f.value();
+    std::string at = fmt::format("{}.{}", where, key);
+    size_t i = 0;
+    while (i < plan.slots.size() && plan.slots[i].name != key) ++i;
+    if (i == plan.slots.size()) return At(v, 400, "params", fmt::format("the statement has no parameter ${}", key), at);
+    if (given[i]) return At(v, 400, "params", fmt::format("${} given twice", key), at);
+    given[i] = true;
+    if (auto err = read_one(i, v, at)) return err;
+  }
+  for (size_t i = 0; i < plan.slots.size(); ++i) {
+    if (!given[i]) return param_error(fmt::format("parameter ${} not given", plan.slots[i].name));
+  }
+  return std::nullopt;
+}
+
+}  // namespace fenec::query

@@ -1,0 +1,168 @@
+#include "query/execute.h"
+
+#include <fmt/format.h>
+
+#include "query/aggregate.h"
+#include "query/json_out.h"
+
+namespace fenec::query {
+
+Answer ErrorAnswer(const Error& e) { return Answer{e.http, e.ToJson(), ""}; }
+
+Error StatusError(const Status& s, std::string where) {
+  Error e;
+  e.where = std::move(where);
+  e.message = s.message().empty() ? s.ToString() : s.message();
+  switch (s.code()) {
+    case StatusCode::kNotFound: e.http = 404; e.code = "not_found"; break;
+    case StatusCode::kInvalidArgument: e.http = 400; e.code = "invalid"; break;
+    case StatusCode::kConstraint: e.http = 409; e.code = "unique"; break;
+    case StatusCode::kAlreadyExists: e.http = 409; e.code = "exists"; break;
+    case StatusCode::kFailStopped: e.http = 503; e.code = "fail_stopped"; e.message = s.ToString(); break;
+    case StatusCode::kClosed: e.http = 503; e.code = "closed"; break;
+    case StatusCode::kNoSpace: e.http = 507; e.code = "no_space"; e.message = s.ToString(); break;
+    default: e.http = 500; e.code = "internal"; e.message = s.ToString(); break;
+  }
+  return e;
+}
+
+void AppendDocJson(std::string& out, const Schema& schema, const Document& doc) {
+  out.push_back('{');
+  for (size_t i = 0; i < schema.fields.size(); ++i) {
+    if (i) out.push_back(',');
+    AppendJsonString(out, schema.fields[i].name);
+    out.push_back(':');
+    if (i < doc.size()) {
+      AppendJsonValue(out, doc[i]);
+    } else {
+      out += "null";
+    }
+  }
+  out.push_back('}');
+}
+
+namespace {
+
+const Value& Resolve(const PlannedOperand& o, const Bound& b) { return o.slot >= 0 ? b.values[o.slot] : o.literal; }
+
+Filter MakeFilter(const Plan& plan, const Bound& b) {
+  Filter f;
+  f.all.reserve(plan.where.size());
+  for (const auto& c : plan.where) f.all.push_back({plan.schema.fields[c.field].name, c.op, Resolve(c.value, b)});
+  return f;
+}
+
+std::string Where(const Plan& plan) { return fmt::format("{} {}", StatementKindName(plan.kind), plan.collection); }
+
+void AppendRow(std::string& out, const Schema& schema, DocId id, const Document& doc) {
+  fmt::format_to(std::back_inserter(out), "{{\"id\":{},\"doc\":", id);
+  AppendDocJson(out, schema, doc);
+  out.push_back('}');
+}
+
+Answer Create(const Plan& plan, Database& db) {
+  auto cid = db.CreateCollection(plan.collection, plan.schema);
+  if (!cid.ok()) return ErrorAnswer(StatusError(cid.status(), Where(plan)));
+  std::string out = "{\"created\":";
+  AppendJsonString(out, plan.collection);
+  out += "}";
+  return {200, std::move(out)};
+}
+
+Answer Get(const Plan& plan, const Bound& b, Database& db) {
+  DocId id = static_cast<DocId>(Resolve(plan.id, b).int_value());
+  auto doc = db.Get(plan.cid, id);
+  if (!doc.ok()) {
+    Error e = StatusError(doc.status(), Where(plan));
+    if (e.http == 404) e.message = fmt::format("no document {} in '{}'", id, plan.collection);
+    return ErrorAnswer(e);
+  }
+  std::string out;
+  out.reserve(64 + 32 * plan.schema.fields.size());
+  AppendRow(out, plan.schema, id, *doc);
+  return {200, std::move(out)};
+}
+
+Answer Find(const Plan& plan, const Bound& b, Database& db) {
+  uint64_t limit = static_cast<uint64_t>(Resolve(plan.limit, b).int_value());
+  auto rows = db.Scan(plan.cid, MakeFilter(plan, b), limit);
+  if (!rows.ok()) return ErrorAnswer(StatusError(rows.status(), Where(plan)));
+  std::string out = "{\"rows\":[";
+  for (size_t i = 0; i < rows->size(); ++i) {
+    if (i) out.push_back(',');
+    AppendRow(out, plan.schema, (*rows)[i].id, (*rows)[i].doc);
+  }
+  fmt::format_to(std::back_inserter(out), "],\"count\":{}}}", rows->size());
+  return {200, std::move(out)};
+}
+
+Answer Put(const Plan& plan, Bound& b, Database& db) {
+  std::vector<Document> docs = PutDocuments(plan, b);
+  std::vector<DocId> ids;
+  if (docs.size() == 1) {
+    auto id = db.Put(plan.cid, std::move(docs[0]));
+    if (!id.ok()) return ErrorAnswer(StatusError(id.status(), Where(plan)));
+    ids.push_back(*id);
+  } else {
+    auto r = db.PutBatch(plan.cid, std::move(docs));
+    if (!r.ok()) return ErrorAnswer(StatusError(r.status(), Where(plan)));
+    ids = std::move(*r);
+  }
+  std::string out = "{\"ids\":[";
+  for (size_t i = 0; i < ids.size(); ++i) fmt::format_to(std::back_inserter(out), "{}{}", i ? "," : "", ids[i]);
+  out += "]}";
+  return {200, std::move(out)};
+}
+
+Answer Delete(const Plan& plan, const Bound& b, Database& db) {
+  DocId id = static_cast<DocId>(Resolve(plan.id, b).int_value());
+  Status s = db.Delete(plan.cid, id);
+  if (!s.ok()) {
+    Error e = StatusError(s, Where(plan));
+    if (e.http == 404) e.message = fmt::format("no document {} in '{}'", id, plan.collection);
+    return ErrorAnswer(e);
+  }
+  return {200, fmt::format("{{\"deleted\":{}}}", id)};
+}
+
+}  // namespace
+
+std::vector<Document> PutDocuments(const Plan& plan, Bound& b) {
+  if (plan.docs_slot >= 0) return std::move(b.docs);
+  std::vector<Document> docs;
+  docs.reserve(plan.docs.size());
+  for (const auto& pd : plan.docs) {
+    Document d(plan.schema.fields.size());
+    for (const auto& [field, operand] : pd.entries) d[field] = Resolve(operand, b);
+    docs.push_back(std::move(d));
+  }
+  return docs;
+}
+
+namespace {
+Answer Run(const Plan& plan, Bound& bound, Database& db);
+}  // namespace
+
+Answer Execute(const Plan& plan, Bound& bound, Database& db) {
+  Answer a = Run(plan, bound, db);
+  a.kind = StatementKindName(plan.kind);
+  return a;
+}
+
+namespace {
+
+Answer Run(const Plan& plan, Bound& bound, Database& db) {
+  switch (plan.kind) {
+    case StatementKind::kCreate: return Create(plan, db);
+    case StatementKind::kGet: return Get(plan, bound, db);
+    case StatementKind::kFind: return Find(plan, bound, db);
+    case StatementKind::kPut: return Put(plan, bound, db);
+    case StatementKind::kDelete: return Delete(plan, bound, db);
+    case StatementKind::kAggregate: return RunAggregate(plan, MakeFilter(plan, bound), db);
+  }
+  return ErrorAnswer(Error{500, "internal", "unknown statement kind", Where(plan), -1});
+}
+
+}  // namespace
+
+}  // namespace fenec::query

@@ -1,0 +1,36 @@
+// Running a planned statement on the engine, and the JSON it answers with.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fenec/database.h"
+#include "query/bind.h"
+#include "query/plan.h"
+
+namespace fenec::query {
+
+// What goes back to the client: an HTTP status and a JSON body.
+struct Answer {
+  int http = 200;
+  std::string body;
+  const char* kind = "";  // the statement kind run ("get", "put" ...), for per-kind metrics
+};
+
+Answer ErrorAnswer(const Error& e);
+// An engine Status as an Error: kNotFound 404, kConstraint/kAlreadyExists 409,
+// kInvalidArgument 400, kFailStopped/kClosed 503, I/O 500 (kNoSpace 507).
+Error StatusError(const Status& s, std::string where);
+
+// The documents a PUT lands: its written-out documents with their parameters
+// filled in, or those its $docs parameter held. Moves out of `bound`.
+std::vector<Document> PutDocuments(const Plan& plan, Bound& bound);
+
+// Runs the plan. Writes land through the engine's Put/PutBatch/Delete, so
+// durability and locking are the engine's, as its Options say.
+Answer Execute(const Plan& plan, Bound& bound, Database& db);
+
+// {"field": value, ...} in schema order.
+void AppendDocJson(std::string& out, const Schema& schema, const Document& doc);
+
+}  // namespace fenec::query

@@ -1,0 +1,76 @@
+// A small JSON writer appending to one std::string: every answer the server
+// sends is built here in one buffer, so it goes out in one write.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "fenec/value.h"
+
+namespace fenec::query {
+
+inline void AppendJsonString(std::string& out, std::string_view s) {
+  out.push_back('"');
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned>(c));
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+// JSON has no NaN or infinity: they are written as null.
+inline void AppendJsonDouble(std::string& out, double d) {
+  if (!std::isfinite(d)) {
+    out += "null";
+    return;
+  }
+  // "{}" is the shortest text that reads back as the same double; a whole
+  // number keeps a ".0" so a reader sees a float field as a float.
+  size_t start = out.size();
+  fmt::format_to(std::back_inserter(out), "{}", d);
+  if (out.find_first_of(".eEn", start) == std::string::npos) out += ".0";
+}
+
+inline void AppendJsonValue(std::string& out, const Value& v) {
+  if (v.is_null()) {
+    out += "null";
+  } else if (v.is_text()) {
+    AppendJsonString(out, v.text());
+  } else if (v.is_int()) {
+    fmt::format_to(std::back_inserter(out), "{}", v.int_value());
+  } else if (v.is_float()) {
+    AppendJsonDouble(out, v.float_value());
+  } else if (v.is_bool()) {
+    out += v.bool_value() ? "true" : "false";
+  } else {
+    out.push_back('[');
+    bool first = true;
+    for (float f : v.vector()) {
+      if (!first) out.push_back(',');
+      first = false;
+      if (std::isfinite(f)) {
+        fmt::format_to(std::back_inserter(out), "{}", f);
+      } else {
+        out += "null";
+      }
+    }
+    out.push_back(']');
+  }
+}
+
+}  // namespace fenec::query

@@ -1,0 +1,427 @@
+// Recursive descent over the token list: one function per rule of the
+// grammar in engine/doc/statements.md. The first error stops the parse and
+// names what was expected where, since a client fixes one thing at a time.
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "query/json_out.h"
+#include "query/lexer.h"
+#include "query/statement.h"
+
+namespace fenec::query {
+
+std::string LineCol(std::string_view text, size_t offset) {
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return fmt::format("{}:{}", line, col);
+}
+
+std::string Error::ToJson() const {
+  std::string out = "{\"error\":{\"code\":";
+  AppendJsonString(out, code);
+  out += ",\"message\":";
+  AppendJsonString(out, message);
+  out += ",\"where\":";
+  AppendJsonString(out, where);
+  if (offset >= 0) fmt::format_to(std::back_inserter(out), ",\"offset\":{}", offset);
+  out += "}}";
+  return out;
+}
+
+const char* StatementKindName(StatementKind kind) {
+  switch (kind) {
+    case StatementKind::kCreate: return "create";
+    case StatementKind::kGet: return "get";
+    case StatementKind::kFind: return "find";
+    case StatementKind::kPut: return "put";
+    case StatementKind::kDelete: return "delete";
+    case StatementKind::kAggregate: return "aggregate";
+  }
+  return "?";
+}
+
+const char* AggFnName(AggFn fn) {
+  switch (fn) {
+    case AggFn::kCount: return "count";
+    case AggFn::kSum: return "sum";
+    case AggFn::kMin: return "min";
+    case AggFn::kMax: return "max";
+  }
+  return "?";
+}
+
+std::string AggNode::Label() const {
+  return fmt::format("{}({})", AggFnName(fn), field.empty() ? "*" : field);
+}
+
+namespace {
+
+bool IEquals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// Thrown only inside this file, caught by Parse: it keeps each rule a
+// straight line of "expect this, then that".
+struct ParseFailure {
+  size_t offset;
+  std::string message;
+};
+
+class Parser {
+ public:
+  Parser(std::string_view text, std::vector<Token> toks) : text_(text), t_(std::move(toks)) {}
+
+  Statement Run() {
+    if (t_.back().kind == Tok::kError) throw ParseFailure{t_.back().offset, t_.back().text};
+    const Token& verb = Peek();
+    if (verb.kind != Tok::kIdent) Fail(verb, "expected a statement: CREATE, GET, FIND, PUT, DELETE or AGGREGATE");
+    Statement st;
+    if (AcceptKw("CREATE")) {
+      st = Create();
+    } else if (AcceptKw("GET")) {
+      st = IdStatement(StatementKind::kGet);
+    } else if (AcceptKw("DELETE")) {
+      st = IdStatement(StatementKind::kDelete);
+    } else if (AcceptKw("FIND")) {
+      st = Find();
+    } else if (AcceptKw("PUT")) {
+      st = Put();
+    } else if (AcceptKw("AGGREGATE")) {
+      st = Aggregate();
+    } else {
+      Fail(verb, fmt::format("unknown statement '{}': expected CREATE, GET, FIND, PUT, DELETE or AGGREGATE",
+                             verb.text));
+    }
+    if (Peek().kind != Tok::kEnd) Fail(Peek(), fmt::format("unexpected '{}' after the statement", Show(Peek())));
+    return st;
+  }
+
+ private:
+  const Token& Peek(size_t ahead = 0) const { return t_[std::min(pos_ + ahead, t_.size() - 1)]; }
+  const Token& Take() {
+    const Token& t = t_[pos_];
+    if (pos_ + 1 < t_.size()) ++pos_;
+    return t;
+  }
+
+  [[noreturn]] void Fail(const Token& at, std::string message) { throw ParseFailure{at.offset, std::move(message)}; }
+
+  static std::string Show(const Token& t) {
+    if (t.kind == Tok::kEnd) return "end of statement";
+    if (t.kind == Tok::kString) return "'" + t.text + "'";
+    if (t.kind == Tok::kParam) return "$" + t.text;
+    return t.text;
+  }
+  std::string Found() const { return Peek().kind == Tok::kEnd ? "the end of the statement" : "'" + Show(Peek()) + "'"; }
+
+  bool IsKw(const Token& t, std::string_view kw) const { return t.kind == Tok::kIdent && IEquals(t.text, kw); }
+  bool AcceptKw(std::string_view kw) {
+    if (!IsKw(Peek(), kw)) return false;
+    Take();
+    return true;
+  }
+  void ExpectKw(std::string_view kw) {
+    if (!AcceptKw(kw)) Fail(Peek(), fmt::format("expected {}, found {}", kw, Found()));
+  }
+  bool AcceptPunct(char c) {
+    if (Peek().kind != Tok::kPunct || Peek().text[0] != c) return false;
+    Take();
+    return true;
+  }
+  void ExpectPunct(char c, std::string_view what = {}) {
+    if (!AcceptPunct(c)) {
+      Fail(Peek(), fmt::format("expected '{}'{}{}, found {}", c, what.empty() ? "" : " ", what, Found()));
+    }
+  }
+  const Token& ExpectName(std::string_view what) {
+    if (Peek().kind != Tok::kIdent) Fail(Peek(), fmt::format("expected {}, found {}", what, Found()));
+    return Take();
+  }
+
+  void CollectionName(Statement& st) {
+    const Token& t = ExpectName("a collection name");
+    st.collection = t.text;
+    st.collection_offset = t.offset;
+  }
+
+  // CREATE COLLECTION name ( field type [@unique] [@text], ... )
+  Statement Create() {
+    Statement st;
+    st.kind = StatementKind::kCreate;
+    ExpectKw("COLLECTION");
+    CollectionName(st);
+    ExpectPunct('(', "to open the field list");
+    do {
+      FieldDef def;
+      const Token& name = ExpectName("a field name");
+      def.offset = name.offset;
+      def.field.name = name.text;
+      const Token& type = ExpectName("a field type (TEXT, INT, FLOAT, BOOL or VECTOR(n))");
+      if (IEquals(type.text, "TEXT")) def.field.type = FieldType::kText;
+      else if (IEquals(type.text, "INT")) def.field.type = FieldType::kInt;
+      else if (IEquals(type.text, "FLOAT")) def.field.type = FieldType::kFloat;
+      else if (IEquals(type.text, "BOOL")) def.field.type = FieldType::kBool;
+      else if (IEquals(type.text, "VECTOR")) {
+        def.field.type = FieldType::kVector;
+        ExpectPunct('(', "after VECTOR: its dimension");
+        const Token& dim = Peek();
+        uint32_t n = 0;
+        if (dim.kind != Tok::kInt || std::from_chars(dim.text.data(), dim.text.data() + dim.text.size(), n).ec !=
+                                         std::errc{} || n == 0) {
+          Fail(dim, fmt::format("expected the vector's dimension (a whole number > 0), found {}", Found()));
+        }
+        Take();
+        def.field.dim = n;
+        ExpectPunct(')', "after the vector's dimension");
+      } else {
+        Fail(type, fmt::format("unknown type '{}': expected TEXT, INT, FLOAT, BOOL or VECTOR(n)", type.text));
+      }
+      while (AcceptPunct('@')) {
+        const Token& attr = ExpectName("an attribute (@unique or @text)");
+        if (IEquals(attr.text, "unique")) def.field.unique = true;
+        else if (IEquals(attr.text, "text")) def.field.text_indexed = true;
+        else Fail(attr, fmt::format("unknown attribute '@{}': expected @unique or @text", attr.text));
+      }
+      st.fields.push_back(std::move(def));
+    } while (AcceptPunct(','));
+    ExpectPunct(')', "to close the field list");
+    return st;
+  }
+
+  // GET name id | DELETE name id
+  Statement IdStatement(StatementKind kind) {
+    Statement st;
+    st.kind = kind;
+    CollectionName(st);
+    st.id = ValueOperand("a document id (a number or a parameter)");
+    return st;
+  }
+
+  // FIND name [WHERE ...] [LIMIT n]
+  Statement Find() {
+    Statement st;
+    st.kind = StatementKind::kFind;
+    CollectionName(st);
+    Where(st);
+    if (AcceptKw("LIMIT")) {
+      const Token& t = Peek();
+      if (t.kind != Tok::kInt && t.kind != Tok::kParam) Fail(t, fmt::format("expected a limit (a number or a parameter), found {}", Found()));
+      st.limit = ValueOperand("a limit");
+    }
+    return st;
+  }
+
+  void Where(Statement& st) {
+    if (!AcceptKw("WHERE")) return;
+    do {
+      CondNode c;
+      const Token& f = ExpectName("a field name");
+      c.field = f.text;
+      c.field_offset = f.offset;
+      const Token& op = Peek();
+      if (op.kind == Tok::kOp) {
+        Take();
+        if (op.text == "=") c.op = CompareOp::kEq;
+        else if (op.text == "!=") c.op = CompareOp::kNe;
+        else if (op.text == "<") c.op = CompareOp::kLt;
+        else if (op.text == "<=") c.op = CompareOp::kLe;
+        else if (op.text == ">") c.op = CompareOp::kGt;
+        else c.op = CompareOp::kGe;
+      } else if (AcceptKw("CONTAINS")) {
+        c.op = CompareOp::kContains;
+      } else {
+        Fail(op, fmt::format("expected a comparison (= != < <= > >= CONTAINS), found {}", Found()));
+      }
+      c.value = ValueOperand("a value");
+      st.where.push_back(std::move(c));
+    } while (AcceptKw("AND"));
+  }
+
+  // PUT name {doc} | PUT name [{doc}, ...] | PUT name $param
+  Statement Put() {
+    Statement st;
+    st.kind = StatementKind::kPut;
+    CollectionName(st);
+    const Token& t = Peek();
+    if (t.kind == Tok::kParam) {
+      st.docs_param = ValueOperand("documents");
+    } else if (t.kind == Tok::kPunct && t.text == "{") {
+      st.docs.push_back(Doc());
+    } else if (t.kind == Tok::kPunct && t.text == "[") {
+      Take();
+      if (!(Peek().kind == Tok::kPunct && Peek().text == "]")) {
+        do {
+          st.docs.push_back(Doc());
+        } while (AcceptPunct(','));
+      }
+      ExpectPunct(']', "to close the list of documents");
+      if (st.docs.empty()) Fail(t, "a PUT needs at least one document");
+    } else {
+      Fail(t, fmt::format("expected a document '{{...}}', a list '[{{...}}, ...]' or a parameter, found {}", Found()));
+    }
+    return st;
+  }
+
+  DocNode Doc() {
+    DocNode d;
+    d.offset = Peek().offset;
+    ExpectPunct('{', "to open a document");
+    if (!AcceptPunct('}')) {
+      do {
+        DocNode::Entry e;
+        const Token& f = Peek();
+        if (f.kind != Tok::kIdent && f.kind != Tok::kString) Fail(f, fmt::format("expected a field name, found {}", Found()));
+        Take();
+        e.field = f.text;
+        e.offset = f.offset;
+        for (const auto& prev : d.entries) {
+          if (prev.field == e.field) Fail(f, fmt::format("field '{}' given twice in one document", e.field));
+        }
+        ExpectPunct(':', "after the field name");
+        e.value = ValueOperand("a value");
+        d.entries.push_back(std::move(e));
+      } while (AcceptPunct(','));
+      ExpectPunct('}', "to close the document");
+    }
+    return d;
+  }
+
+  // AGGREGATE name fn(field|*), ... [WHERE ...] [GROUP BY field]
+  Statement Aggregate() {
+    Statement st;
+    st.kind = StatementKind::kAggregate;
+    CollectionName(st);
+    do {
+      AggNode a;
+      const Token& fn = ExpectName("an aggregate: COUNT, SUM, MIN or MAX");
+      a.offset = fn.offset;
+      if (IEquals(fn.text, "COUNT")) a.fn = AggFn::kCount;
+      else if (IEquals(fn.text, "SUM")) a.fn = AggFn::kSum;
+      else if (IEquals(fn.text, "MIN")) a.fn = AggFn::kMin;
+      else if (IEquals(fn.text, "MAX")) a.fn = AggFn::kMax;
+      else Fail(fn, fmt::format("unknown aggregate '{}': expected COUNT, SUM, MIN or MAX", fn.text));
+      ExpectPunct('(', fmt::format("after {}", fn.text));
+      if (a.fn == AggFn::kCount && AcceptPunct('*')) {
+        // count of documents
+      } else {
+        a.field = ExpectName(a.fn == AggFn::kCount ? "a field name or '*'" : "a field name").text;
+      }
+      ExpectPunct(')', "to close the aggregate");
+      st.aggs.push_back(std::move(a));
+    } while (AcceptPunct(','));
+    Where(st);
+    if (AcceptKw("GROUP")) {
+      ExpectKw("BY");
+      const Token& g = ExpectName("a field name to group by");
+      st.group_by = g.text;
+      st.group_by_offset = g.offset;
+    }
+    return st;
+  }
+
+  // A literal (number, string, true/false/null, [vector]) or a parameter.
+  Operand ValueOperand(std::string_view what) {
+    const Token& t = Peek();
+    Operand o;
+    o.offset = t.offset;
+    switch (t.kind) {
+      case Tok::kParam:
+        o.kind = Operand::Kind::kParam;
+        o.param = t.text;
+        o.positional = t.text[0] >= '0' && t.text[0] <= '9';
+        Take();
+        return o;
+      case Tok::kInt: {
+        int64_t v = 0;
+        if (std::from_chars(t.text.data(), t.text.data() + t.text.size(), v).ec != std::errc{}) {
+          Fail(t, fmt::format("number {} does not fit in a 64-bit integer", t.text));
+        }
+        o.literal = Value(v);
+        Take();
+        return o;
+      }
+      case Tok::kFloat: {
+        double v = 0;
+        std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+        o.literal = Value(v);
+        Take();
+        return o;
+      }
+      case Tok::kString:
+        o.literal = Value(t.text);
+        Take();
+        return o;
+      case Tok::kIdent:
+        if (IEquals(t.text, "true") || IEquals(t.text, "false")) {
+          o.literal = Value(IEquals(t.text, "true"));
+          Take();
+          return o;
+        }
+        if (IEquals(t.text, "null")) {
+          Take();
+          return o;
+        }
+        break;
+      case Tok::kPunct:
+        if (t.text == "[") return VectorLiteral();
+        break;
+      default: break;
+    }
+    Fail(t, fmt::format("expected {}, found {}", what, Found()));
+  }
+
+  // Each number read straight into its float, in one pass over the text.
+  Operand VectorLiteral() {
+    Operand o;
+    o.offset = Take().offset;
+    std::vector<float> v;
+    if (!AcceptPunct(']')) {
+      do {
+        const Token& n = Peek();
+        if (n.kind != Tok::kInt && n.kind != Tok::kFloat) Fail(n, fmt::format("expected a number in the vector, found {}", Found()));
+        float f = 0;
+        auto r = std::from_chars(n.text.data(), n.text.data() + n.text.size(), f);
+        if (r.ec != std::errc{}) Fail(n, fmt::format("number {} does not fit in a float", n.text));
+        v.push_back(f);
+        Take();
+      } while (AcceptPunct(','));
+      ExpectPunct(']', "to close the vector");
+    }
+    o.literal = Value(std::move(v));
+    return o;
+  }
+
+  std::string_view text_;
+  std::vector<Token> t_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+ParseResult Parse(std::string_view text) {
+  ParseResult r;
+  try {
+    r.statement = Parser(text, Lex(text)).Run();
+  } catch (const ParseFailure& f) {
+    r.error.http = 400;
+    r.error.code = "parse";
+    r.error.message = f.message;
+    r.error.where = "statement " + LineCol(text, f.offset);
+    r.error.offset = static_cast<int64_t>(f.offset);
+  }
+  return r;
+}
+
+}  // namespace fenec::query

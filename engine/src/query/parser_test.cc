@@ -1,0 +1,199 @@
+// The parser: each statement's shape, and each error's position and words.
+#include <gtest/gtest.h>
+
+#include "query/lexer.h"
+#include "query/statement.h"
+
+namespace fenec::query {
+namespace {
+
+Statement Ok(std::string_view text) {
+  ParseResult r = Parse(text);
+  EXPECT_TRUE(r.ok()) << text << " -> " << r.error.message << " at " << r.error.where;
+  return r.ok() ? *r.statement : Statement{};
+}
+
+Error Bad(std::string_view text) {
+  ParseResult r = Parse(text);
+  EXPECT_FALSE(r.ok()) << text << " parsed";
+  EXPECT_EQ(r.error.http, 400);
+  EXPECT_EQ(r.error.code, "parse");
+  return r.error;
+}
+
+TEST(Parser, CreateWithEveryTypeAndAttributes) {
+  Statement st = Ok("CREATE COLLECTION users (email TEXT @unique, bio TEXT @text, age INT, score FLOAT,\n"
+                    "  ok BOOL, emb VECTOR(128), handle text @unique @text)");
+  EXPECT_EQ(st.kind, StatementKind::kCreate);
+  EXPECT_EQ(st.collection, "users");
+  ASSERT_EQ(st.fields.size(), 7u);
+  EXPECT_EQ(st.fields[0].field.name, "email");
+  EXPECT_TRUE(st.fields[0].field.unique);
+  EXPECT_FALSE(st.fields[0].field.text_indexed);
+  EXPECT_TRUE(st.fields[1].field.text_indexed);
+  EXPECT_EQ(st.fields[2].field.type, FieldType::kInt);
+  EXPECT_EQ(st.fields[3].field.type, FieldType::kFloat);
+  EXPECT_EQ(st.fields[4].field.type, FieldType::kBool);
+  EXPECT_EQ(st.fields[5].field.type, FieldType::kVector);
+  EXPECT_EQ(st.fields[5].field.dim, 128u);
+  EXPECT_TRUE(st.fields[6].field.unique && st.fields[6].field.text_indexed);
+  EXPECT_EQ(st.fields[6].offset, std::string_view(
+      "CREATE COLLECTION users (email TEXT @unique, bio TEXT @text, age INT, score FLOAT,\n"
+      "  ok BOOL, emb VECTOR(128), ").size());
+}
+
+TEST(Parser, KeywordsAnyCaseAndCommentsSkipped) {
+  Statement st = Ok("get users 7 -- by id\n");
+  EXPECT_EQ(st.kind, StatementKind::kGet);
+  EXPECT_TRUE(st.id.literal.is_int());
+  EXPECT_EQ(st.id.literal.int_value(), 7);
+  st = Ok("Delete users $1");
+  EXPECT_EQ(st.kind, StatementKind::kDelete);
+  EXPECT_EQ(st.id.kind, Operand::Kind::kParam);
+  EXPECT_TRUE(st.id.positional);
+  EXPECT_EQ(st.id.param, "1");
+}
+
+TEST(Parser, FindWithConditionsAndLimit) {
+  Statement st = Ok("FIND users WHERE age >= $min AND email = 'a\\'b' AND bio CONTAINS \"rust\" "
+                    "AND score < -1.5e2 AND ok != true AND age <> 3 LIMIT 10");
+  EXPECT_EQ(st.kind, StatementKind::kFind);
+  ASSERT_EQ(st.where.size(), 6u);
+  EXPECT_EQ(st.where[0].op, CompareOp::kGe);
+  EXPECT_EQ(st.where[0].value.param, "min");
+  EXPECT_FALSE(st.where[0].value.positional);
+  EXPECT_EQ(st.where[1].value.literal.text(), "a'b");
+  EXPECT_EQ(st.where[2].op, CompareOp::kContains);
+  EXPECT_EQ(st.where[2].value.literal.text(), "rust");
+  EXPECT_EQ(st.where[3].op, CompareOp::kLt);
+  EXPECT_DOUBLE_EQ(st.where[3].value.literal.float_value(), -150.0);
+  EXPECT_EQ(st.where[4].op, CompareOp::kNe);
+  EXPECT_TRUE(st.where[4].value.literal.bool_value());
+  EXPECT_EQ(st.where[5].op, CompareOp::kNe);
+  ASSERT_TRUE(st.limit.has_value());
+  EXPECT_EQ(st.limit->literal.int_value(), 10);
+
+  st = Ok("FIND users");
+  EXPECT_TRUE(st.where.empty());
+  EXPECT_FALSE(st.limit.has_value());
+}
+
+TEST(Parser, PutOneManyAndParam) {
+  Statement st = Ok("PUT users {email: $1, 'age': 41, emb: [1, -2.5, 3e1], bio: null}");
+  EXPECT_EQ(st.kind, StatementKind::kPut);
+  ASSERT_EQ(st.docs.size(), 1u);
+  ASSERT_EQ(st.docs[0].entries.size(), 4u);
+  EXPECT_EQ(st.docs[0].entries[1].field, "age");
+  const Value& emb = st.docs[0].entries[2].value.literal;
+  ASSERT_TRUE(emb.is_vector());
+  EXPECT_EQ(emb.vector(), (std::vector<float>{1.0f, -2.5f, 30.0f}));
+  EXPECT_TRUE(st.docs[0].entries[3].value.literal.is_null());
+
+  st = Ok("PUT users [{email: 'a'}, {email: 'b'}, {}]");
+  EXPECT_EQ(st.docs.size(), 3u);
+  st = Ok("PUT users $docs");
+  ASSERT_TRUE(st.docs_param.has_value());
+  EXPECT_EQ(st.docs_param->param, "docs");
+}
+
+TEST(Parser, AggregateWithGroup) {
+  Statement st = Ok("AGGREGATE entries COUNT(*), SUM(amount), min(amount), MAX(seq), count(memo) "
+                    "WHERE amount > 0 GROUP BY account");
+  EXPECT_EQ(st.kind, StatementKind::kAggregate);
+  ASSERT_EQ(st.aggs.size(), 5u);
+  EXPECT_EQ(st.aggs[0].Label(), "count(*)");
+  EXPECT_EQ(st.aggs[1].Label(), "sum(amount)");
+  EXPECT_EQ(st.aggs[2].Label(), "min(amount)");
+  EXPECT_EQ(st.aggs[3].Label(), "max(seq)");
+  EXPECT_EQ(st.aggs[4].Label(), "count(memo)");
+  EXPECT_EQ(st.where.size(), 1u);
+  EXPECT_EQ(st.group_by, "account");
+}
+
+TEST(Parser, KeywordsAreNotReserved) {
+  Statement st = Ok("FIND limit WHERE count = 1 LIMIT 2");
+  EXPECT_EQ(st.collection, "limit");
+  EXPECT_EQ(st.where[0].field, "count");
+}
+
+TEST(ParserErrors, UnknownStatement) {
+  Error e = Bad("SELECT * FROM users");
+  EXPECT_EQ(e.offset, 0);
+  EXPECT_EQ(e.where, "statement 1:1");
+  EXPECT_NE(e.message.find("unknown statement 'SELECT'"), std::string::npos) << e.message;
+  e = Bad("");
+  EXPECT_EQ(e.offset, 0);
+  e = Bad("42");
+  EXPECT_NE(e.message.find("expected a statement"), std::string::npos) << e.message;
+}
+
+TEST(ParserErrors, PositionsPointAtTheOffendingToken) {
+  Error e = Bad("FIND users WHERE age >> 3");
+  EXPECT_EQ(e.offset, 22);  // the second '>'
+  EXPECT_EQ(e.where, "statement 1:23");
+  e = Bad("FIND users WHERE age 3");
+  EXPECT_EQ(e.offset, 21);
+  EXPECT_NE(e.message.find("expected a comparison"), std::string::npos) << e.message;
+  e = Bad("GET users");
+  EXPECT_EQ(e.offset, 9);
+  EXPECT_NE(e.message.find("found the end of the statement"), std::string::npos) << e.message;
+  e = Bad("CREATE COLLECTION t (a TEXT,\n  b STRING)");
+  EXPECT_EQ(e.where, "statement 2:5");
+  EXPECT_NE(e.message.find("unknown type 'STRING'"), std::string::npos) << e.message;
+}
+
+TEST(ParserErrors, EachRuleSaysWhatItExpected) {
+  struct Case {
+    const char* text;
+    int64_t offset;
+    const char* words;
+  };
+  const Case cases[] = {
+      {"CREATE TABLE t (a INT)", 7, "expected COLLECTION"},
+      {"CREATE COLLECTION t a INT", 20, "expected '('"},
+      {"CREATE COLLECTION t (a INT @primary)", 28, "unknown attribute '@primary'"},
+      {"CREATE COLLECTION t (v VECTOR(0))", 30, "vector's dimension"},
+      {"CREATE COLLECTION t (v VECTOR)", 29, "expected '('"},
+      {"CREATE COLLECTION t (a INT", 26, "expected ')'"},
+      {"FIND users LIMIT 'x'", 17, "expected a limit"},
+      {"FIND users WHERE", 16, "expected a field name"},
+      {"PUT users", 9, "expected a document"},
+      {"PUT users []", 10, "at least one document"},
+      {"PUT users {a: 1, a: 2}", 17, "given twice"},
+      {"PUT users {a 1}", 13, "expected ':'"},
+      {"PUT users {a: [1, 'x']}", 18, "expected a number in the vector"},
+      {"PUT users {a: 99999999999999999999}", 14, "64-bit"},
+      {"AGGREGATE t AVG(x)", 12, "unknown aggregate 'AVG'"},
+      {"AGGREGATE t SUM(*)", 16, "expected a field name"},
+      {"AGGREGATE t COUNT(*) GROUP account", 27, "expected BY"},
+      {"GET users 1 2", 12, "unexpected '2' after the statement"},
+      {"GET users $0", 10, "numbered from $1"},
+      {"GET users $", 10, "after '$'"},
+      {"GET users 'abc", 10, "string not closed"},
+      {"GET users #", 10, "unexpected character '#'"},
+      {"FIND t WHERE a = 1.", 19, "digit after '.'"},
+      {"FIND t WHERE a = 'x\\q'", 19, "unknown escape"},
+      {"FIND t WHERE a ! 1", 15, "expected '!='"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    Error e = Bad(c.text);
+    EXPECT_EQ(e.offset, c.offset) << e.message;
+    EXPECT_NE(e.message.find(c.words), std::string::npos) << e.message;
+  }
+}
+
+TEST(ParserErrors, ErrorJsonCarriesWhatAndWhere) {
+  Error e = Bad("GET users 'abc");
+  std::string json = e.ToJson();
+  EXPECT_EQ(json, "{\"error\":{\"code\":\"parse\",\"message\":\"string not closed\",\"where\":\"statement 1:11\",\"offset\":10}}");
+}
+
+TEST(Lexer, UnicodeEscapesBecomeUtf8) {
+  auto toks = Lex("'caf\\u00e9 \\u20ac'");
+  ASSERT_EQ(toks[0].kind, Tok::kString);
+  EXPECT_EQ(toks[0].text, "caf\xc3\xa9 \xe2\x82\xac");
+}
+
+}  // namespace
+}  // namespace fenec::query

@@ -1,0 +1,338 @@
+#include "query/plan.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace fenec::query {
+
+const char* TypeName(FieldType type) {
+  switch (type) {
+    case FieldType::kText: return "text";
+    case FieldType::kInt: return "int";
+    case FieldType::kFloat: return "float";
+    case FieldType::kBool: return "bool";
+    case FieldType::kVector: return "vector";
+  }
+  return "?";
+}
+
+std::string DescribeField(const Field& f) {
+  if (f.type == FieldType::kVector) return fmt::format("vector({})", f.dim);
+  return TypeName(f.type);
+}
+
+namespace {
+
+std::string DescribeValue(const Value& v) {
+  if (v.is_null()) return "null";
+  if (v.is_text()) return "a text";
+  if (v.is_int()) return "an int";
+  if (v.is_float()) return "a float";
+  if (v.is_bool()) return "a bool";
+  return fmt::format("a vector of {}", v.vector().size());
+}
+
+}  // namespace
+
+std::string CoerceLiteral(const Value& in, const Field& field, Value* out) {
+  bool ok = false;
+  switch (field.type) {
+    case FieldType::kText: ok = in.is_text(); break;
+    case FieldType::kInt: ok = in.is_int(); break;
+    case FieldType::kBool: ok = in.is_bool(); break;
+    case FieldType::kFloat:
+      if (in.is_int()) {
+        *out = Value(static_cast<double>(in.int_value()));
+        return "";
+      }
+      ok = in.is_float();
+      break;
+    case FieldType::kVector:
+      if (in.is_vector() && in.vector().size() != field.dim) {
+        return fmt::format("field '{}' is vector({}), got a vector of {}", field.name, field.dim, in.vector().size());
+      }
+      ok = in.is_vector();
+      break;
+  }
+  if (!ok) return fmt::format("field '{}' is {}, got {}", field.name, DescribeField(field), DescribeValue(in));
+  *out = in;
+  return "";
+}
+
+namespace {
+
+class Planner {
+ public:
+  Planner(const Statement& st, std::string_view text, const Database& db) : st_(st), text_(text), db_(db) {}
+
+  PlanResult Run() {
+    auto plan = std::make_shared<Plan>();
+    p_ = plan.get();
+    p_->kind = st_.kind;
+    p_->collection = st_.collection;
+    p_->text_bytes = text_.size();
+    if (st_.kind == StatementKind::kCreate) {
+      for (const auto& f : st_.fields) p_->schema.fields.push_back(f.field);
+      return Done(plan);
+    }
+    auto cid = db_.FindCollection(st_.collection);
+    if (!cid.ok()) {
+      return Fail(404, "unknown_collection", fmt::format("no collection named '{}'", st_.collection),
+                  st_.collection_offset);
+    }
+    p_->cid = *cid;
+    auto schema = db_.GetSchema(*cid);
+    if (!schema.ok()) return Fail(404, "unknown_collection", schema.status().ToString(), st_.collection_offset);
+    p_->schema = std::move(*schema);
+
+    bool ok = true;
+    switch (st_.kind) {
+      case StatementKind::kGet:
+      case StatementKind::kDelete: ok = Id(); break;
+      case StatementKind::kFind: ok = Where() && Limit(); break;
+      case StatementKind::kPut: ok = Docs(); break;
+      case StatementKind::kAggregate: ok = Where() && Aggs(); break;
+      case StatementKind::kCreate: break;
+    }
+    if (!ok) return std::move(result_);
+    return Done(plan);
+  }
+
+ private:
+  PlanResult Done(std::shared_ptr<Plan> plan) {
+    // Positional parameters are bound from a JSON array by position: $1..$n
+    // must all be used, or a client's array would silently shift.
+    bool any_named = false, any_positional = false;
+    size_t max_pos = 0;
+    for (const auto& s : p_->slots) {
+      if (s.positional) {
+        any_positional = true;
+        max_pos = std::max<size_t>(max_pos, std::stoul(s.name));
+      } else {
+        any_named = true;
+      }
+    }
+    if (any_named && any_positional) {
+      return Fail(400, "params", "a statement takes $1, $2 ... or $name parameters, not both", p_->slots[0].offset);
+    }
+    if (any_positional && max_pos != p_->slots.size()) {
+      return Fail(400, "params", fmt::format("parameters must be numbered $1..$n without gaps; ${} used with {} parameters",
+                                             max_pos, p_->slots.size()),
+                  p_->slots.back().offset);
+    }
+    p_->positional = any_positional;
+    if (any_positional) {
+      std::sort(p_->slots.begin(), p_->slots.end(),
+                [](const ParamSlot& a, const ParamSlot& b) { return std::stoul(a.name) < std::stoul(b.name); });
+      RenumberSlots();
+    }
+    PlanResult r;
+    r.plan = std::move(plan);
+    return r;
+  }
+
+  // After sorting slots by position, operands still hold their first-seen
+  // index; map them to the new order.
+  void RenumberSlots() {
+    auto fix = [&](PlannedOperand& o) {
+      if (o.slot >= 0) o.slot = static_cast<int>(std::stoul(seen_names_[o.slot])) - 1;
+    };
+    fix(p_->id);
+    fix(p_->limit);
+    for (auto& c : p_->where) fix(c.value);
+    for (auto& d : p_->docs) {
+      for (auto& e : d.entries) fix(e.second);
+    }
+    if (p_->docs_slot >= 0) p_->docs_slot = static_cast<int>(std::stoul(seen_names_[p_->docs_slot])) - 1;
+  }
+
+  PlanResult Fail(int http, std::string code, std::string message, size_t offset) {
+    PlanResult r;
+    r.error.http = http;
+    r.error.code = std::move(code);
+    r.error.message = std::move(message);
+    r.error.where = "statement " + LineCol(text_, offset);
+    r.error.offset = static_cast<int64_t>(offset);
+    return r;
+  }
+  bool Set(PlanResult r) {
+    result_ = std::move(r);
+    return false;
+  }
+
+  int FieldAt(const std::string& name, size_t offset) {
+    int i = p_->schema.FieldIndex(name);
+    if (i < 0) {
+      Set(Fail(400, "unknown_field", fmt::format("collection '{}' has no field '{}'", st_.collection, name), offset));
+    }
+    return i;
+  }
+
+  // The slot a parameter occupies; a name used twice must want one type.
+  bool Slot(const Operand& o, ParamSlot want, PlannedOperand* out) {
+    want.name = o.param;
+    want.positional = o.positional;
+    want.offset = o.offset;
+    for (size_t i = 0; i < seen_names_.size(); ++i) {
+      if (seen_names_[i] != o.param) continue;
+      const ParamSlot& have = p_->slots[i];
+      if (have.kind != want.kind || have.field.type != want.field.type || have.field.dim != want.field.dim) {
+        return Set(Fail(400, "params", fmt::format("${} is used as {} and as {}", o.param, SlotDesc(have), SlotDesc(want)),
+                        o.offset));
+      }
+      p_->slots[i].nullable = have.nullable && want.nullable;
+      out->slot = static_cast<int>(i);
+      return true;
+    }
+    seen_names_.push_back(o.param);
+    p_->slots.push_back(std::move(want));
+    out->slot = static_cast<int>(p_->slots.size() - 1);
+    return true;
+  }
+
+  static std::string SlotDesc(const ParamSlot& s) {
+    switch (s.kind) {
+      case SlotKind::kId: return "a document id";
+      case SlotKind::kLimit: return "a limit";
+      case SlotKind::kDocs: return "documents";
+      case SlotKind::kField: return fmt::format("field '{}' ({})", s.field.name, DescribeField(s.field));
+    }
+    return "?";
+  }
+
+  bool WholeNumber(const Operand& o, SlotKind kind, int64_t min, PlannedOperand* out) {
+    if (o.kind == Operand::Kind::kParam) {
+      ParamSlot s;
+      s.kind = kind;
+      s.field.type = FieldType::kInt;
+      return Slot(o, s, out);
+    }
+    if (!o.literal.is_int() || o.literal.int_value() < min) {
+      return Set(Fail(400, "type", fmt::format("expected {} (a whole number >= {}), got {}",
+                                               kind == SlotKind::kId ? "a document id" : "a limit", min,
+                                               o.literal.is_int() ? fmt::format("{}", o.literal.int_value())
+                                                                  : DescribeValue(o.literal)),
+                      o.offset));
+    }
+    out->literal = o.literal;
+    return true;
+  }
+
+  bool Id() { return WholeNumber(st_.id, SlotKind::kId, 1, &p_->id); }
+
+  bool Limit() {
+    if (!st_.limit) {
+      p_->limit.literal = Value(int64_t{0});
+      return true;
+    }
+    return WholeNumber(*st_.limit, SlotKind::kLimit, 0, &p_->limit);
+  }
+
+  // A value for `field`: a literal made its type now, or a typed slot.
+  bool FieldValue(const Operand& o, int field, bool nullable, PlannedOperand* out) {
+    const Field& f = p_->schema.fields[field];
+    if (o.kind == Operand::Kind::kParam) {
+      ParamSlot s;
+      s.kind = SlotKind::kField;
+      s.field = f;
+      s.nullable = nullable;
+      return Slot(o, s, out);
+    }
+    if (o.literal.is_null()) {
+      if (nullable) return true;
+      return Set(Fail(400, "type", fmt::format("a condition on '{}' needs a value, not null", f.name), o.offset));
+    }
+    std::string why = CoerceLiteral(o.literal, f, &out->literal);
+    if (!why.empty()) return Set(Fail(400, "type", why, o.offset));
+    return true;
+  }
+
+  bool Where() {
+    for (const auto& c : st_.where) {
+      PlannedCond pc;
+      pc.field = FieldAt(c.field, c.field_offset);
+      if (pc.field < 0) return false;
+      const Field& f = p_->schema.fields[pc.field];
+      if (f.type == FieldType::kVector) {
+        return Set(Fail(400, "type", fmt::format("field '{}' is a vector: it cannot be compared", f.name), c.field_offset));
+      }
+      if (c.op == CompareOp::kContains && f.type != FieldType::kText) {
+        return Set(Fail(400, "type", fmt::format("CONTAINS needs a text field; '{}' is {}", f.name, DescribeField(f)),
+                        c.field_offset));
+      }
+      pc.op = c.op;
+      if (!FieldValue(c.value, pc.field, false, &pc.value)) return false;
+      p_->where.push_back(std::move(pc));
+    }
+    return true;
+  }
+
+  bool Docs() {
+    if (st_.docs_param) {
+      ParamSlot s;
+      s.kind = SlotKind::kDocs;
+      PlannedOperand o;
+      if (!Slot(*st_.docs_param, s, &o)) return false;
+      p_->docs_slot = o.slot;
+      return true;
+    }
+    for (const auto& d : st_.docs) {
+      PlannedDoc pd;
+      for (const auto& e : d.entries) {
+        int field = FieldAt(e.field, e.offset);
+        if (field < 0) return false;
+        PlannedOperand o;
+        if (!FieldValue(e.value, field, true, &o)) return false;
+        pd.entries.emplace_back(field, std::move(o));
+      }
+      p_->docs.push_back(std::move(pd));
+    }
+    return true;
+  }
+
+  bool Aggs() {
+    for (const auto& a : st_.aggs) {
+      PlannedAgg pa;
+      pa.fn = a.fn;
+      pa.label = a.Label();
+      if (!a.field.empty()) {
+        pa.field = FieldAt(a.field, a.offset);
+        if (pa.field < 0) return false;
+        const Field& f = p_->schema.fields[pa.field];
+        if (f.type == FieldType::kVector) {
+          return Set(Fail(400, "type", fmt::format("{}: '{}' is a vector", pa.label, f.name), a.offset));
+        }
+        if (a.fn == AggFn::kSum && f.type != FieldType::kInt && f.type != FieldType::kFloat) {
+          return Set(Fail(400, "type", fmt::format("{}: '{}' is {}, not a number", pa.label, f.name, DescribeField(f)),
+                          a.offset));
+        }
+      }
+      p_->aggs.push_back(std::move(pa));
+    }
+    if (!st_.group_by.empty()) {
+      p_->group_field = FieldAt(st_.group_by, st_.group_by_offset);
+      if (p_->group_field < 0) return false;
+      if (p_->schema.fields[p_->group_field].type == FieldType::kVector) {
+        return Set(Fail(400, "type", fmt::format("cannot group by the vector field '{}'", st_.group_by),
+                        st_.group_by_offset));
+      }
+    }
+    return true;
+  }
+
+  const Statement& st_;
+  std::string_view text_;
+  const Database& db_;
+  Plan* p_ = nullptr;
+  std::vector<std::string> seen_names_;  // slot index -> parameter name, in first-use order
+  PlanResult result_;
+};
+
+}  // namespace
+
+PlanResult Prepare(const Statement& st, std::string_view text, const Database& db) {
+  return Planner(st, text, db).Run();
+}
+
+}  // namespace fenec::query

@@ -1,0 +1,211 @@
+#include "query/service.h"
+
+#include <cctype>
+#include <charconv>
+#include <cstdint>
+
+#include <fmt/format.h>
+
+#include "query/bind.h"
+#include "query/json_out.h"
+#include "query/statement.h"
+
+namespace fenec::query {
+namespace {
+
+// One On-Demand parser per thread: it keeps its buffers between requests,
+// so a request allocates nothing to parse its body.
+sj::parser& ThreadParser() {
+  thread_local sj::parser parser;
+  return parser;
+}
+
+Error BodyError(std::string code, std::string message, std::string where = "body") {
+  return Error{400, std::move(code), std::move(message), std::move(where), -1};
+}
+
+// Iterates `body` as a JSON document. simdjson reads past the last byte, so
+// the string is grown to allow it first (before anything keeps body.data()).
+simdjson::error_code Iterate(std::string& body, sj::document* doc) {
+  return ThreadParser().iterate(simdjson::padded_string_view(body.data(), body.size(), body.capacity())).get(*doc);
+}
+
+std::string IdsJson(const std::vector<DocId>& ids, size_t from, size_t n) {
+  std::string out = "[";
+  for (size_t i = 0; i < n; ++i) fmt::format_to(std::back_inserter(out), "{}{}", i ? "," : "", ids[from + i]);
+  out.push_back(']');
+  return out;
+}
+
+}  // namespace
+
+PlanResult Service::PlanFor(std::string_view text) {
+  if (auto plan = cache_.Find(text)) return PlanResult{std::move(plan), {}};
+  ParseResult parsed = Parse(text);
+  if (!parsed.ok()) return PlanResult{nullptr, std::move(parsed.error)};
+  PlanResult planned = Prepare(*parsed.statement, text, *db_);
+  if (planned.ok()) cache_.Insert(text, planned.plan);
+  return planned;
+}
+
+Answer Service::Query(std::string& body) {
+  body.reserve(body.size() + simdjson::SIMDJSON_PADDING);
+  sj::document doc;
+  JsonReader reader(body.data());
+  if (auto ec = Iterate(body, &doc)) return ErrorAnswer(reader.Malformed(ec, "body"));
+  sj::object obj;
+  if (auto ec = doc.get_object().get(obj)) {
+    if (ec == simdjson::INCORRECT_TYPE) return ErrorAnswer(BodyError("json", "the body must be a JSON object {\"statement\": ..., \"params\": ...}"));
+    return ErrorAnswer(reader.Malformed(ec, "body"));
+  }
+  sj::value text_v;
+  auto ec = obj.find_field_unordered("statement").get(text_v);
+  if (ec == simdjson::NO_SUCH_FIELD) return ErrorAnswer(BodyError("json", "the body has no \"statement\"", "body.statement"));
+  if (ec) return ErrorAnswer(reader.Malformed(ec, "body"));
+  std::string_view text;
+  if (text_v.get_string().get(text)) {
+    return ErrorAnswer(reader.At(text_v, 400, "json", "\"statement\" must be a string", "body.statement"));
+  }
+  // The unescaped text lives in the parser's string buffer, which the params
+  // read below appends to without moving; it is only used before then.
+  PlanResult planned = PlanFor(text);
+  if (!planned.ok()) return ErrorAnswer(planned.error);
+  const Plan& plan = *planned.plan;
+
+  Bound bound;
+  sj::value params_v;
+  ec = obj.find_field_unordered("params").get(params_v);
+  if (ec && ec != simdjson::NO_SUCH_FIELD) return ErrorAnswer(reader.Malformed(ec, "body"));
+  if (auto err = reader.ReadParams(plan, ec ? nullptr : &params_v, "params", &bound)) return ErrorAnswer(*err);
+  return Execute(plan, bound, *db_);
+}
+
+Answer Service::PutDocs(std::string_view collection, std::string& body) {
+  PlanResult planned = PathPlan("PUT", collection, "$docs");
+  if (!planned.ok()) return ErrorAnswer(planned.error);
+  const Plan& plan = *planned.plan;
+  body.reserve(body.size() + simdjson::SIMDJSON_PADDING);
+  sj::document doc;
+  JsonReader reader(body.data());
+  if (auto ec = Iterate(body, &doc)) return ErrorAnswer(reader.Malformed(ec, "body"));
+  sj::value root;
+  if (auto ec = doc.get_value().get(root)) return ErrorAnswer(reader.Malformed(ec, "body"));
+  Bound bound;
+  bound.values.resize(plan.slots.size());
+  if (auto err = reader.ReadDocs(root, plan.schema, "body", &bound.docs)) return ErrorAnswer(*err);
+  // A location still in bounds once the root is read is content after it.
+  const char* rest = nullptr;
+  if (doc.current_location().get(rest) == simdjson::SUCCESS) {
+    Error e = BodyError("json", "trailing content after the documents");
+    e.offset = rest - body.data();
+    return ErrorAnswer(e);
+  }
+  return Execute(plan, bound, *db_);
+}
+
+Answer Service::Batch(std::string& body) {
+  body.reserve(body.size() + simdjson::SIMDJSON_PADDING);
+  sj::document doc;
+  JsonReader reader(body.data());
+  if (auto ec = Iterate(body, &doc)) return ErrorAnswer(reader.Malformed(ec, "body"));
+  sj::object obj;
+  if (auto ec = doc.get_object().get(obj)) {
+    if (ec == simdjson::INCORRECT_TYPE) {
+      return ErrorAnswer(BodyError("json", "the body must be a JSON object {\"statements\": [...]}"));
+    }
+    return ErrorAnswer(reader.Malformed(ec, "body"));
+  }
+  sj::array list;
+  auto ec = obj.find_field_unordered("statements").get_array().get(list);
+  if (ec == simdjson::NO_SUCH_FIELD) return ErrorAnswer(BodyError("json", "the body has no \"statements\"", "body.statements"));
+  if (ec == simdjson::INCORRECT_TYPE) return ErrorAnswer(BodyError("json", "\"statements\" must be an array", "body.statements"));
+  if (ec) return ErrorAnswer(reader.Malformed(ec, "body"));
+
+  std::shared_ptr<const Plan> first;
+  std::vector<Document> docs;
+  std::vector<size_t> counts;
+  size_t i = 0;
+  for (auto item_res : list) {
+    std::string where = fmt::format("statements[{}]", i);
+    sj::object item;
+    if (auto e = item_res.get_object().get(item)) {
+      if (e == simdjson::INCORRECT_TYPE) return ErrorAnswer(BodyError("json", "each statement is an object {\"statement\": ..., \"params\": ...}", where));
+      return ErrorAnswer(reader.Malformed(e, where));
+    }
+    std::string_view text;
+    if (auto e = item.find_field_unordered("statement").get_string().get(text)) {
+      if (e == simdjson::NO_SUCH_FIELD || e == simdjson::INCORRECT_TYPE) {
+        return ErrorAnswer(BodyError("json", "\"statement\" must be a string", where + ".statement"));
+      }
+      return ErrorAnswer(reader.Malformed(e, where));
+    }
+    PlanResult planned = PlanFor(text);
+    if (!planned.ok()) {
+      planned.error.where = where + " " + planned.error.where;
+      return ErrorAnswer(planned.error);
+    }
+    const Plan& plan = *planned.plan;
+    if (plan.kind != StatementKind::kPut) {
+      return ErrorAnswer(BodyError("batch", fmt::format("a batch lands as one write, so it holds only PUTs; this is a {}",
+                                                        StatementKindName(plan.kind)), where));
+    }
+    if (first && !(plan.cid == first->cid)) {
+      return ErrorAnswer(BodyError("batch", fmt::format("a batch lands as one write in one collection: '{}' after '{}'",
+                                                        plan.collection, first->collection), where));
+    }
+    if (!first) first = planned.plan;
+    Bound bound;
+    sj::value params_v;
+    auto pe = item.find_field_unordered("params").get(params_v);
+    if (pe && pe != simdjson::NO_SUCH_FIELD) return ErrorAnswer(reader.Malformed(pe, where));
+    if (auto err = reader.ReadParams(plan, pe ? nullptr : &params_v, where + ".params", &bound)) return ErrorAnswer(*err);
+    std::vector<Document> these = PutDocuments(plan, bound);
+    counts.push_back(these.size());
+    for (auto& d : these) docs.push_back(std::move(d));
+    ++i;
+  }
+  if (!first) return ErrorAnswer(BodyError("batch", "the batch has no statements", "body.statements"));
+  auto ids = db_->PutBatch(first->cid, std::move(docs));
+  if (!ids.ok()) return ErrorAnswer(StatusError(ids.status(), fmt::format("batch into {}", first->collection)));
+  std::string out = "{\"ids\":[";
+  size_t at = 0;
+  for (size_t k = 0; k < counts.size(); ++k) {
+    if (k) out.push_back(',');
+    out += IdsJson(*ids, at, counts[k]);
+    at += counts[k];
+  }
+  out += "]}";
+  return Answer{200, std::move(out), "batch"};
+}
+
+Answer Service::GetDoc(std::string_view collection, std::string_view id_text) {
+  DocId id = 0;
+  auto r = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
+  if (r.ec != std::errc{} || r.ptr != id_text.data() + id_text.size() || id == 0 || id > INT64_MAX) {
+    return ErrorAnswer(Error{400, "type", fmt::format("'{}' is not a document id (a whole number >= 1)", id_text), "path", -1});
+  }
+  PlanResult planned = PathPlan("GET", collection, "$1");
+  if (!planned.ok()) return ErrorAnswer(planned.error);
+  Bound bound;
+  bound.values.push_back(Value(static_cast<int64_t>(id)));
+  return Execute(*planned.plan, bound, *db_);
+}
+
+// The REST paths are statements too ("GET c $1", "PUT c $docs"), so they
+// share the plan cache: a get by id does not look its collection up again.
+PlanResult Service::PathPlan(std::string_view verb, std::string_view collection, std::string_view param) {
+  bool ident = !collection.empty() && !std::isdigit(static_cast<unsigned char>(collection[0]));
+  for (char c : collection) ident = ident && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (!ident) {
+    return PlanResult{nullptr, Error{404, "unknown_collection",
+                                     fmt::format("no collection named '{}'", collection), "path", -1}};
+  }
+  PlanResult planned = PlanFor(fmt::format("{} {} {}", verb, collection, param));
+  if (!planned.ok()) {
+    planned.error.where = "path";
+    planned.error.offset = -1;
+  }
+  return planned;
+}
+
+}  // namespace fenec::query

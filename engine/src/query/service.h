@@ -1,0 +1,48 @@
+// The statement language as a service: what fenec-server's endpoints call,
+// with no HTTP in it (so it is tested without sockets).
+//
+// Every request body is read and bound here with no engine lock held: the
+// engine's lock is taken only inside Database's own calls. Bodies must be
+// std::strings the service may grow by SIMDJSON_PADDING (simdjson reads
+// ahead of the last byte).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "fenec/database.h"
+#include "query/execute.h"
+#include "query/plan_cache.h"
+
+namespace fenec::query {
+
+class Service {
+ public:
+  explicit Service(Database* db) : db_(db) {}
+
+  // POST /query: {"statement": "...", "params": [...] | {...}}.
+  Answer Query(std::string& body);
+  // POST /docs/{collection}: a JSON array of documents (or one), landed as one write.
+  Answer PutDocs(std::string_view collection, std::string& body);
+  // POST /batch: {"statements": [{"statement": "PUT c ...", "params": ...}, ...]};
+  // every statement a PUT into one collection, landed as one PutBatch (one commit).
+  Answer Batch(std::string& body);
+  // GET /docs/{collection}/{id}.
+  Answer GetDoc(std::string_view collection, std::string_view id);
+
+  // The plan for a statement text: from the cache, or parsed and planned
+  // now (and kept, if it planned). Errors carry the text's line:col.
+  PlanResult PlanFor(std::string_view text);
+
+  const PlanCache& cache() const { return cache_; }
+
+ private:
+  PlanResult PathPlan(std::string_view verb, std::string_view collection, std::string_view param);
+
+  Database* db_;
+  PlanCache cache_;
+};
+
+}  // namespace fenec::query

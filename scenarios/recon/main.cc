@@ -1,0 +1,215 @@
+// recon-bench: RC-1, a ledger reconciled every second over HTTP.
+//
+// fenec-server runs as a child process on loopback. A ledger (ledger.h) is
+// prefilled once into a template folder; every run starts a fresh server on
+// a copy of it, so every run of every arm starts from the same entries.
+// Arms, in turns (run 1 of each arm, then run 2 ...), so a shared machine's
+// drift hits them alike:
+//   no-recon      four clients sending transfers, nothing else
+//   recon-pinned  the same, plus a reconciliation every second, server --long-reads pinned (CC-5)
+//   recon-locked  the same, server --long-reads locked: the aggregate holds the shared lock throughout
+// A reconciliation whose invariant fails fails the run (and the bench's exit code).
+#include <httplib.h>
+
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "iobench/lib/console.h"
+#include "iobench/lib/harness.h"
+#include "iobench/lib/histogram.h"
+#include "scenarios/recon/ledger.h"
+#include "scenarios/recon/report.h"
+#include "scenarios/recon/run.h"
+#include "scenarios/recon/server_process.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using fenec::bench::Harness;
+using namespace fenec::recon;
+
+struct Flags {
+  std::string server;
+  int runs = 4;
+  double seconds = 0;
+  int prefill = -1;  // transfers per client
+  // Paced, not closed-loop: four closed-loop clients saturate this box's two
+  // cores (~20 k transfers/s), and then every long computation - a pinned
+  // scan included - delays transfers by taking their CPU, so the run would
+  // measure the scheduler rather than the locks RC-1 is about. The source's
+  // clients ran beside a server with cores to spare; 1000/s each leaves
+  // these two cores that headroom. --rate 0 gives the closed loop.
+  int rate = 1000;
+  bool durable = false;
+  int sync_ms = 250;
+  std::vector<std::string> arms{kNoRecon, kPinned, kLocked};
+};
+
+std::vector<std::string> ServerArgs(const Flags& f, const std::string& data, bool locked) {
+  std::vector<std::string> a = {"--data", data, "--long-reads", locked ? "locked" : "pinned"};
+  if (f.durable) {
+    a.push_back("--durable");
+  } else {
+    a.push_back("--sync");
+    a.push_back(std::to_string(f.sync_ms));
+  }
+  return a;
+}
+
+std::string Metrics(int port) {
+  httplib::Client cli("127.0.0.1", port);
+  auto r = cli.Get("/metrics");
+  return r && r->status == 200 ? r->body : "";
+}
+
+// RQ-1's server-side figure: 2000 gets by id on one kept-alive connection,
+// the server's own handling time read back from its /metrics.
+void ProbeGets(Harness& h, int port, const LedgerShape& shape) {
+  httplib::Client cli("127.0.0.1", port);
+  cli.set_keep_alive(true);
+  cli.set_tcp_nodelay(true);
+  fenec::bench::Histogram rt;
+  for (int i = 0; i < 2000; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = cli.Get(fmt::format("/docs/accounts/{}", 1 + i % shape.accounts()));
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+    if (!r || r->status != 200) {
+      h.results().skip("fenec-server", "get-by-id", "a get by id failed");
+      return;
+    }
+    rt.record(static_cast<uint64_t>(ns));
+  }
+  std::string m = Metrics(port);
+  const std::string labels = R"j(endpoint="docs_get",kind="get")j";
+  double p50 = PromValue(m, "fenec_request_handle_seconds{" + labels + ",quantile=\"0.5\"}");
+  double p99 = PromValue(m, "fenec_request_handle_seconds{" + labels + ",quantile=\"0.99\"}");
+  double w50 = PromValue(m, "fenec_request_write_seconds{" + labels + ",quantile=\"0.5\"}");
+  auto add = [&](const char* metric, double v) { h.results().add("RQ-1", "fenec-server", "get-by-id", metric, v, "us"); };
+  if (p50 >= 0) add("server_handle_p50_us", p50 * 1e6);
+  if (p99 >= 0) add("server_handle_p99_us", p99 * 1e6);
+  if (w50 >= 0) add("server_write_p50_us", w50 * 1e6);
+  add("roundtrip_p50_us", rt.percentile(50) / 1e3);
+  add("roundtrip_p99_us", rt.percentile(99) / 1e3);
+  fmt::print("get by id: the server's own work p50 {:.1f} us (p99 {:.1f}), its write {:.1f} us; round trip p50 {:.1f} us\n",
+             p50 * 1e6, p99 * 1e6, w50 * 1e6, rt.percentile(50) / 1e3);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Harness h("recon", "RC-1: a ledger's reconciliation every second beside four HTTP clients sending transfers, "
+                     "with the server's long reads pinned or held under the shared lock.");
+  Flags f;
+  auto& app = h.app();
+  app.add_option("--server", f.server, "the fenec-server binary (default: the one in this build tree)");
+  app.add_option("--runs", f.runs, "runs of each arm, in turns (default 4)")->check(CLI::Range(1, 50));
+  app.add_option("--seconds", f.seconds, "length of a run (default 7 quick, 20 full)")->check(CLI::Range(1.0, 3600.0));
+  app.add_option("--prefill", f.prefill, "transfers per client landed before the runs (default 25000 quick, 50000 full)")
+      ->check(CLI::Range(0, 10000000));
+  app.add_option("--rate", f.rate, "transfers a second per client; 0: closed loop (default 1000)")
+      ->check(CLI::Range(0, 1000000));
+  app.add_flag("--durable", f.durable, "server --durable (default: --sync MS)");
+  app.add_option("--sync-ms", f.sync_ms, "server --sync MS when not --durable (default 250)")->check(CLI::Range(1, 60000));
+  app.add_option("--arms", f.arms, "arms to run (default no-recon,recon-pinned,recon-locked)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({kNoRecon, kPinned, kLocked}));
+  if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
+  if (f.seconds == 0) f.seconds = h.quick() ? 7 : 20;
+  if (f.prefill < 0) f.prefill = h.quick() ? 25000 : 50000;
+  if (f.server.empty()) f.server = DefaultServerBinary();
+  auto& meta = h.results().meta();
+  meta.set("runs", std::to_string(f.runs));
+  meta.set("run_seconds", fmt::format("{}", f.seconds));
+  meta.set("prefill_transfers_per_client", std::to_string(f.prefill));
+  meta.set("rate_per_client", std::to_string(f.rate));
+  meta.set("server_durability", f.durable ? "durable" : fmt::format("sync {} ms", f.sync_ms));
+
+  if (f.server.empty() || !fs::exists(f.server)) {
+    for (const auto& arm : f.arms) h.results().skip(arm, "all", "fenec-server not found (build engine/server or pass --server)");
+    return h.finish();
+  }
+  const LedgerShape shape;
+  const std::string tmpl = h.data_dir() + "/template";
+  const std::string log = h.data_dir() + "/server.log";
+  std::vector<std::vector<Transfer>> logs;
+  {
+    ServerProcess server;
+    if (std::string err = server.Start(f.server, ServerArgs(f, tmpl, false), log); !err.empty()) {
+      for (const auto& arm : f.arms) h.results().skip(arm, "all", err);
+      return h.finish();
+    }
+    if (std::string err = Prefill(server.port(), shape, f.prefill, h.seed(), [] { return Harness::interrupted(); }, &logs);
+        !err.empty()) {
+      fmt::print(stderr, "recon-bench: {}\n", err);
+      for (const auto& arm : f.arms) h.results().skip(arm, "all", err);
+      server.Stop();
+      return h.finish();
+    }
+    if (int code = server.Stop(); code != 0) fmt::print(stderr, "recon-bench: prefill server exited {}\n", code);
+  }
+  fmt::print("prefilled {} transfers ({} entries) over {} accounts\n", f.prefill * shape.clients,
+             2ull * f.prefill * shape.clients, shape.accounts());
+
+  std::map<std::string, std::vector<RunFigures>> figures;
+  std::map<std::string, RunResult> first_runs;
+  bool broken = false;
+  fenec::bench::Progress progress("recon runs", static_cast<uint64_t>(f.runs) * f.arms.size());
+  uint64_t done = 0;
+  for (int run = 1; run <= f.runs && !Harness::interrupted(); ++run) {
+    for (const auto& arm : f.arms) {
+      if (Harness::interrupted()) break;
+      const std::string data = fmt::format("{}/run-{}-{}", h.data_dir(), run, arm);
+      std::error_code ec;
+      fs::copy(tmpl, data, fs::copy_options::recursive, ec);
+      if (ec) {
+        h.results().skip(arm, fmt::format("run={}", run), "copy of the prefilled folder: " + ec.message());
+        continue;
+      }
+      std::vector<std::unique_ptr<Books>> books;
+      for (int c = 0; c < shape.clients; ++c) {
+        books.push_back(std::make_unique<Books>());
+        for (const auto& t : logs[c]) books.back()->Append(t);
+      }
+      ServerProcess server;
+      if (std::string err = server.Start(f.server, ServerArgs(f, data, arm == kLocked), log); !err.empty()) {
+        h.results().skip(arm, fmt::format("run={}", run), err);
+        continue;
+      }
+      RunConfig cfg;
+      cfg.reconcile = arm != kNoRecon;
+      cfg.seconds = f.seconds;
+      cfg.rate_per_client = f.rate;
+      cfg.seed = h.seed() + static_cast<uint64_t>(run) * 7919;
+      cfg.stop = [] { return Harness::interrupted(); };
+      RunResult r = RunLedger(server.port(), shape, books, cfg);
+      // Once the clients have stopped, one more check over everything they landed, in every arm.
+      if (std::string err = ReconcileOnce(server.port(), shape, books); !err.empty()) {
+        ++r.violations;
+        if (r.first_violation.empty()) r.first_violation = "final check: " + err;
+      }
+      if (arm == kNoRecon && run == f.runs) ProbeGets(h, server.port(), shape);
+      const std::string metrics = Metrics(server.port());
+      const int exit_code = server.Stop();
+      fs::remove_all(data, ec);
+      RunFigures fig = AddRunRows(h.results(), arm, run, r, metrics, exit_code);
+      if (!fig.valid) {
+        broken = true;
+        fmt::print(stderr, "recon-bench: {} run {} INVALID: {} {} (server exit {})\n", arm, run, r.first_violation,
+                   r.first_error, exit_code);
+      }
+      fmt::print("{:>13} run {}: longest wait {:7.1f} ms, {:4} past 50 ms, p99 {:6.2f} ms, {:6.0f} transfers/s, "
+                 "{} reconciliations (longest {:.0f} ms)\n",
+                 arm, run, fig.wait_max_ms, fig.over_50ms, fig.p99_ms, fig.per_s, fig.reconciliations, fig.recon_max_ms);
+      figures[arm].push_back(fig);
+      if (run == 1) first_runs[arm] = std::move(r);
+      progress.update(++done, fmt::format("{} run {}", arm, run));
+    }
+  }
+  progress.finish();
+  std::string plot = WritePlots(h, first_runs, figures);
+  h.results().verdict(MakeVerdict(figures, plot));
+  int rc = h.finish();
+  return rc != 0 ? rc : (broken ? 1 : 0);
+}

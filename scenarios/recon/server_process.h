@@ -1,0 +1,36 @@
+// fenec-server as a child process, the way an application deploys it: the
+// bench talks to it over loopback HTTP only.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace fenec::recon {
+
+class ServerProcess {
+ public:
+  ServerProcess() = default;
+  ~ServerProcess();  // SIGKILLs a server still running
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  // Starts `bin args...` with --listen 127.0.0.1:0 added, its stderr to
+  // `log_path`, and waits (up to 30 s) for its "listening on HOST:PORT"
+  // line. Returns "" or why not.
+  std::string Start(const std::string& bin, const std::vector<std::string>& args, const std::string& log_path);
+  int port() const { return port_; }
+  // SIGTERM, then waits (up to 60 s, then SIGKILL). Returns the exit code, or -1 if killed or signalled.
+  int Stop();
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+// The fenec-server beside this binary in the build tree
+// (<build>/scenarios/recon/recon-bench -> <build>/engine/server/fenec-server), or "".
+std::string DefaultServerBinary();
+
+}  // namespace fenec::recon
