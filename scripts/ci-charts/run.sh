@@ -65,13 +65,28 @@ else
   log "micro-bench not built: skipped"
 fi
 
-bin="$build/scenarios/micro/micro-icount"
-if [ -x "$bin" ] && command -v valgrind > /dev/null; then
-  log "micro-icount under callgrind"
-  valgrind --tool=callgrind --callgrind-out-file="$cg/callgrind.%p" "$bin" > "$out/icount.log" 2>&1 \
-    || log "micro-icount failed (see $out/icount.log)"
+# Instruction counts are stable metrics: the same source must give the same
+# counts in any build dir, clone path, environment or load. micro-icount (the
+# MM kernels) and micro-icount-engine (ENG/*) run each kernel warmed up, in its
+# own process and thread (a fresh malloc arena) at a fixed stack offset, and
+# count that thread alone (see scenarios/micro/icount.cc). Here: a cleared
+# environment (no GLIBC_TUNABLES, LD_BIND_NOW, MALLOC_*, VALGRIND_OPTS or
+# ~/.valgrindrc from the caller) and callgrind's options spelled out (the
+# kernels need --collect-atstart=yes and one dump for all threads).
+if command -v valgrind > /dev/null; then
+  for name in micro-icount micro-icount-engine; do
+    bin="$build/scenarios/micro/$name"
+    if [ ! -x "$bin" ]; then
+      log "$name not built: its instruction counts skipped"
+      continue
+    fi
+    log "$name under callgrind"
+    env -i PATH="$PATH" valgrind --tool=callgrind --collect-atstart=yes --separate-threads=no \
+      --callgrind-out-file="$cg/callgrind.%p" "$bin" > "$out/$name.log" 2>&1 \
+      || log "$name failed (see $out/$name.log)"
+  done
 else
-  log "micro-icount or valgrind missing: instruction counts skipped"
+  log "valgrind missing: instruction counts skipped"
 fi
 
 bin="$build/scenarios/smaps/smaps-bench"

@@ -2,12 +2,14 @@
 // it must not, a stable metric's change of one count it must flag; and the
 // files a check writes (charts, HTML, the CI-tool formats) exist and are not
 // empty. Randomized cases log their seed and take FENEC_SEED.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 
 #include "scenarios/micro/ci/detector.h"
@@ -156,6 +158,10 @@ class TempDir : public ::testing::Test {
     fs::create_directories(fs::path(dir_ + "/" + rel).parent_path());
     std::ofstream(dir_ + "/" + rel) << text;
   }
+  static std::string read_file(const std::string& path) {
+    std::ifstream in(path);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
   std::string dir_;
 };
 
@@ -275,7 +281,8 @@ TEST_F(Files, ChartsHtmlAndToolFormatsAreWrittenAndNotEmpty) {
   EXPECT_NE(bmf.find("\"count\": {\"value\": 4"), std::string::npos);
 }
 
-// The tool end to end: exit 1 on a regression, 0 without one, 0 with --no-gate.
+// The tool end to end: exit 1 on a regression, 0 without one, 0 with --no-gate,
+// 0 on a trend's (load-sensitive ratio's) regression.
 using Tool = TempDir;
 
 TEST_F(Tool, ExitCodeGatesOnRegressionOnly) {
@@ -306,6 +313,33 @@ TEST_F(Tool, ExitCodeGatesOnRegressionOnly) {
   std::vector<MetricRun> hist;
   ASSERT_EQ(read_runs(dir_ + "/history.csv", &hist), "");
   EXPECT_EQ(hist.size(), 3u);  // the three runs that parsed were appended
+
+  // A trend's confirmed regression is reported but does not fail the build;
+  // the same change of a ratio, or a stable metric's change beside it, does.
+  const std::string ratio_def = "r micro ns_per_item a *;rep=* b *;rep=* lower 1.3\n";
+  std::string rows = "finding,scenario,arm,case,metric,value,unit\n";
+  for (int rep = 0; rep < 5; ++rep) {
+    rows += fmt::format("M,micro,a,n=1;rep={0},ns_per_item,{1},ns\nM,micro,b,n=1;rep={0},ns_per_item,10,ns\n",
+                        rep, 30 + rep);
+  }
+  write("res/micro/latest.csv", rows);
+  write("base.csv", runs_csv({[] {
+          MetricRun r = stable(3, 0, "baseline");
+          r.metric = "fsyncs";
+          r.date = "d0";
+          return r;
+        }(), [] {
+          MetricRun r = noisy({1.0, 1.01, 0.99, 1.02, 0.98}, Better::kLower, 1.3, "baseline");
+          r.metric = "r";
+          r.date = "d0";
+          return r;
+        }()}));
+  write("metrics.conf", "count fsyncs commit fsyncs_per_commit * * lower 0\ntrend " + ratio_def);
+  EXPECT_EQ(run(3, ""), 0);
+  EXPECT_NE(read_file(dir_ + "/out/report.txt").find("never gates"), std::string::npos);
+  EXPECT_EQ(run(4, ""), 1);
+  write("metrics.conf", "count fsyncs commit fsyncs_per_commit * * lower 0\nratio " + ratio_def);
+  EXPECT_EQ(run(3, ""), 1);
   EXPECT_GT(fs::file_size(dir_ + "/out/index.html"), 0u);
   EXPECT_GT(fs::file_size(dir_ + "/out/report.txt"), 0u);
   EXPECT_GT(fs::file_size(dir_ + "/out/bencher.json"), 0u);

@@ -179,4 +179,10 @@ Judgement judge(const std::vector<MetricRun>& reference, const MetricRun& curren
   return j;
 }
 
+void as_trend(Judgement* j) {
+  if (j->change != Change::kRegression && j->change != Change::kImprovement) return;
+  j->why = fmt::format("{} {}; a trend (load-sensitive), never gates", change_name(j->change), j->why);
+  j->change = Change::kUnconfirmed;
+}
+
 }  // namespace fenec::ci

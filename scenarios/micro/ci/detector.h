@@ -74,4 +74,8 @@ struct Judgement {
 Judgement judge(const std::vector<MetricRun>& reference, const MetricRun& current,
                 const Policy& policy = {});
 
+// A trend (metrics.conf): a confirmed regression or improvement is reported
+// as unconfirmed, with the reason, so that it never fails the build.
+void as_trend(Judgement* j);
+
 }  // namespace fenec::ci

@@ -5,13 +5,14 @@
 // committed baseline and recent recorded runs, writes <out>/report.txt,
 // run.csv, charts/, index.html, github-action-benchmark and Bencher files,
 // optionally appends the run to the history, and exits 1 on a regression of
-// a stable metric or a confirmed one of a noisy metric.
+// a stable metric or a confirmed one of a noisy metric (not of a trend).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "scenarios/micro/ci/detector.h"
@@ -93,6 +94,10 @@ int main(int argc, char** argv) {
     }
   }
 
+  std::set<std::string> trends;
+  for (const MetricDef& d : defs) {
+    if (!d.gates) trends.insert(d.id);
+  }
   std::vector<Judgement> js;
   for (const MetricRun& cur : current) {
     std::vector<MetricRun> ref;
@@ -106,6 +111,7 @@ int main(int argc, char** argv) {
     const size_t from = recs.size() > recent ? recs.size() - recent : 0;
     ref.insert(ref.end(), recs.begin() + static_cast<std::ptrdiff_t>(from), recs.end());
     js.push_back(judge(ref, cur, policy));
+    if (trends.count(cur.metric) != 0) as_trend(&js.back());
   }
 
   std::vector<std::string> errors;

@@ -180,8 +180,9 @@ std::string parse_config(const std::string& text, std::vector<MetricDef>* out) {
     if (w.empty()) continue;
     MetricDef d;
     bool ok = false;
-    if (w[0] == "ratio" && w.size() == 10) {
+    if ((w[0] == "ratio" || w[0] == "trend") && w.size() == 10) {
       d.type = MetricDef::Type::kRatio;
+      d.gates = w[0] == "ratio";
       d.id = w[1], d.scenario = w[2], d.metric = w[3], d.arm = w[4], d.case_glob = w[5];
       d.ref_arm = w[6], d.ref_case_glob = w[7];
       ok = parse_better(w[8], &d.better) && parse_double(w[9], &d.bound) && d.bound > 1;

@@ -35,6 +35,10 @@ std::vector<std::string> split_csv(const std::string& line);
 //   ratio  ID SCENARIO METRIC ARM CASE-GLOB REF-ARM REF-CASE-GLOB BETTER FACTOR
 //     noisy: ARM's METRIC over REF-ARM's, paired by repetition (";rep=N" in
 //     the case), one sample a repetition.
+//   trend  (the same fields as ratio)
+//     a noisy ratio too sensitive to the machine's load to gate (e.g. two
+//     threads contending on a 2-core box): measured, judged, charted and
+//     reported like a ratio, but a change never fails the build.
 //   count  ID SCENARIO METRIC ARM-GLOB CASE-GLOB BETTER TOLERANCE
 //     stable: the value(s) of the matching rows; TOLERANCE relative (0 = exact).
 //   icount PREFIX TOLERANCE
@@ -44,6 +48,7 @@ struct MetricDef {
   std::string id, scenario, metric, arm, case_glob, ref_arm, ref_case_glob;
   Better better = Better::kLower;
   double bound = 0;
+  bool gates = true;  // false for a trend: its changes never fail the build
 };
 std::string parse_config(const std::string& text, std::vector<MetricDef>* out);
 
