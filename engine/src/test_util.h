@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "iobench/lib/test_seed.h"
+
 namespace fenec {
 
 // A fresh folder under $TMPDIR (or /tmp), removed with everything in it.
@@ -33,16 +35,9 @@ class TempDir {
 // The seed for a randomized test: FENEC_SEED if set, else random. Logged
 // either way so a failure can be replayed with FENEC_SEED=<n>.
 inline uint64_t TestSeed() {
-  uint64_t seed;
-  if (const char* env = std::getenv("FENEC_SEED")) {
-    seed = std::strtoull(env, nullptr, 10);
-  } else {
-    seed = std::random_device{}();
-    seed = (seed << 32) ^ std::random_device{}();
-  }
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  fmt::print(stderr, "[seed] {}.{} FENEC_SEED={}\n", info ? info->test_suite_name() : "?",
-             info ? info->name() : "?", seed);
+  const std::string who = info ? std::string(info->test_suite_name()) + "." + info->name() : "engine test";
+  const uint64_t seed = bench::test_seed(who.c_str());
   ::testing::Test::RecordProperty("seed", std::to_string(seed));
   return seed;
 }

@@ -10,14 +10,11 @@
 #include <string>
 #include <unistd.h>
 
+#include "iobench/lib/test_seed.h"
+
 namespace fenec::iobench::testing {
 
-inline uint64_t test_seed() {
-  const char* s = std::getenv("FENEC_SEED");
-  uint64_t seed = s ? std::strtoull(s, nullptr, 10) : 20240601;
-  fmt::print(stderr, "seed={} (set FENEC_SEED to repeat)\n", seed);
-  return seed;
-}
+inline uint64_t test_seed() { return bench::test_seed("iobench test"); }
 
 class TempDir {
  public:

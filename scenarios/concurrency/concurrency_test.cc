@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <random>
 
+#include "iobench/lib/test_seed.h"
 #include "scenarios/concurrency/store.h"
 #include "scenarios/concurrency/sync_vfs.h"
 #include "scenarios/concurrency/workload.h"
@@ -15,13 +16,8 @@
 namespace fenec::concurrency {
 namespace {
 
-uint64_t test_seed() {
-  static const uint64_t seed = [] {
-    const char* env = std::getenv("FENEC_SEED");
-    const uint64_t s = env ? std::strtoull(env, nullptr, 10) : std::random_device{}();
-    std::fprintf(stderr, "seed=%llu (set FENEC_SEED to repeat)\n", static_cast<unsigned long long>(s));
-    return s;
-  }();
+uint64_t test_seed() {  // one seed for the whole binary, logged once
+  static const uint64_t seed = bench::test_seed("concurrency_test");
   return seed;
 }
 

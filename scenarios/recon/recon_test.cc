@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <random>
 
+#include "iobench/lib/test_seed.h"
 #include "scenarios/recon/ledger.h"
 #include "scenarios/recon/run.h"
 #include "scenarios/recon/server_process.h"
@@ -21,13 +22,7 @@ const bool kSigpipeIgnored = [] {
   return true;
 }();
 
-uint64_t Seed() {
-  uint64_t seed = std::random_device{}();
-  if (const char* env = std::getenv("FENEC_SEED")) seed = std::strtoull(env, nullptr, 10);
-  std::fprintf(stderr, "seed=%llu (replay with FENEC_SEED=%llu)\n", static_cast<unsigned long long>(seed),
-               static_cast<unsigned long long>(seed));
-  return seed;
-}
+uint64_t Seed() { return bench::test_seed("recon_test"); }
 
 // A ledger built in memory: books, and the totals a database holding transfers 1..upto[c] would show.
 struct Fake {

@@ -12,6 +12,7 @@
 #include <iterator>
 #include <random>
 
+#include "iobench/lib/test_seed.h"
 #include "scenarios/micro/ci/detector.h"
 #include "scenarios/micro/ci/outputs.h"
 #include "scenarios/micro/ci/runs.h"
@@ -21,13 +22,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-uint64_t test_seed() {
-  static const uint64_t seed = [] {
-    const char* env = std::getenv("FENEC_SEED");
-    const uint64_t s = env ? std::strtoull(env, nullptr, 10) : std::random_device{}();
-    std::fprintf(stderr, "seed=%llu (set FENEC_SEED to repeat)\n", static_cast<unsigned long long>(s));
-    return s;
-  }();
+uint64_t test_seed() {  // one seed for the whole binary, logged once
+  static const uint64_t seed = bench::test_seed("ci_test");
   return seed;
 }
 
