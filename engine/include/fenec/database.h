@@ -69,27 +69,49 @@ struct Stats {
   uint64_t write_lock_wait_max_ns = 0;
   uint64_t write_lock_hold_ns = 0;      // total time the exclusive lock was held
   uint64_t write_lock_hold_max_ns = 0;
+  uint64_t write_lock_holds_over_1ms = 0;
+  // Options::probe_lock_holds only (else 0): what the holds cost the holding
+  // thread. A hold long in wall time but short in CPU time was preempted.
+  uint64_t write_lock_hold_cpu_ns = 0;         // thread CPU time during holds
+  uint64_t write_lock_hold_cpu_max_ns = 0;     // the most CPU time one hold used
+  uint64_t write_lock_longest_hold_cpu_ns = 0; // CPU time of the hold write_lock_hold_max_ns measured
+  uint64_t write_lock_hold_faults = 0;         // page faults taken while holding
+  uint64_t write_lock_longest_hold_faults = 0;
+  uint64_t write_lock_hold_preemptions = 0;    // involuntary context switches while holding
+  uint64_t write_lock_longest_hold_preemptions = 0;
 
   uint64_t pins = 0;                    // CC-5: long reads pinned
-  uint64_t pin_ns = 0;                  // time spent under the shared lock pinning
+  uint64_t pin_ns = 0;                  // pin_wait_ns + pin_hold_ns
   uint64_t pin_max_ns = 0;
-  uint64_t pinned_rows = 0;             // id-index entries copied by pins
+  uint64_t pin_wait_ns = 0;             // waiting for the shared lock to pin
+  uint64_t pin_hold_ns = 0;             // holding it while pinning (what writers wait behind)
+  uint64_t pin_hold_max_ns = 0;
+  uint64_t pinned_rows = 0;             // id-index entries pinned (shared, never copied)
+  uint64_t pin_chunks_shared = 0;       // id-index chunks pins shared: ceil(entries / 65 536) a collection
+  uint64_t id_chunks_copied = 0;        // chunks a writer copied because a pin held them (copy-on-write)
+  uint64_t id_chunks_prefaulted = 0;    // spare chunks zeroed and faulted in outside the lock
+  uint64_t id_chunks_fresh_under_lock = 0;  // chunks taken under the lock with no spare ready
 
   uint64_t buffer_flushes = 0;          // CC-4: write buffers written to the data file
   uint64_t buffer_flushes_under_lock = 0;
   uint64_t handover_pieces = 0;         // CC-4: lock holds that handed over entries
   uint64_t handover_entries = 0;
+  uint64_t write_buffers_prefaulted = 0;  // spare write buffers whose pages were touched outside the lock
   uint64_t writes_deferred_for_sync = 0;  // GR-5: writes put off while the periodic fsync ran
   uint64_t periodic_syncs = 0;          // kBuffered: background fsync rounds that synced something
 
   uint64_t checkpoints = 0;
   uint64_t recovered_records = 0;       // journal records replayed at open
+  // Open's recovery (catalog, replay, checkpoint), wall time. Its lock
+  // holds are not in the write_lock_* figures, which start after it.
+  uint64_t recovery_ns = 0;
   uint64_t recovery_discarded_bytes = 0;  // torn/corrupt journal tail ignored at open
   bool fail_stopped = false;
 };
 
 // A pinned view of the whole database as it stood when taken (CC-5): each
-// collection's id index copied, its stored rows shared. Reads through it
+// collection's id index and its stored rows shared (a writer copies a
+// shared id-index chunk before changing it). Reads through it
 // take no lock. Cheap to hold; holding one keeps written buffers in memory.
 class Snapshot {
  public:

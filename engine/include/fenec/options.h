@@ -33,7 +33,7 @@ enum class BatchBuild {
 };
 
 enum class LongReads {
-  kPinned,     // CC-5: pin (copy id index, share stored rows) under the shared lock, read unlocked
+  kPinned,     // CC-5: pin (share id-index chunks and stored rows) under the shared lock, read unlocked
   kUnderLock,  // naive: hold the shared lock for the whole scan / aggregate
 };
 
@@ -60,6 +60,10 @@ struct Options {
   uint64_t journal_file_bytes = 64ull << 20;  // a journal file is rotated past this size
   bool checkpoint_on_close = true;
 
+  // Diagnostics: each write-lock hold also reads the thread's CPU time,
+  // faults and involuntary switches (Stats::write_lock_hold_cpu_ns ...);
+  // two getrusage calls a hold.
+  bool probe_lock_holds = false;
   // 0: a random id chosen at creation. Tests set it to compare files byte for byte.
   uint64_t storage_id = 0;
 };

@@ -132,7 +132,7 @@ TEST(Arms, PinnedLongReadAnswersAsTheLockedOne) {  // CC-5
     pinned_rows = *db->Scan(*c, f, 0);
     Stats st = db->GetStats();
     EXPECT_EQ(st.pins, pins + 2);
-    EXPECT_GE(st.pinned_rows, 2 * 5000u);  // each pin copied the whole id index
+    EXPECT_GE(st.pinned_rows, 2 * 5000u);  // each pin shared the whole id index
   }
   {
     Options o;

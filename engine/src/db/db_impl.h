@@ -2,7 +2,8 @@
 //
 // Locking (one RwLock, writer-preferring):
 //  - shared: Get, Count, index-answered scans, LongReads::kUnderLock scans,
-//    and pinning (copying an id index, sharing the buffers) for long reads.
+//    and pinning (sharing id-index chunks and buffers: O(chunks), no copy)
+//    for long reads.
 //  - exclusive: landing a commit - uniqueness check and index inserts, copy
 //    of row bytes into the write buffer, id-index entries, the journal
 //    append - plus a handover piece and, for checkpoints, capturing state.
@@ -92,7 +93,7 @@ class DbImpl final : public Database {
 
   DbImpl(const Options& options, std::unique_ptr<Storage> storage);
   ~DbImpl() override;
-  Status Recover();  // Open's second half: catalog, replay, journal, syncer
+  Status Recover();  // Open's second half: catalog, replay, journal, syncer; then resets the lock figures
 
   Result<CollectionId> CreateCollection(const std::string& name, const Schema& schema) override;
   Result<CollectionId> FindCollection(const std::string& name) const override;
@@ -142,6 +143,7 @@ class DbImpl final : public Database {
                   const std::function<bool(uint64_t, const std::vector<FieldRef>&)>& fn) const;
 
   // --- db_open.cc
+  Status RecoverLocked();
   Status ApplyRecord(uint64_t lsn, std::span<const uint8_t> payload);
   CollectionState* AddCollection(uint32_t id, const std::string& name, const Schema& schema);
   Status LoadCatalog();
@@ -155,6 +157,7 @@ class DbImpl final : public Database {
   FailStop fail_;
   mutable RwLock lock_;
   std::unique_ptr<RowStore> rows_;
+  std::shared_ptr<ChunkPool> pool_ = std::make_shared<ChunkPool>();  // id-index chunks, all collections
   std::vector<std::unique_ptr<CollectionState>> collections_;  // reserved kMaxCollections
   std::atomic<uint32_t> ncollections_{0};
   std::unordered_map<std::string, uint32_t> names_;  // guarded by lock_
@@ -167,7 +170,8 @@ class DbImpl final : public Database {
 
   mutable std::atomic<uint64_t> commits_{0}, pins_{0}, pin_ns_{0}, pin_max_ns_{0}, pinned_rows_{0}, flushes_{0},
       flushes_under_lock_{0}, handover_pieces_{0}, handover_entries_{0}, checkpoints_{0};
-  uint64_t recovered_records_ = 0, recovery_discarded_ = 0;
+  mutable std::atomic<uint64_t> pin_wait_ns_{0}, pin_hold_ns_{0}, pin_hold_max_ns_{0}, pin_chunks_{0};
+  uint64_t recovered_records_ = 0, recovery_discarded_ = 0, recovery_ns_ = 0;
 };
 
 }  // namespace fenec

@@ -41,37 +41,52 @@ Result<Schema> DbImpl::GetSchema(CollectionId collection) const {
   return *c->schema;
 }
 
-// Pins every collection (only == null) or one: each id index copied, the
-// write buffers shared. The copy is the only work under the shared lock.
+namespace {
+void RaiseMax(std::atomic<uint64_t>& m, uint64_t v) {
+  uint64_t prev = m.load(kRelaxed);
+  while (v > prev && !m.compare_exchange_weak(prev, v, kRelaxed)) {
+  }
+}
+}  // namespace
+
+// Pins every collection (only == null) or one: each id index's chunks and
+// the write buffers shared, nothing copied. Under the shared lock: one
+// reference count per chunk and per buffer; no allocation grows with the
+// rows (the per-collection slots are sized before the lock).
 std::shared_ptr<const PinnedView> DbImpl::PinCollections(const CollectionState* only) const {
   auto view = std::make_shared<PinnedView>();
   view->owner = this;
   view->map = rows_->map();
-  uint64_t t0 = RwLock::Now();
-  uint64_t rows = 0;
+  view->collections.resize(ncollections_.load(std::memory_order_acquire));
+  uint64_t t0 = RwLock::Now(), t1 = 0, t2 = 0;
+  uint64_t rows = 0, chunks = 0;
   {
     std::shared_lock lock(lock_);
+    t1 = RwLock::Now();
     uint32_t n = ncollections_.load(std::memory_order_acquire);
-    view->collections.resize(n);
+    if (n > view->collections.size()) view->collections.resize(n);  // created since: rare
     for (uint32_t i = 0; i < n; ++i) {
       const CollectionState* c = collections_[i].get();
       if (only != nullptr && c != only) continue;
       PinnedView::Pinned& p = view->collections[i];
       p.pinned = true;
       p.schema = c->schema;
-      p.index = c->index.Clone();
+      p.index = c->index.Share();
       rows += c->index.size();
+      chunks += c->index.chunks();
     }
     view->buffers = rows_->buffers();
     view->lsn_ = gc_->last_lsn();
+    t2 = RwLock::Now();
   }
-  uint64_t ns = RwLock::Now() - t0;
   pins_.fetch_add(1, kRelaxed);
-  pin_ns_.fetch_add(ns, kRelaxed);
+  pin_ns_.fetch_add(t2 - t0, kRelaxed);
+  pin_wait_ns_.fetch_add(t1 - t0, kRelaxed);
+  pin_hold_ns_.fetch_add(t2 - t1, kRelaxed);
   pinned_rows_.fetch_add(rows, kRelaxed);
-  uint64_t prev = pin_max_ns_.load(kRelaxed);
-  while (ns > prev && !pin_max_ns_.compare_exchange_weak(prev, ns, kRelaxed)) {
-  }
+  pin_chunks_.fetch_add(chunks, kRelaxed);
+  RaiseMax(pin_max_ns_, t2 - t0);
+  RaiseMax(pin_hold_max_ns_, t2 - t1);
   return view;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <mutex>
+#include <utility>
 
 #include "db/db_impl.h"
 #include "db/payload.h"
@@ -73,7 +74,11 @@ void DbImpl::HandoverPiece(BufferList* retired) {
       options_.handover_piece,
       [this](uint32_t coll, uint64_t id) -> IdEntry* {
         CollectionState* c = collections_[coll].get();
-        return id < c->index.size() ? &c->index[id] : nullptr;
+        if (id >= c->index.size()) return nullptr;
+        // Read first: an entry with nothing to hand over must not copy a pinned chunk.
+        const IdEntry& e = std::as_const(c->index)[id];
+        if (!e.present() || !e.in_buffer()) return nullptr;
+        return &c->index.Mut(id);
       },
       retired);
   handover_pieces_.fetch_add(1, kRelaxed);
@@ -92,7 +97,7 @@ Status DbImpl::Land(PreparedBatch* b, uint64_t* lsn, BufferList* sealed, BufferL
   if (c->index.size() < end) c->index.resize(end);
   for (size_t i = 0; i < b->count; ++i) {
     auto [at, len] = b->row_spans[i];
-    c->index[b->first_id + i] = rows_->Land(c->id, b->first_id + i, std::span(b->payload).subspan(at, len), sealed);
+    c->index.Mut(b->first_id + i) = rows_->Land(c->id, b->first_id + i, std::span(b->payload).subspan(at, len), sealed);
   }
   c->live += b->count;
   *lsn = gc_->Append(b->payload);
@@ -167,6 +172,10 @@ Result<std::vector<DocId>> DbImpl::PutRows(CollectionId collection, std::vector<
       sealed.clear();
     }
   }
+  // Spares taken under the lock (an id-index chunk, a write buffer) are
+  // replaced here, their pages faulted in while no one waits on us.
+  pool_->Refill();
+  rows_->RefillSpare();
   if (!landed.ok()) {
     Status w = WriteSealed(sealed, false);  // rows already landed in them belong to other commits too
     (void)w;
@@ -210,13 +219,14 @@ Status DbImpl::Delete(CollectionId collection, DocId id) {
         return Status::Corruption(fmt::format("document {} of '{}' does not decode", id, c->name));
       c->indexes->Erase(id, refs);
     }
-    c->index[id].len = 0;
+    c->index.Mut(id).len = 0;
     --c->live;
     lsn = gc_->Append(payload);
     if (options_.commit_mode == CommitMode::kNaive) {
       if (Status s = gc_->CommitUnderLock(); !s.ok()) return s;
     }
   }
+  pool_->Refill();
   return FinishCommit(lsn, {});
 }
 

@@ -14,9 +14,32 @@ void RowStore::NewBuffer(uint32_t min_capacity) {
   auto b = std::make_shared<WriteBuffer>();
   b->base = data_end_;
   b->capacity = std::max(buffer_bytes_, min_capacity);
+  if (b->capacity == buffer_bytes_) {
+    std::lock_guard lock(spare_mu_);
+    b->bytes = std::move(spare_);
+  }
+  spare_wanted_.store(true, std::memory_order_relaxed);
   // Allocated without zeroing: only bytes rows were copied to are ever read or written.
-  b->bytes.reset(new uint8_t[b->capacity]);
+  if (!b->bytes) b->bytes.reset(new uint8_t[b->capacity]);
   buffers_.push_back(std::move(b));
+}
+
+void RowStore::RefillSpare() {
+  if (!spare_wanted_.load(std::memory_order_relaxed) || refilling_.exchange(true, std::memory_order_acquire)) return;
+  spare_wanted_.store(false, std::memory_order_relaxed);
+  bool need;
+  {
+    std::lock_guard lock(spare_mu_);
+    need = !spare_;
+  }
+  if (need) {
+    std::unique_ptr<uint8_t[]> p(new uint8_t[buffer_bytes_]);
+    std::memset(p.get(), 0, buffer_bytes_);  // touches every page: the faults happen here, not under the lock
+    spares_prefaulted_.fetch_add(1, std::memory_order_relaxed);
+    std::lock_guard lock(spare_mu_);
+    if (!spare_) spare_ = std::move(p);
+  }
+  refilling_.store(false, std::memory_order_release);
 }
 
 IdEntry RowStore::Land(uint32_t collection, uint64_t id, std::span<const uint8_t> row, BufferList* sealed) {

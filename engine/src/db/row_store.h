@@ -17,8 +17,13 @@
 // what makes freeing a buffer safe: no live entry can point into a buffer
 // that has left the list.
 //
+// A new buffer's pages would fault one by one under the write lock as rows
+// land (256 faults a 1 MB buffer); a spare buffer is allocated and its pages
+// touched outside the lock (RefillSpare, after the write that used it), and
+// NewBuffer takes it.
+//
 // Thread-safety: Land, SealCurrent, Reserve and Handover need the write
-// lock; Resolve and buffers() need at least the shared lock, or work on a
+// lock; RefillSpare needs none; Resolve and buffers() need at least the shared lock, or work on a
 // pinned copy. Writing a buffer out needs no lock (claimed once).
 #pragma once
 
@@ -101,6 +106,11 @@ class RowStore {
   // Buffers sealed but not yet claimed, for the checkpoint and close.
   BufferList Unwritten() const;
 
+  // No lock held: makes a spare buffer ready, its pages faulted in, if the
+  // last one was taken. Cheap when one is ready.
+  void RefillSpare();
+  uint64_t spares_prefaulted() const { return spares_prefaulted_.load(std::memory_order_relaxed); }
+
  private:
   void NewBuffer(uint32_t min_capacity);
 
@@ -108,6 +118,10 @@ class RowStore {
   const uint8_t* map_;
   uint64_t data_end_;
   BufferList buffers_;  // sealed ones awaiting handover, then the current one (unsealed) last
+  std::mutex spare_mu_;
+  std::unique_ptr<uint8_t[]> spare_;  // buffer_bytes_, pages touched; guarded by spare_mu_
+  std::atomic<bool> spare_wanted_{false}, refilling_{false};
+  std::atomic<uint64_t> spares_prefaulted_{0};
   std::mutex written_mu_;
   std::condition_variable written_cv_;
 };

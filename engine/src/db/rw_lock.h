@@ -10,9 +10,17 @@
 // vDSO) so a bench can read how long writers waited for and held the lock.
 // The figures are updated while the lock is held exclusively, so plain
 // relaxed atomics suffice.
+//
+// Probe (Options::probe_lock_holds): a hold also reads the thread's CPU
+// time (CLOCK_THREAD_CPUTIME_ID: exact; getrusage's times only advance at
+// scheduler ticks), and its page faults and involuntary switches
+// (getrusage(RUSAGE_THREAD)): four syscalls a hold, so off by default. A
+// hold long in wall time but short in CPU time was preempted, not busy.
 #pragma once
 
 #include <pthread.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include <atomic>
 #include <chrono>
@@ -22,6 +30,10 @@ namespace fenec {
 
 struct LockCounters {
   uint64_t acquisitions = 0, wait_ns = 0, wait_max_ns = 0, hold_ns = 0, hold_max_ns = 0;
+  uint64_t holds_over_1ms = 0;
+  // Probe only: CPU time (us resolution), minor faults, involuntary switches during holds.
+  uint64_t hold_cpu_ns = 0, hold_cpu_max_ns = 0, longest_hold_cpu_ns = 0, hold_faults = 0, longest_hold_faults = 0,
+           hold_preemptions = 0, longest_hold_preemptions = 0;
 };
 
 class RwLock {
@@ -44,6 +56,10 @@ class RwLock {
     auto t0 = Now();
     pthread_rwlock_wrlock(&lock_);
     held_since_ = Now();
+    if (probe_) {
+      getrusage(RUSAGE_THREAD, &ru0_);
+      cpu0_ = ThreadCpuNs();
+    }
     uint64_t wait = held_since_ - t0;
     Add(acquisitions_, 1);
     Add(wait_ns_, wait);
@@ -51,17 +67,37 @@ class RwLock {
   }
   void unlock() {
     uint64_t hold = Now() - held_since_;
+    bool longest = hold > hold_max_ns_.load(kRelaxed);
     Add(hold_ns_, hold);
     Max(hold_max_ns_, hold);
+    if (hold > 1'000'000) Add(holds_over_1ms_, 1);
+    if (probe_) Probe(longest);
     pthread_rwlock_unlock(&lock_);
   }
 
+  void set_probe(bool on) { probe_ = on; }  // before the database is shared
+
   LockCounters counters() const {
-    return {acquisitions_.load(kRelaxed), wait_ns_.load(kRelaxed), wait_max_ns_.load(kRelaxed), hold_ns_.load(kRelaxed),
-            hold_max_ns_.load(kRelaxed)};
+    LockCounters c;
+    c.acquisitions = acquisitions_.load(kRelaxed);
+    c.wait_ns = wait_ns_.load(kRelaxed);
+    c.wait_max_ns = wait_max_ns_.load(kRelaxed);
+    c.hold_ns = hold_ns_.load(kRelaxed);
+    c.hold_max_ns = hold_max_ns_.load(kRelaxed);
+    c.holds_over_1ms = holds_over_1ms_.load(kRelaxed);
+    c.hold_cpu_ns = cpu_ns_.load(kRelaxed);
+    c.hold_cpu_max_ns = cpu_max_ns_.load(kRelaxed);
+    c.longest_hold_cpu_ns = longest_cpu_ns_.load(kRelaxed);
+    c.hold_faults = faults_.load(kRelaxed);
+    c.longest_hold_faults = longest_faults_.load(kRelaxed);
+    c.hold_preemptions = preempt_.load(kRelaxed);
+    c.longest_hold_preemptions = longest_preempt_.load(kRelaxed);
+    return c;
   }
   void ResetCounters() {
-    for (auto* a : {&acquisitions_, &wait_ns_, &wait_max_ns_, &hold_ns_, &hold_max_ns_}) a->store(0, kRelaxed);
+    for (auto* a : {&acquisitions_, &wait_ns_, &wait_max_ns_, &hold_ns_, &hold_max_ns_, &holds_over_1ms_, &cpu_ns_,
+                    &cpu_max_ns_, &longest_cpu_ns_, &faults_, &longest_faults_, &preempt_, &longest_preempt_})
+      a->store(0, kRelaxed);
   }
 
   static uint64_t Now() {
@@ -77,9 +113,37 @@ class RwLock {
     if (v > a.load(kRelaxed)) a.store(v, kRelaxed);
   }
 
+  static uint64_t ThreadCpuNs() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
+  }
+  void Probe(bool longest) {
+    uint64_t cpu = ThreadCpuNs() - cpu0_;
+    rusage ru1;
+    getrusage(RUSAGE_THREAD, &ru1);
+    uint64_t faults = uint64_t(ru1.ru_minflt - ru0_.ru_minflt) + uint64_t(ru1.ru_majflt - ru0_.ru_majflt);
+    uint64_t preempt = uint64_t(ru1.ru_nivcsw - ru0_.ru_nivcsw);
+    Add(cpu_ns_, cpu);
+    Max(cpu_max_ns_, cpu);
+    Add(faults_, faults);
+    Add(preempt_, preempt);
+    if (longest) {
+      longest_cpu_ns_.store(cpu, kRelaxed);
+      longest_faults_.store(faults, kRelaxed);
+      longest_preempt_.store(preempt, kRelaxed);
+    }
+  }
+
   pthread_rwlock_t lock_;
   uint64_t held_since_ = 0;
-  std::atomic<uint64_t> acquisitions_{0}, wait_ns_{0}, wait_max_ns_{0}, hold_ns_{0}, hold_max_ns_{0};
+  bool probe_ = false;
+  rusage ru0_{};
+  uint64_t cpu0_ = 0;
+  std::atomic<uint64_t> acquisitions_{0}, wait_ns_{0}, wait_max_ns_{0}, hold_ns_{0}, hold_max_ns_{0},
+      holds_over_1ms_{0};
+  std::atomic<uint64_t> cpu_ns_{0}, cpu_max_ns_{0}, longest_cpu_ns_{0}, faults_{0}, longest_faults_{0}, preempt_{0},
+      longest_preempt_{0};
 };
 
 }  // namespace fenec
