@@ -113,7 +113,7 @@ std::string WritePlots(bench::Harness& h, const std::map<std::string, RunResult>
     if (std::string err = bench::write_chart(chart, base); !err.empty()) {
       fmt::print(stderr, "recon-bench: plot {}: {}\n", base, err);
     } else if (arm == kLocked || main_plot.empty()) {
-      main_plot = base;
+      main_plot = base + ".png";
     }
   }
   bench::Chart runs;
