@@ -59,6 +59,23 @@ class Submitter {
   SubmitStats stats_;
 };
 
+// The synchronous system-call paths (pwrite, pwritev): a write is done when
+// submit() returns, so reap() only hands back its tag and a sync is a plain
+// fsync/fdatasync. A path supplies just how it issues the write.
+class BlockingSubmitter : public Submitter {
+ public:
+  IoError submit(const WriteRequest& w) final;
+  IoError reap(unsigned min, std::vector<uint32_t>* done) final;
+  IoError sync(int fd, const std::string& path, SyncCall call) final;
+
+ protected:
+  // Writes all of w's buffers at w.offset, counting each system call in stats_.write_calls.
+  virtual IoError write(const WriteRequest& w) = 0;
+
+ private:
+  std::vector<uint32_t> done_;
+};
+
 std::unique_ptr<Submitter> make_pwrite_submitter();
 std::unique_ptr<Submitter> make_pwritev_submitter();
 std::unique_ptr<Submitter> make_null_submitter(unsigned depth);
