@@ -100,16 +100,23 @@ TEST(Detector, FlagsAStepInANoisyHistory) {
   EXPECT_EQ(judge(up, noisy(draw(rng, 0.6, 0.05), Better::kHigher)).change, Change::kRegression);
 }
 
-TEST(Detector, NoiseAloneIsNeverFlagged) {
+// A statistical gate cannot promise "never": with 5 samples a side, complete
+// separation (p ~ 0.008 < alpha) together with medians 1.25x apart happens by
+// chance about once in a thousand noise-only trials at 10% noise (measured:
+// 0 or 1 flag per 500 trials across seeds). The test bounds the false-alarm
+// rate at 1%, which a real loss of calibration (say alpha or the factor
+// ignored) breaks by far, while a lucky draw no longer fails the build.
+TEST(Detector, NoiseAloneIsRarelyFlagged) {
   std::mt19937_64 rng(test_seed() + 1);
+  constexpr int kTrials = 500;
   int flagged = 0, past_factor = 0;
-  for (int trial = 0; trial < 500; ++trial) {
+  for (int trial = 0; trial < kTrials; ++trial) {
     std::vector<MetricRun> ref = {noisy(draw(rng, 1.0, 0.10), Better::kLower, 1.25, "baseline")};
     const Judgement j = judge(ref, noisy(draw(rng, 1.0, 0.10)));
     flagged += j.change == Change::kRegression || j.change == Change::kImprovement;
     past_factor += j.change == Change::kUnconfirmed;
   }
-  EXPECT_EQ(flagged, 0) << "(" << past_factor << " past the factor but unconfirmed)";
+  EXPECT_LE(flagged, kTrials / 100) << "(" << past_factor << " past the factor but unconfirmed)";
 }
 
 TEST(Detector, NeverOnOneSample) {
