@@ -6,20 +6,9 @@
 
 namespace fenec::query {
 
-const char* TypeName(FieldType type) {
-  switch (type) {
-    case FieldType::kText: return "text";
-    case FieldType::kInt: return "int";
-    case FieldType::kFloat: return "float";
-    case FieldType::kBool: return "bool";
-    case FieldType::kVector: return "vector";
-  }
-  return "?";
-}
-
 std::string DescribeField(const Field& f) {
   if (f.type == FieldType::kVector) return fmt::format("vector({})", f.dim);
-  return TypeName(f.type);
+  return FieldTypeName(f.type);
 }
 
 namespace {

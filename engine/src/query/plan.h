@@ -91,7 +91,6 @@ PlanResult Prepare(const Statement& st, std::string_view text, const Database& d
 // vector must have the field's dim. Returns "" or why not.
 std::string CoerceLiteral(const Value& in, const Field& field, Value* out);
 
-const char* TypeName(FieldType type);
 std::string DescribeField(const Field& f);  // "int", "vector(128)"
 
 }  // namespace fenec::query
