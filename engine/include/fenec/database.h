@@ -100,6 +100,22 @@ struct Stats {
   uint64_t writes_deferred_for_sync = 0;  // GR-5: writes put off while the periodic fsync ran
   uint64_t periodic_syncs = 0;          // kBuffered: background fsync rounds that synced something
 
+  // JR-1: storages and their journals. A branch is an index's storage.
+  uint64_t branches = 0;                // branch storages open (one per @unique / @text field)
+  bool journals_shared = false;         // shared journals in effect (false: kSeparate, or the hard-link fallback)
+  uint64_t journal_links = 0;           // hard links made into branches' Journals/
+  uint64_t branch_journal_writes = 0;   // kSeparate: write syscalls to branch journals
+  uint64_t branch_journal_fsyncs = 0;   // kSeparate: fdatasyncs of branch journals
+  uint64_t branches_recovered = 0;      // at open: indexes loaded from their own branch storage
+  uint64_t branches_rebuilt = 0;        // at open: branches behind the root, rebuilt from the documents
+
+  // JR-2: the transaction merger (Completion::kMerger*).
+  uint64_t merger_batches = 0;          // batches of operations executed
+  uint64_t merger_ops = 0;              // operations executed
+  uint64_t merger_async_completions = 0;  // batches whose commit was completed while the next batch ran
+
+  uint64_t ring_flushes = 0;            // DataFlush::kGlobalRing: write buffers written through the ring
+
   uint64_t checkpoints = 0;
   uint64_t recovered_records = 0;       // journal records replayed at open
   // Open's recovery (catalog, replay, checkpoint), wall time. Its lock

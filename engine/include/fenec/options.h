@@ -42,6 +42,35 @@ enum class BufferWrite {
   kUnderLock,    // naive: written while the lock is held
 };
 
+enum class Journals {
+  // JR-1: the documents' storage (root) writes its own and every index
+  // storage's (branch's) journal records in one pwritev and one fdatasync;
+  // the journal file is hard-linked into each branch's Journals/, so each
+  // storage recovers alone from its own folder. Falls back to kSeparate
+  // where hard links fail (another volume, a filesystem without them).
+  kShared,
+  // Naive: each storage writes and fdatasyncs its own journal; a put into a
+  // collection with n indexes is n + 1 journal writes and fsyncs.
+  kSeparate,
+};
+
+enum class Completion {
+  // Each writer lands its own commit and waits in group commit (CC-1).
+  kDirect,
+  // JR-2, the transaction merger: one thread executes queued puts in
+  // batches. kMergerSync completes a batch's commit asynchronously (executing
+  // the next batch while it is written) only when more operations were
+  // already queued; otherwise it waits for the commit before executing more.
+  kMergerSync,
+  // JR-2: completes asynchronously whenever it executed any operation.
+  kMergerAsync,
+};
+
+enum class DataFlush {
+  kPwrite,      // full write buffers written to the data file by pwrite, by the committing thread
+  kGlobalRing,  // IO-6/JR-3: handed to the process's one io_uring, written at low I/O priority (BE/7)
+};
+
 struct Options {
   Env* env = nullptr;  // nullptr: Env::Default() (PosixEnv)
   bool create_if_missing = true;
@@ -54,6 +83,10 @@ struct Options {
   BatchBuild batch_build = BatchBuild::kOutsideLock;
   LongReads long_reads = LongReads::kPinned;
   BufferWrite buffer_write = BufferWrite::kAfterUnlock;
+
+  Journals journals = Journals::kShared;
+  Completion completion = Completion::kDirect;
+  DataFlush data_flush = DataFlush::kPwrite;
 
   uint32_t write_buffer_bytes = 1u << 20;  // CC-4: rows gather here before the data file
   uint32_t handover_piece = 16384;         // CC-4: id-index entries handed over per lock hold

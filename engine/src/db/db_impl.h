@@ -87,6 +87,13 @@ struct PreparedBatch {
   PreparedIndexes idx;
 };
 
+// What a landed commit must wait for before it is acknowledged: the root's
+// LSN and, with separate journals, each branch journal's own LSN.
+struct CommitTicket {
+  uint64_t lsn = 0;
+  std::vector<std::pair<journal::GroupCommit*, uint64_t>> branches;
+};
+
 class DbImpl final : public Database {
  public:
   static constexpr uint32_t kMaxCollections = 4096;
@@ -123,8 +130,19 @@ class DbImpl final : public Database {
   Status Land(PreparedBatch* b, uint64_t* lsn, BufferList* sealed, BufferList* retired);
   // After the lock (or under it, naive arms): writes sealed buffers out.
   Status WriteSealed(const BufferList& sealed, bool under_lock);
-  Status FinishCommit(uint64_t lsn, const BufferList& sealed);
+  Status FinishCommit(const CommitTicket& t, const BufferList& sealed);
   Result<std::vector<DocId>> PutRows(CollectionId collection, std::vector<Document> docs);
+
+ public:
+  // The write path split in two for the transaction merger (JR-2).
+  // LandRows: prepares, lands under the write lock (journal records
+  // appended), writes any full buffer; returns the ids without waiting.
+  // AwaitCommit: waits until the ticket is durable (as the Durability
+  // promises) and counts the commit. Fails: as Put.
+  Result<std::vector<DocId>> LandRows(CollectionId collection, std::vector<Document> docs, CommitTicket* ticket);
+  Status AwaitCommit(const CommitTicket& ticket);
+
+ private:
   void HandoverPiece(BufferList* retired);  // under the write lock
   void WriteDeferred();  // GR-5: the periodic syncer's after-sync hook
   Status WriteCheck() const;  // kClosed / kFailStopped

@@ -140,16 +140,29 @@ void DbImpl::WriteDeferred() {
   }
 }
 
-Status DbImpl::FinishCommit(uint64_t lsn, const BufferList& sealed) {
-  Status written = WriteSealed(sealed, false);
-  Status durable = gc_->AwaitDurable(lsn);
-  if (!durable.ok()) return durable;
-  if (!written.ok()) return written;
+Status DbImpl::AwaitCommit(const CommitTicket& t) {
+  if (Status s = gc_->AwaitDurable(t.lsn); !s.ok()) return s;
+  for (const auto& [gc, lsn] : t.branches)
+    if (Status s = gc->AwaitDurable(lsn); !s.ok()) return s;
   commits_.fetch_add(1, kRelaxed);
   return Status::OK();
 }
 
+Status DbImpl::FinishCommit(const CommitTicket& t, const BufferList& sealed) {
+  Status written = WriteSealed(sealed, false);
+  if (Status s = AwaitCommit(t); !s.ok()) return s;
+  return written;
+}
+
 Result<std::vector<DocId>> DbImpl::PutRows(CollectionId collection, std::vector<Document> docs) {
+  CommitTicket t;
+  auto ids = LandRows(collection, std::move(docs), &t);
+  if (!ids.ok()) return ids;
+  if (Status s = AwaitCommit(t); !s.ok()) return s;
+  return ids;
+}
+
+Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector<Document> docs, CommitTicket* t) {
   if (Status s = WriteCheck(); !s.ok()) return s;
   CollectionState* c = Lookup(collection);
   if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
@@ -181,7 +194,8 @@ Result<std::vector<DocId>> DbImpl::PutRows(CollectionId collection, std::vector<
     (void)w;
     return landed;
   }
-  if (Status s = FinishCommit(lsn, sealed); !s.ok()) return s;
+  t->lsn = lsn;
+  if (Status s = WriteSealed(sealed, false); !s.ok()) return s;
   std::vector<DocId> ids(b.count);
   for (size_t i = 0; i < b.count; ++i) ids[i] = b.first_id + i;
   return ids;
@@ -227,7 +241,7 @@ Status DbImpl::Delete(CollectionId collection, DocId id) {
     }
   }
   pool_->Refill();
-  return FinishCommit(lsn, {});
+  return FinishCommit(CommitTicket{lsn, {}}, {});
 }
 
 Result<CollectionId> DbImpl::CreateCollection(const std::string& name, const Schema& schema) {
@@ -253,7 +267,7 @@ Result<CollectionId> DbImpl::CreateCollection(const std::string& name, const Sch
       if (Status s = gc_->CommitUnderLock(); !s.ok()) return s;
     }
   }
-  if (Status s = FinishCommit(lsn, {}); !s.ok()) return s;
+  if (Status s = FinishCommit(CommitTicket{lsn, {}}, {}); !s.ok()) return s;
   return CollectionId{id};
 }
 
