@@ -28,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "db/branch.h"
 #include "db/coding.h"
 #include "db/field_index.h"
 #include "db/id_index.h"
@@ -51,6 +52,10 @@ struct CollectionState {
   std::atomic<uint64_t> next_id{1};  // ids reserved outside the lock
   uint64_t live = 0;                 // guarded by lock_
   std::unique_ptr<FieldIndexes> indexes;  // guarded by lock_
+  // JR-1: a branch storage per index (FieldIndexes::branch_fields order),
+  // attached at open or creation, never removed.
+  std::vector<std::unique_ptr<Branch>> branches;
+  uint64_t last_lsn = 0;  // the last root LSN that touched this collection; guarded by lock_
 };
 
 // A collection as a read sees it: live (under a lock) or pinned.
@@ -85,6 +90,7 @@ struct PreparedBatch {
   coding::Bytes payload;                                  // the journal payload
   std::vector<std::pair<uint32_t, uint32_t>> row_spans;  // each row's (offset, length) in payload
   PreparedIndexes idx;
+  std::vector<coding::Bytes> branch_payloads;  // one record per branch (branch.h), root LSN filled in at landing
 };
 
 // What a landed commit must wait for before it is acknowledged: the root's
@@ -127,7 +133,7 @@ class DbImpl final : public Database {
   // --- db_write.cc
   Status Prepare(CollectionState* c, std::vector<Document>* docs, PreparedBatch* out) const;
   // Under the write lock: checks, lands rows, appends the journal record.
-  Status Land(PreparedBatch* b, uint64_t* lsn, BufferList* sealed, BufferList* retired);
+  Status Land(PreparedBatch* b, CommitTicket* t, BufferList* sealed, BufferList* retired);
   // After the lock (or under it, naive arms): writes sealed buffers out.
   Status WriteSealed(const BufferList& sealed, bool under_lock);
   Status FinishCommit(const CommitTicket& t, const BufferList& sealed);
@@ -146,6 +152,36 @@ class DbImpl final : public Database {
   void HandoverPiece(BufferList* retired);  // under the write lock
   void WriteDeferred();  // GR-5: the periodic syncer's after-sync hook
   Status WriteCheck() const;  // kClosed / kFailStopped
+
+  // --- db_branches.cc (JR-1)
+  // Under the write lock: appends the root record and c's branch records
+  // (their root LSN filled in), per the journal mode; fills t. Returns the root LSN.
+  uint64_t AppendCommit(CollectionState* c, std::span<const uint8_t> root, std::vector<coding::Bytes>* branch_payloads,
+                        CommitTicket* t);
+  // Naive commit mode, under the write lock: the root's and every branch's journal now.
+  Status CommitUnderLockAll(CollectionState* c);
+  // Whether shared journals are in effect: decided once, on first need, by
+  // trying a hard link between the root's Journals/ and Indexes/.
+  bool SharedJournals();
+  // Opens (or creates) c's branch storages and attaches their journals. At
+  // open (recovering): loads each index from its branch when the branch
+  // reaches c->last_lsn, else rebuilds it from the rows; *dirty is set if a
+  // checkpoint must follow (a branch rebuilt or holding ignored records).
+  Status AttachBranches(CollectionState* c, bool recovering, uint64_t max_root_lsn, bool* dirty);
+  Status RebuildBranchIndex(CollectionState* c, FieldIndexes::BranchField b);
+  // After the root's checkpoint: each branch checkpoints the index as of the
+  // same root LSN (rows read from views pinned then) and drops old journals.
+  struct BranchCheckpoint {
+    CollectionState* coll;
+    std::shared_ptr<const Schema> schema;
+    IdIndex index;  // shared, copy-on-write
+    std::vector<uint64_t> branch_lsns;
+  };
+  void CaptureBranches(std::vector<BranchCheckpoint>* out);  // under the write lock
+  Status CheckpointBranches(std::vector<BranchCheckpoint>& todo, const BufferList& buffers, uint64_t root_lsn);
+  std::vector<Branch*> AllBranches() const;  // takes the shared lock
+  Status SyncBranches();
+  void StopBranchSyncers();
 
   // --- db_read.cc
   CollectionState* Lookup(CollectionId c) const;
@@ -167,7 +203,6 @@ class DbImpl final : public Database {
   Status LoadCatalog();
   void EncodeCatalog(coding::Bytes* out) const;  // under the write lock
   Status CheckpointNow();
-  Status RebuildIndexes(CollectionState* c);
 
   Options options_;
   Env* env_;
@@ -190,6 +225,9 @@ class DbImpl final : public Database {
       flushes_under_lock_{0}, handover_pieces_{0}, handover_entries_{0}, checkpoints_{0};
   mutable std::atomic<uint64_t> pin_wait_ns_{0}, pin_hold_ns_{0}, pin_hold_max_ns_{0}, pin_chunks_{0};
   uint64_t recovered_records_ = 0, recovery_discarded_ = 0, recovery_ns_ = 0;
+  int shared_journals_ = -1;  // -1 undecided; guarded by lock_ (decided under it)
+  bool recovering_ = false;   // open's replay: indexes are loaded after it, from the branches
+  uint64_t branches_recovered_ = 0, branches_rebuilt_ = 0;
 };
 
 }  // namespace fenec

@@ -1,16 +1,19 @@
 // Open and recovery, checkpoints, close, stats.
 //
 // Recovery: load the last checkpoint's catalog (collections, schemas, id
-// indexes whose entries point into the data file), rebuild the @unique and
-// @text indexes from the rows, then replay every journal record after the
-// checkpoint's LSN, landing rows exactly where the live run landed them
-// (records carry their ids). A database that replayed anything checkpoints
-// at once, so the next open replays nothing twice.
+// indexes whose entries point into the data file), then replay every
+// journal record after the checkpoint's LSN, landing rows exactly where the
+// live run landed them (records carry their ids). Then each @unique and
+// @text index is loaded from its own branch storage (JR-1, db/branch.h), or
+// rebuilt from the rows if its branch is behind. A database that replayed
+// anything, or rebuilt a branch, checkpoints at once, so the next open
+// replays nothing twice.
 //
 // Catalog blob (written at each checkpoint, checksum in the superblock):
 //   varint collections; per collection: varint id, string name, schema,
-//   varint live, varint entries, entries x 12 bytes (offset lo, hi, length;
-//   never an in-buffer entry: a checkpoint writes every buffer first).
+//   varint live, varint last_lsn (the last root LSN that touched it),
+//   varint entries, entries x 12 bytes (offset lo, hi, length; never an
+//   in-buffer entry: a checkpoint writes every buffer first).
 #include <fmt/format.h>
 
 #include <mutex>
@@ -80,22 +83,6 @@ CollectionState* DbImpl::AddCollection(uint32_t id, const std::string& name, con
   return raw;
 }
 
-Status DbImpl::RebuildIndexes(CollectionState* c) {
-  if (c->indexes->empty()) return Status::OK();
-  std::vector<std::vector<FieldRef>> refs;
-  for (uint64_t id = 1; id < c->index.size(); ++id) {
-    if (!c->index[id].present()) continue;
-    std::vector<FieldRef> r;
-    if (!DecodeFields(*c->schema, rows_->Resolve(c->index[id]), &r))
-      return Status::Corruption(fmt::format("collection '{}': document {} does not decode", c->name, id));
-    PreparedIndexes p;
-    c->indexes->Prepare({r}, id, &p);
-    if (Status s = c->indexes->Check(p); !s.ok()) return Status::Corruption(s.message());
-    c->indexes->Apply(p);
-  }
-  return Status::OK();
-}
-
 Status DbImpl::LoadCatalog() {
   std::vector<uint8_t> blob;
   if (Status s = storage_->ReadCatalog(&blob); !s.ok()) return s;
@@ -112,6 +99,7 @@ Status DbImpl::LoadCatalog() {
     if (!DecodeSchema(&in, &schema) || id != k) return bad();
     CollectionState* c = AddCollection(id, name, schema);
     c->live = in.Varint();
+    c->last_lsn = in.Varint();
     uint64_t entries = in.Varint();
     auto raw = in.Take(entries * sizeof(IdEntry));
     if (!in.ok() || entries == 0) return bad();
@@ -125,27 +113,30 @@ Status DbImpl::LoadCatalog() {
       if (e.present() && (e.in_buffer() || e.offset() + e.len > data_end)) return bad();
     }
     c->next_id.store(entries, kRelaxed);
-    if (Status s = RebuildIndexes(c); !s.ok()) return s;
   }
   return in.done() ? Status::OK() : bad();
 }
 
-Status DbImpl::ApplyRecord(uint64_t, std::span<const uint8_t> payload) {
+Status DbImpl::ApplyRecord(uint64_t lsn, std::span<const uint8_t> payload) {
   DecodedPayload p;
   if (Status s = DecodePayload(payload, &p); !s.ok()) return s;
   if (p.kind == PayloadKind::kCreateCollection) {
     if (p.collection != ncollections_.load(kRelaxed) || names_.count(p.name))
       return Status::Corruption(fmt::format("journal: collection {} '{}' out of order", p.collection, p.name));
-    AddCollection(p.collection, p.name, p.schema);
+    AddCollection(p.collection, p.name, p.schema)->last_lsn = lsn;
     return Status::OK();
   }
   CollectionState* c = Lookup(CollectionId{p.collection});
   if (c == nullptr) return Status::Corruption(fmt::format("journal: no collection {}", p.collection));
+  c->last_lsn = lsn;
+  // Indexes are loaded after replay, from their branches (or rebuilt from
+  // the rows), so replay only lands and removes rows.
+  const bool index = !recovering_ && !c->indexes->empty();
   if (p.kind == PayloadKind::kDelete) {
     uint64_t id = p.first_id;
     if (id >= c->index.size() || !c->index[id].present()) return Status::OK();
     std::vector<FieldRef> refs;
-    if (!c->indexes->empty()) {
+    if (index) {
       if (!DecodeFields(*c->schema, rows_->Resolve(c->index[id]), &refs))
         return Status::Corruption("journal: deleted row does not decode");
       c->indexes->Erase(id, refs);
@@ -159,7 +150,7 @@ Status DbImpl::ApplyRecord(uint64_t, std::span<const uint8_t> payload) {
   std::vector<std::vector<FieldRef>> refs(p.rows.size());
   for (size_t i = 0; i < p.rows.size(); ++i)
     if (!DecodeFields(*c->schema, p.rows[i], &refs[i])) return Status::Corruption("journal: row does not decode");
-  if (!c->indexes->empty()) {
+  if (index) {
     PreparedIndexes idx;
     c->indexes->Prepare(refs, p.first_id, &idx);
     if (Status s = c->indexes->Check(idx); !s.ok()) return Status::Corruption("journal: " + s.message());
@@ -188,6 +179,7 @@ Status DbImpl::Recover() {
 
 Status DbImpl::RecoverLocked() {
   std::unique_lock lock(lock_);  // nothing else can reach this database yet; taken for the invariants' sake
+  recovering_ = true;
   if (Status s = LoadCatalog(); !s.ok()) return s;
   journal::ReplayResult replay;
   const Superblock& sb = storage_->superblock();
@@ -202,10 +194,17 @@ Status DbImpl::RecoverLocked() {
   jwriter_ = std::make_unique<journal::JournalWriter>(env_, storage_->journal_dir(), options_.journal_file_bytes);
   gc_ = std::make_unique<journal::GroupCommit>(jwriter_.get(), sb.storage_id, replay.last_lsn, PolicyOf(options_),
                                                &fail_);
+  bool dirty = false;
+  for (uint32_t i = 0; i < ncollections_.load(kRelaxed); ++i) {
+    CollectionState* c = collections_[i].get();
+    if (c->indexes->empty()) continue;
+    if (Status st = AttachBranches(c, /*recovering=*/true, replay.last_lsn, &dirty); !st.ok()) return st;
+  }
+  recovering_ = false;
   lock.unlock();
   if (options_.durability == Durability::kBuffered)
     gc_->StartPeriodicSync(options_.sync_ms, [this] { WriteDeferred(); });
-  if (replay.records > 0) return Checkpoint();
+  if (replay.records > 0 || dirty) return Checkpoint();
   return Status::OK();
 }
 
@@ -218,6 +217,7 @@ void DbImpl::EncodeCatalog(coding::Bytes* out) const {
     coding::PutString(out, c->name);
     EncodeSchema(*c->schema, out);
     coding::PutVarint(out, c->live);
+    coding::PutVarint(out, c->last_lsn);
     coding::PutVarint(out, c->index.size());
     size_t at = out->size();
     out->resize(at + c->index.size() * 12);
@@ -237,6 +237,8 @@ Status DbImpl::CheckpointNow() {
   coding::Bytes catalog;
   BufferList to_write;
   uint64_t lsn = 0, catalog_at = 0, data_end = 0;
+  std::vector<BranchCheckpoint> branches;
+  BufferList buffers;  // the rows as of the capture, for the branches' catalogs
   {
     std::unique_lock lock(lock_);
     if (Status s = fail_.Check(); !s.ok()) return s;
@@ -247,6 +249,8 @@ Status DbImpl::CheckpointNow() {
     lsn = gc_->last_lsn();
     catalog_at = rows_->Reserve(catalog.size());
     data_end = rows_->data_end();
+    CaptureBranches(&branches);
+    if (!branches.empty()) buffers = rows_->buffers();
   }
   for (const auto& b : to_write) {
     if (Status s = rows_->Write(storage_.get(), b.get()); !s.ok()) {
@@ -261,6 +265,7 @@ Status DbImpl::CheckpointNow() {
   gc_->RequestRotation();
   uint64_t deleted = 0;
   if (Status s = storage_->DeleteJournalsThrough(lsn, &deleted); !s.ok()) return fail_.Trip(s);
+  if (Status s = CheckpointBranches(branches, buffers, lsn); !s.ok()) return s;
   checkpoints_.fetch_add(1, kRelaxed);
   return Status::OK();
 }
@@ -280,13 +285,17 @@ Status DbImpl::Close() {
   if (closed_.exchange(true)) return Status::OK();
   if (!gc_) return Status::OK();  // recovery never got as far as the journal
   gc_->StopPeriodicSync();
+  StopBranchSyncers();
   Status s = fail_.Check();
   if (s.ok()) s = gc_->SyncAll();
+  if (s.ok()) s = SyncBranches();
   if (s.ok() && options_.checkpoint_on_close) {
     std::lock_guard ck(checkpoint_mu_);
     s = CheckpointNow();
   }
   jwriter_->Close();
+  for (Branch* b : AllBranches())
+    if (b->writer) b->writer->Close();
   return s;
 }
 
@@ -340,6 +349,21 @@ Stats DbImpl::GetStats() const {
   st.writes_deferred_for_sync = g.writes_deferred_for_sync;
   st.periodic_syncs = g.periodic_syncs;
   st.checkpoints = checkpoints_.load(kRelaxed);
+  st.journals_shared = shared_journals_ == 1;
+  st.journal_links = gc_ ? gc_->links() : 0;
+  for (const Branch* b : AllBranches()) {
+    {
+      ++st.branches;
+      if (!b->gc) continue;
+      journal::GroupCommitCounters bc = b->gc->counters();
+      st.branch_journal_writes += bc.journal_writes;
+      st.branch_journal_fsyncs += bc.journal_syncs;
+      st.bytes_written += bc.bytes;
+    }
+  }
+  st.fsyncs += st.branch_journal_fsyncs;
+  st.branches_recovered = branches_recovered_;
+  st.branches_rebuilt = branches_rebuilt_;
   st.recovered_records = recovered_records_;
   st.recovery_discarded_bytes = recovery_discarded_;
   st.recovery_ns = recovery_ns_;
@@ -349,6 +373,8 @@ Stats DbImpl::GetStats() const {
 
 void DbImpl::ResetStats() {
   if (gc_) gc_->ResetCounters();
+  for (Branch* b : AllBranches())
+    if (b->gc) b->gc->ResetCounters();
   storage_->ResetCounters();
   lock_.ResetCounters();
   pool_->ResetCounters();

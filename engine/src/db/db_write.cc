@@ -64,6 +64,20 @@ Status DbImpl::Prepare(CollectionState* c, std::vector<Document>* docs, Prepared
       for (size_t f = 0; f < schema.fields.size(); ++f) refs[i].push_back(RefOf(schema.fields[f], (*docs)[i][f]));
     }
     c->indexes->Prepare(refs, out->first_id, &out->idx);
+    // JR-1: each branch's record, built here outside the lock like the rest.
+    std::vector<FieldIndexes::BranchField> bf = c->indexes->branch_fields();
+    out->branch_payloads.resize(bf.size());
+    for (size_t k = 0; k < bf.size(); ++k) {
+      const Field& field = schema.fields[bf[k].field];
+      size_t n = 0;
+      for (const auto& r : refs) n += r[bf[k].field].present;
+      BeginBranchRecord(n, &out->branch_payloads[k]);
+      for (size_t i = 0; i < refs.size(); ++i) {
+        const FieldRef& ref = refs[i][bf[k].field];
+        if (ref.present)
+          AddBranchPut(out->first_id + i, FieldIndexes::BranchValue(field, bf[k].text, ref), &out->branch_payloads[k]);
+      }
+    }
   }
   return Status::OK();
 }
@@ -85,7 +99,7 @@ void DbImpl::HandoverPiece(BufferList* retired) {
   handover_entries_.fetch_add(n, kRelaxed);
 }
 
-Status DbImpl::Land(PreparedBatch* b, uint64_t* lsn, BufferList* sealed, BufferList* retired) {
+Status DbImpl::Land(PreparedBatch* b, CommitTicket* t, BufferList* sealed, BufferList* retired) {
   if (Status s = fail_.Check(); !s.ok()) return s;
   HandoverPiece(retired);
   CollectionState* c = b->coll;
@@ -100,7 +114,7 @@ Status DbImpl::Land(PreparedBatch* b, uint64_t* lsn, BufferList* sealed, BufferL
     c->index.Mut(b->first_id + i) = rows_->Land(c->id, b->first_id + i, std::span(b->payload).subspan(at, len), sealed);
   }
   c->live += b->count;
-  *lsn = gc_->Append(b->payload);
+  AppendCommit(c, b->payload, &b->branch_payloads, t);
   return Status::OK();
 }
 
@@ -172,14 +186,13 @@ Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector
   if (outside) {
     if (Status s = Prepare(c, &docs, &b); !s.ok()) return s;
   }
-  uint64_t lsn = 0;
   BufferList sealed, retired;  // retired: freed when this function returns, after the lock
   Status landed;
   {
     std::unique_lock lock(lock_);
     if (!outside) landed = Prepare(c, &docs, &b);
-    if (landed.ok()) landed = Land(&b, &lsn, &sealed, &retired);
-    if (landed.ok() && options_.commit_mode == CommitMode::kNaive) landed = gc_->CommitUnderLock();
+    if (landed.ok()) landed = Land(&b, t, &sealed, &retired);
+    if (landed.ok() && options_.commit_mode == CommitMode::kNaive) landed = CommitUnderLockAll(c);
     if (landed.ok() && options_.buffer_write == BufferWrite::kUnderLock) {
       landed = WriteSealed(sealed, true);
       sealed.clear();
@@ -194,7 +207,6 @@ Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector
     (void)w;
     return landed;
   }
-  t->lsn = lsn;
   if (Status s = WriteSealed(sealed, false); !s.ok()) return s;
   std::vector<DocId> ids(b.count);
   for (size_t i = 0; i < b.count; ++i) ids[i] = b.first_id + i;
@@ -219,7 +231,7 @@ Status DbImpl::Delete(CollectionId collection, DocId id) {
   if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
   coding::Bytes payload;
   EncodeDelete(c->id, id, &payload);
-  uint64_t lsn = 0;
+  CommitTicket t;
   BufferList retired;
   {
     std::unique_lock lock(lock_);
@@ -235,13 +247,18 @@ Status DbImpl::Delete(CollectionId collection, DocId id) {
     }
     c->index.Mut(id).len = 0;
     --c->live;
-    lsn = gc_->Append(payload);
+    std::vector<coding::Bytes> branch_payloads(c->branches.size());
+    for (auto& bp : branch_payloads) {
+      BeginBranchRecord(1, &bp);
+      AddBranchErase(id, &bp);
+    }
+    AppendCommit(c, payload, &branch_payloads, &t);
     if (options_.commit_mode == CommitMode::kNaive) {
-      if (Status s = gc_->CommitUnderLock(); !s.ok()) return s;
+      if (Status s = CommitUnderLockAll(c); !s.ok()) return s;
     }
   }
   pool_->Refill();
-  return FinishCommit(CommitTicket{lsn, {}}, {});
+  return FinishCommit(t, {});
 }
 
 Result<CollectionId> DbImpl::CreateCollection(const std::string& name, const Schema& schema) {
@@ -259,10 +276,14 @@ Result<CollectionId> DbImpl::CreateCollection(const std::string& name, const Sch
     if (names_.count(name)) return Status::AlreadyExists(fmt::format("collection '{}' exists", name));
     id = ncollections_.load(std::memory_order_relaxed);
     if (id >= kMaxCollections) return Status::InvalidArgument("too many collections");
-    AddCollection(id, name, schema);
+    CollectionState* c = AddCollection(id, name, schema);
+    bool dirty = false;
+    // Rare enough that creating the branch folders under the lock is fine.
+    if (Status s = AttachBranches(c, /*recovering=*/false, 0, &dirty); !s.ok()) return fail_.Trip(s);
     coding::Bytes payload;
     EncodeCreate(id, name, schema, &payload);
     lsn = gc_->Append(payload);
+    c->last_lsn = lsn;
     if (options_.commit_mode == CommitMode::kNaive) {
       if (Status s = gc_->CommitUnderLock(); !s.ok()) return s;
     }

@@ -32,6 +32,19 @@ FieldIndexes::FieldIndexes(const Schema& schema) : schema_(schema) {
 
 FieldIndexes::~FieldIndexes() = default;
 
+std::vector<FieldIndexes::BranchField> FieldIndexes::branch_fields() const {
+  std::vector<BranchField> out;
+  for (int f : unique_fields_) out.push_back({f, false});
+  for (int f : text_fields_) out.push_back({f, true});
+  return out;
+}
+
+std::string FieldIndexes::BranchValue(const Field& field, bool text, const FieldRef& ref) {
+  if (!ref.present) return {};
+  if (!text) return UniqueKey(field.type, ref);
+  return std::string(ref.text);
+}
+
 #ifdef FENEC_HAVE_INDEX
 
 void FieldIndexes::Prepare(const std::vector<std::vector<FieldRef>>& rows, uint64_t first_id,
@@ -80,6 +93,20 @@ void FieldIndexes::Erase(uint64_t id, const std::vector<FieldRef>& row) {
     int f = text_fields_[k];
     if (row[f].present) text_[k]->erase(id, row[f].text);
   }
+}
+
+Status FieldIndexes::AddEntry(BranchField b, uint64_t id, std::string_view value) {
+  if (!b.text) {
+    for (size_t k = 0; k < unique_fields_.size(); ++k) {
+      if (unique_fields_[k] != b.field) continue;
+      if (auto v = unique_[k]->put(value, id))
+        return Status::Constraint(fmt::format("@unique field '{}': {}", schema_.fields[b.field].name, v->message()));
+    }
+    return Status::OK();
+  }
+  for (size_t k = 0; k < text_fields_.size(); ++k)
+    if (text_fields_[k] == b.field && !value.empty()) text_[k]->insert(id, value);
+  return Status::OK();
 }
 
 std::optional<uint64_t> FieldIndexes::FindUnique(int field, const Value& value) const {
@@ -138,6 +165,7 @@ std::vector<uint64_t> FieldIndexes::TextQuery(int, const std::string&) const { r
 Status FieldIndexes::Verify(const std::vector<std::pair<uint64_t, std::vector<FieldRef>>>&) const {
   return Status::OK();
 }
+Status FieldIndexes::AddEntry(BranchField, uint64_t, std::string_view) { return Status::OK(); }
 
 #endif
 

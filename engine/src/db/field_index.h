@@ -58,6 +58,20 @@ class FieldIndexes {
   // Rows whose @text field holds every term, ascending.
   std::vector<uint64_t> TextQuery(int field, const std::string& terms) const;
 
+  // JR-1: each index is a branch storage: a field's @unique index or its
+  // @text index. In branch order: the @unique ones, then the @text ones.
+  struct BranchField {
+    int field = 0;  // schema index
+    bool text = false;
+  };
+  std::vector<BranchField> branch_fields() const;
+  // What a branch stores for a row's field: the @unique key bytes, or the
+  // @text text. Empty for an absent value.
+  static std::string BranchValue(const Field& field, bool text, const FieldRef& ref);
+  // Loads one (id, BranchValue) into that index: recovery from a branch, or
+  // a rebuild from the rows. kConstraint if a @unique key repeats.
+  Status AddEntry(BranchField b, uint64_t id, std::string_view value);
+
   // kCorruption unless the indexes hold exactly the rows' keys and terms.
   Status Verify(const std::vector<std::pair<uint64_t, std::vector<FieldRef>>>& rows) const;
 

@@ -34,9 +34,23 @@ GroupCommit::GroupCommit(JournalWriter* writer, uint64_t storage_id, uint64_t la
 
 GroupCommit::~GroupCommit() { StopPeriodicSync(); }
 
-uint64_t GroupCommit::Append(std::span<const uint8_t> payload) {
+uint32_t GroupCommit::AddStream(uint64_t storage_id, uint64_t last_lsn, std::string journal_dir) {
   std::lock_guard lock(mu_);
-  uint64_t lsn = ++last_lsn_;
+  if (streams_.empty()) streams_.emplace_back();  // [0]: the root
+  auto st = std::make_unique<Stream>();
+  st->storage_id = storage_id;
+  st->last_lsn = last_lsn;
+  st->dir = std::move(journal_dir);
+  streams_.push_back(std::move(st));
+  return static_cast<uint32_t>(streams_.size() - 1);
+}
+
+uint64_t GroupCommit::stream_last_lsn(uint32_t stream) const {
+  std::lock_guard lock(mu_);
+  return streams_[stream]->last_lsn;
+}
+
+void GroupCommit::AppendLocked(uint64_t storage_id, uint64_t lsn, std::span<const uint8_t> payload) {
   size_t need = kHeaderSize + payload.size();
   if (pending_.empty() || pending_.back().size() + need > pending_.back().capacity()) {
     Block b;
@@ -47,9 +61,43 @@ uint64_t GroupCommit::Append(std::span<const uint8_t> payload) {
     b.reserve(std::max(kBlockBytes, need));
     pending_.push_back(std::move(b));
   }
-  AppendRecord(&pending_.back(), storage_id_, lsn, payload);  // within capacity: nothing moves
+  AppendRecord(&pending_.back(), storage_id, lsn, payload);  // within capacity: nothing moves
   pending_bytes_ += need;
+}
+
+uint64_t GroupCommit::Append(std::span<const uint8_t> payload, std::span<const StreamRecord> branches,
+                             uint64_t* branch_lsns) {
+  std::lock_guard lock(mu_);
+  uint64_t lsn = ++last_lsn_;
+  AppendLocked(storage_id_, lsn, payload);  // the root's first: every batch begins with a root record
+  for (size_t i = 0; i < branches.size(); ++i) {
+    Stream& st = *streams_[branches[i].stream];
+    uint64_t blsn = ++st.last_lsn;
+    if (st.pending_first == 0) st.pending_first = blsn;
+    AppendLocked(st.storage_id, blsn, branches[i].payload);
+    if (branch_lsns) branch_lsns[i] = blsn;
+  }
   return lsn;
+}
+
+Status GroupCommit::LinkBranches(const std::vector<std::pair<Stream*, uint64_t>>& firsts) {
+  Env* env = writer_->env();
+  const uint64_t gen = writer_->generation();
+  for (const auto& [stream, first] : firsts) {
+    Stream& st = *stream;
+    if (st.linked_gen == gen) continue;
+    std::string to = st.dir + "/" + JournalFileName(first);
+    // A link of this name can only be left by a run that crashed before
+    // writing this branch's record there: it holds none of ours.
+    if (env->Exists(to)) {
+      if (Status s = env->DeleteFile(to); !s.ok() && !s.IsNotFound()) return s;
+    }
+    if (Status s = env->Link(writer_->current_path(), to); !s.ok()) return s;
+    if (Status s = env->SyncDir(st.dir); !s.ok()) return s;
+    st.linked_gen = gen;
+    links_.fetch_add(1, kRelaxed);
+  }
+  return Status::OK();
 }
 
 Status GroupCommit::RunIo(std::unique_lock<std::mutex>& lk, bool sync, bool periodic) {
@@ -63,6 +111,12 @@ Status GroupCommit::RunIo(std::unique_lock<std::mutex>& lk, bool sync, bool peri
   bool rotate = rotate_;
   rotate_ = false;
   bool need_sync = sync && (durable_lsn_ < last);
+  std::vector<std::pair<Stream*, uint64_t>> firsts;  // branches in this batch, and their first LSNs
+  for (size_t i = 1; i < streams_.size(); ++i) {
+    if (streams_[i]->pending_first == 0) continue;
+    firsts.emplace_back(streams_[i].get(), streams_[i]->pending_first);
+    streams_[i]->pending_first = 0;
+  }
   lk.unlock();
 
   WriterCounters before = writer_->counters();
@@ -70,8 +124,16 @@ Status GroupCommit::RunIo(std::unique_lock<std::mutex>& lk, bool sync, bool peri
   if (rotate) writer_->RequestRotation();
   if (!batch.empty()) {
     std::vector<iovec> parts;
-    for (Block& b : batch) parts.push_back({b.data(), b.size()});
-    s = writer_->WriteV(parts, first);
+    uint64_t total = 0;
+    for (Block& b : batch) {
+      parts.push_back({b.data(), b.size()});
+      total += b.size();
+    }
+    if (!firsts.empty()) {
+      s = writer_->Prepare(total, first);
+      if (s.ok()) s = LinkBranches(firsts);
+    }
+    if (s.ok()) s = writer_->WriteV(parts, first);
   }
   if (s.ok() && need_sync) s = writer_->Sync();
   WriterCounters after = writer_->counters();
@@ -229,7 +291,7 @@ GroupCommitCounters GroupCommit::counters() const {
 }
 
 void GroupCommit::ResetCounters() {
-  for (auto* a : {&already_durable_, &covered_, &leads_, &writes_, &syncs_, &bytes_, &deferred_, &periodic_syncs_})
+  for (auto* a : {&already_durable_, &covered_, &leads_, &writes_, &syncs_, &bytes_, &deferred_, &periodic_syncs_, &links_})
     a->store(0, kRelaxed);
 }
 

@@ -24,6 +24,16 @@
 // Failure: a failed write or fsync trips the FailStop; every waiter and
 // every later commit gets kFailStopped. Nothing is retried.
 //
+// Shared journals (JR-1): AddStream registers a branch storage; Append then
+// takes the root's record and its branches' records together, so they sit
+// side by side in the pending blocks and reach the disk in the root's one
+// pwritev and one fdatasync. Each branch record carries the branch's own
+// storage id and LSN. Before a branch's first record goes into a journal
+// file, the I/O owner hard-links that file into the branch's Journals/
+// (named by the branch's first LSN in it) and fsyncs that directory, so the
+// branch recovers alone from its own folder. The durable watermark stays
+// the root's LSN: every Append has exactly one root record.
+//
 // Locking: mu_ guards pending_, the LSNs and the I/O-owner flag; it is held
 // only to swap buffers and publish, never across I/O.
 #pragma once
@@ -32,6 +42,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <string>
 #include <mutex>
 #include <span>
 #include <thread>
@@ -94,8 +106,22 @@ class GroupCommit {
   GroupCommit(JournalWriter* writer, uint64_t storage_id, uint64_t last_lsn, CommitPolicy policy, FailStop* fail);
   ~GroupCommit();
 
-  // Caller holds the database's write lock. Returns the record's LSN.
-  uint64_t Append(std::span<const uint8_t> payload);
+  // A branch's record for Append.
+  struct StreamRecord {
+    uint32_t stream = 0;  // from AddStream
+    std::span<const uint8_t> payload;
+  };
+  // Before the first Append: a branch storage whose records this journal
+  // carries; last_lsn is the branch's last recovered LSN, journal_dir its
+  // own Journals/. Returns its stream number (1, 2, ...).
+  uint32_t AddStream(uint64_t storage_id, uint64_t last_lsn, std::string journal_dir);
+  // Caller holds the database's write lock. Appends the root's record and
+  // then each branch's (their LSNs in branch_lsns if given). Returns the
+  // root record's LSN.
+  uint64_t Append(std::span<const uint8_t> payload, std::span<const StreamRecord> branches = {},
+                  uint64_t* branch_lsns = nullptr);
+  uint64_t stream_last_lsn(uint32_t stream) const;
+  uint64_t links() const { return links_.load(std::memory_order_relaxed); }
   // Caller holds the write lock; naive policies only: writes (and for
   // kDurableNaive fsyncs) every pending record now. Fails: kFailStopped.
   Status CommitUnderLock();
@@ -124,10 +150,24 @@ class GroupCommit {
   // Caller holds mu_ (through lk) and no one owns I/O. Takes the pending
   // records, writes them (and fsyncs if sync) with mu_ released, publishes.
   Status RunIo(std::unique_lock<std::mutex>& lk, bool sync, bool periodic);
+  void AppendLocked(uint64_t storage_id, uint64_t lsn, std::span<const uint8_t> payload);
   void SyncLoop(uint32_t ms);
+
+  // A branch storage whose records ride in this journal (JR-1).
+  struct Stream {
+    uint64_t storage_id = 0;
+    uint64_t last_lsn = 0;       // guarded by mu_
+    uint64_t pending_first = 0;  // its first LSN in pending_ (0: none); guarded by mu_
+    std::string dir;             // its Journals/
+    uint64_t linked_gen = 0;     // writer generation it is linked into; only the I/O owner touches it
+  };
+  // The I/O owner, before writing: link the file the write goes to into
+  // every branch with records in it that is not linked there yet.
+  Status LinkBranches(const std::vector<std::pair<Stream*, uint64_t>>& firsts);
 
   JournalWriter* writer_;
   const uint64_t storage_id_;
+  std::vector<std::unique_ptr<Stream>> streams_;  // [0] null: the root; stable addresses for the I/O owner
   const CommitPolicy policy_;
   FailStop* fail_;
 
@@ -155,7 +195,7 @@ class GroupCommit {
   std::function<void()> after_sync_;
 
   std::atomic<uint64_t> already_durable_{0}, covered_{0}, leads_{0}, writes_{0}, syncs_{0}, bytes_{0},
-      deferred_{0}, periodic_syncs_{0};
+      deferred_{0}, periodic_syncs_{0}, links_{0};
 };
 
 }  // namespace fenec::journal

@@ -72,6 +72,14 @@ Status ReplayJournals(Env* env, const std::string& dir, uint64_t storage_id, uin
       RecordHeader h;
       std::span<const uint8_t> payload;
       ReadResult r = ParseRecord(std::span(data).subspan(off), storage_id, &h, &payload);
+      if (r == ReadResult::kWrongStorage) {
+        // JR-1: a shared journal holds every storage's records; another
+        // storage's whole, checksummed record is stepped over. A torn one
+        // (any storage's) ends the file for everyone, as it must: nothing
+        // after it was ever acknowledged.
+        off += kHeaderSize + h.length;
+        continue;
+      }
       if (r == ReadResult::kOk && h.lsn != expect) {
         result->stop = fmt::format("LSN {} where {} was due in {} at {}", h.lsn, expect, file.path, off);
         result->discarded_bytes += data.size() - off;

@@ -7,6 +7,10 @@
 //    after the previous one is fdatasync'ed up to its last record. So a bad
 //    record can only be followed, in its file, by bytes never acknowledged,
 //    and the next file (if any) starts exactly at the last good LSN + 1.
+// A shared journal file (JR-1) also holds other storages' records; they are
+// skipped, so a storage's recovery reads exactly what it reads from a file
+// of its own. Its name in this storage's Journals/ is this storage's first
+// LSN in it (a hard link may have another name elsewhere).
 // Recovery therefore reads each file up to its first bad record, then goes
 // on to the next file only if that one starts at the next LSN; anything
 // else ends recovery there (a gap means records are missing: replaying

@@ -27,9 +27,7 @@ Status JournalWriter::Write(std::span<const uint8_t> records, uint64_t first_lsn
   return WriteV(std::span(&part, 1), first_lsn);
 }
 
-Status JournalWriter::WriteV(std::span<const iovec> parts, uint64_t first_lsn) {
-  uint64_t total = 0;
-  for (const iovec& p : parts) total += p.iov_len;
+Status JournalWriter::Prepare(uint64_t total, uint64_t first_lsn) {
   if (file_ && offset_ > 0 && (rotate_ || offset_ + total > max_file_bytes_)) {
     if (dirty_) {
       if (Status s = Sync(); !s.ok()) return s;
@@ -39,6 +37,15 @@ Status JournalWriter::WriteV(std::span<const iovec> parts, uint64_t first_lsn) {
   if (!file_) {
     if (Status s = Start(first_lsn); !s.ok()) return s;
   }
+  return Status::OK();
+}
+
+std::string JournalWriter::current_path() const { return dir_ + "/" + JournalFileName(first_lsn_); }
+
+Status JournalWriter::WriteV(std::span<const iovec> parts, uint64_t first_lsn) {
+  uint64_t total = 0;
+  for (const iovec& p : parts) total += p.iov_len;
+  if (Status s = Prepare(total, first_lsn); !s.ok()) return s;
   ++counters_.writes;
   Status s = parts.size() == 1
                  ? file_->Write(offset_, std::span(static_cast<const uint8_t*>(parts[0].iov_base), parts[0].iov_len))

@@ -34,6 +34,14 @@ class JournalWriter {
   Status Write(std::span<const uint8_t> records, uint64_t first_lsn);
   // As Write, the records given as buffers written back to back by one pwritev (IO-7).
   Status WriteV(std::span<const iovec> parts, uint64_t first_lsn);
+  // Rotates or starts a file now if a write of `bytes` starting at
+  // first_lsn would, so the caller can act on the file the write will go to
+  // (JR-1: link it into branches) before writing. Fails: as Start.
+  Status Prepare(uint64_t bytes, uint64_t first_lsn);
+  // The current file's path and a number that changes with each file started.
+  std::string current_path() const;
+  uint64_t generation() const { return counters_.files; }
+  Env* env() const { return env_; }
   // fdatasync of the current file. Fails: kIOError.
   Status Sync();
   bool dirty() const { return dirty_; }

@@ -1,0 +1,137 @@
+#include "db/branch.h"
+
+#include <fmt/format.h>
+
+#include "journal/format.h"
+#include "journal/reader.h"
+
+namespace fenec {
+
+std::string BranchFolder(const std::string& root_folder, uint32_t collection, FieldIndexes::BranchField b) {
+  return fmt::format("{}/Indexes/c{}.f{}.{}", root_folder, collection, b.field, b.text ? "text" : "unique");
+}
+
+void BeginBranchRecord(size_t entries, coding::Bytes* out) {
+  out->clear();
+  coding::PutFixed64(out, 0);
+  coding::PutVarint(out, entries);
+}
+
+void AddBranchPut(uint64_t id, std::string_view value, coding::Bytes* out) {
+  coding::PutVarint(out, id);
+  out->push_back(1);
+  coding::PutString(out, value);
+}
+
+void AddBranchErase(uint64_t id, coding::Bytes* out) {
+  coding::PutVarint(out, id);
+  out->push_back(0);
+}
+
+void SetRootLsn(uint64_t root_lsn, coding::Bytes* payload) { journal::PutU64(payload->data(), root_lsn); }
+
+uint64_t BranchState::entries() const {
+  uint64_t n = 0;
+  for (uint8_t p : present) n += p;
+  return n;
+}
+
+namespace {
+
+void Set(BranchState* st, uint64_t id, std::string_view value) {
+  if (st->values.size() <= id) {
+    st->values.resize(id + 1);
+    st->present.resize(id + 1, 0);
+  }
+  st->values[id].assign(value);
+  st->present[id] = 1;
+}
+
+void Erase(BranchState* st, uint64_t id) {
+  if (id < st->present.size()) {
+    st->present[id] = 0;
+    st->values[id].clear();
+  }
+}
+
+}  // namespace
+
+Status RecoverBranch(Env* env, const Storage& storage, uint64_t max_root_lsn, BranchState* out) {
+  *out = BranchState{};
+  const std::string where = storage.folder() + "/data.fdb";
+  std::vector<uint8_t> blob;
+  if (Status s = storage.ReadCatalog(&blob); !s.ok()) return s;
+  if (!blob.empty()) {
+    coding::Reader in(blob);
+    out->root_lsn = in.Fixed64();
+    uint64_t n = in.Varint();
+    for (uint64_t i = 0; i < n && in.ok(); ++i) {
+      uint64_t id = in.Varint();
+      std::string_view v = in.String();
+      if (in.ok()) Set(out, id, v);
+    }
+    if (!in.ok() || !in.done()) return Status::Corruption("branch catalog does not parse", where);
+  }
+  const Superblock& sb = storage.superblock();
+  out->checkpoint_lsn = sb.checkpoint_lsn;
+  journal::ReplayResult replay;
+  Status s = journal::ReplayJournals(
+      env, storage.journal_dir(), sb.storage_id, sb.checkpoint_lsn,
+      [&](uint64_t lsn, std::span<const uint8_t> payload) -> Status {
+        coding::Reader in(payload);
+        uint64_t root_lsn = in.Fixed64();
+        uint64_t n = in.Varint();
+        if (!in.ok()) return Status::Corruption(fmt::format("branch record {} does not parse", lsn), where);
+        if (root_lsn > max_root_lsn) {  // never acknowledged: the root has no such commit
+          ++out->ignored_ahead;
+          return Status::OK();
+        }
+        for (uint64_t i = 0; i < n; ++i) {
+          uint64_t id = in.Varint();
+          uint8_t op = in.Byte();
+          if (op == 1) {
+            std::string_view v = in.String();
+            if (in.ok()) Set(out, id, v);
+          } else if (in.ok()) {
+            Erase(out, id);
+          }
+        }
+        if (!in.ok() || !in.done()) return Status::Corruption(fmt::format("branch record {} does not parse", lsn), where);
+        if (root_lsn > out->root_lsn) out->root_lsn = root_lsn;
+        ++out->records;
+        return Status::OK();
+      },
+      &replay);
+  if (!s.ok()) return s;
+  out->last_lsn = replay.last_lsn;
+  return Status::OK();
+}
+
+BranchCatalog::BranchCatalog(uint64_t root_lsn) { coding::PutFixed64(&head_, root_lsn); }
+
+void BranchCatalog::Add(uint64_t id, std::string_view value) {
+  coding::PutVarint(&body_, id);
+  coding::PutString(&body_, value);
+  ++n_;
+}
+
+Status BranchCatalog::Commit(Storage* storage, uint64_t branch_lsn) {
+  coding::PutVarint(&head_, n_);
+  head_.insert(head_.end(), body_.begin(), body_.end());
+  // The data region holds only catalogs. The new one goes before the
+  // current one if it fits there, else after it: never over it, so a crash
+  // mid-write leaves the previous checkpoint whole.
+  const Superblock& sb = storage->superblock();
+  uint64_t at = Storage::kDataStart;
+  if (sb.catalog_offset != 0 && head_.size() > sb.catalog_offset - Storage::kDataStart)
+    at = sb.catalog_offset + sb.catalog_length;
+  return storage->CommitCheckpoint(branch_lsn, at, head_, at + head_.size());
+}
+
+Status OpenBranchAlone(Env* env, const std::string& folder, BranchState* out) {
+  std::unique_ptr<Storage> st;
+  if (Status s = Storage::Open(env, folder, /*create_if_missing=*/false, false, 0, &st); !s.ok()) return s;
+  return RecoverBranch(env, *st, UINT64_MAX, out);
+}
+
+}  // namespace fenec

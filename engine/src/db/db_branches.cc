@@ -1,0 +1,201 @@
+// JR-1 in the database: attaching branch storages, appending their records
+// in the chosen journal mode, loading indexes from them at open, and their
+// checkpoints. The format and the recovery rule are in db/branch.h.
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cstdio>
+#include <shared_mutex>
+
+#include "db/db_impl.h"
+#include "db/payload.h"
+
+namespace fenec {
+namespace {
+
+journal::CommitPolicy BranchPolicy(const Options& o) {
+  if (o.durability == Durability::kDurable)
+    return o.commit_mode == CommitMode::kGroup ? journal::CommitPolicy::kDurableGroup
+                                               : journal::CommitPolicy::kDurableNaive;
+  return o.commit_mode == CommitMode::kGroup ? journal::CommitPolicy::kBufferedGroup
+                                             : journal::CommitPolicy::kBufferedNaive;
+}
+
+std::atomic<bool> fallback_said{false};
+
+}  // namespace
+
+bool DbImpl::SharedJournals() {
+  if (shared_journals_ >= 0) return shared_journals_ == 1;
+  shared_journals_ = 0;
+  if (options_.journals != Journals::kShared) return false;
+  // Branch folders live under Indexes/, so a link from the root's Journals/
+  // into Indexes/ working means links into every branch's Journals/ work.
+  const std::string root = storage_->folder();
+  const std::string from = storage_->journal_dir() + "/.link-probe", to = root + "/Indexes/.link-probe";
+  Status s = env_->CreateDir(root + "/Indexes");
+  std::unique_ptr<File> f;
+  if (s.ok()) s = env_->Open(from, OpenMode::kCreate, &f);
+  f.reset();
+  if (s.ok()) {
+    (void)env_->DeleteFile(to);
+    s = env_->Link(from, to);
+    (void)env_->DeleteFile(to);
+  }
+  (void)env_->DeleteFile(from);
+  if (s.ok()) {
+    shared_journals_ = 1;
+    return true;
+  }
+  if (!fallback_said.exchange(true))
+    std::fprintf(stderr, "fenecdb: hard links fail in %s (%s): journals are separate (one per storage)\n",
+                 root.c_str(), s.ToString().c_str());
+  return false;
+}
+
+Status DbImpl::RebuildBranchIndex(CollectionState* c, FieldIndexes::BranchField b) {
+  const Field& field = c->schema->fields[b.field];
+  std::vector<FieldRef> refs;
+  for (uint64_t id = 1; id < c->index.size(); ++id) {
+    if (!c->index[id].present()) continue;
+    if (!DecodeFields(*c->schema, rows_->Resolve(c->index[id]), &refs))
+      return Status::Corruption(fmt::format("collection '{}': document {} does not decode", c->name, id));
+    if (!refs[b.field].present) continue;
+    if (Status s = c->indexes->AddEntry(b, id, FieldIndexes::BranchValue(field, b.text, refs[b.field])); !s.ok())
+      return Status::Corruption(s.message());
+  }
+  return Status::OK();
+}
+
+Status DbImpl::AttachBranches(CollectionState* c, bool recovering, uint64_t max_root_lsn, bool* dirty) {
+  const bool shared = SharedJournals();
+  for (FieldIndexes::BranchField bf : c->indexes->branch_fields()) {
+    auto b = std::make_unique<Branch>();
+    b->field = bf;
+    const std::string folder = BranchFolder(storage_->folder(), c->id, bf);
+    if (Status s = env_->CreateDir(storage_->folder() + "/Indexes"); !s.ok()) return s;
+    uint64_t id = options_.storage_id == 0 ? 0 : options_.storage_id + 1 + c->id * 4096 + bf.field * 2 + bf.text;
+    if (Status s = Storage::Open(env_, folder, true, false, id, &b->storage); !s.ok()) return s;
+    BranchState st;
+    if (Status s = RecoverBranch(env_, *b->storage, max_root_lsn, &st); !s.ok()) return s;
+    if (recovering) {
+      // The branch is whole iff it reaches the last root commit that touched
+      // the collection (its records are a prefix of the root's order).
+      bool whole = !b->storage->created() && st.root_lsn >= c->last_lsn;
+      Status loaded;
+      if (whole) {
+        for (uint64_t i = 0; i < st.present.size() && loaded.ok(); ++i)
+          if (st.present[i]) loaded = c->indexes->AddEntry(bf, i, st.values[i]);
+      }
+      if (whole && loaded.ok()) {
+        ++branches_recovered_;
+      } else {
+        if (whole) return Status::Corruption(fmt::format("branch {}: {}", folder, loaded.message()));
+        if (Status s = RebuildBranchIndex(c, bf); !s.ok()) return s;
+        ++branches_rebuilt_;
+        *dirty = true;
+      }
+      if (st.ignored_ahead > 0) *dirty = true;
+    }
+    const Superblock& sb = b->storage->superblock();
+    if (shared) {
+      b->stream = gc_->AddStream(sb.storage_id, st.last_lsn, b->storage->journal_dir());
+    } else {
+      b->writer = std::make_unique<journal::JournalWriter>(env_, b->storage->journal_dir(), options_.journal_file_bytes);
+      b->gc = std::make_unique<journal::GroupCommit>(b->writer.get(), sb.storage_id, st.last_lsn,
+                                                     BranchPolicy(options_), &fail_);
+      if (options_.durability == Durability::kBuffered) b->gc->StartPeriodicSync(options_.sync_ms, nullptr);
+    }
+    c->branches.push_back(std::move(b));
+  }
+  return Status::OK();
+}
+
+uint64_t DbImpl::AppendCommit(CollectionState* c, std::span<const uint8_t> root,
+                              std::vector<coding::Bytes>* branch_payloads, CommitTicket* t) {
+  if (c->branches.empty()) {
+    t->lsn = gc_->Append(root);
+  } else {
+    // Appends happen only under the write lock, so the root's next LSN is known.
+    uint64_t next = gc_->last_lsn() + 1;
+    for (auto& p : *branch_payloads) SetRootLsn(next, &p);
+    if (c->branches.front()->gc == nullptr) {  // shared: one append, one write
+      std::vector<journal::GroupCommit::StreamRecord> recs(c->branches.size());
+      for (size_t k = 0; k < recs.size(); ++k) recs[k] = {c->branches[k]->stream, (*branch_payloads)[k]};
+      t->lsn = gc_->Append(root, recs);
+    } else {
+      t->lsn = gc_->Append(root);
+      for (size_t k = 0; k < c->branches.size(); ++k)
+        t->branches.emplace_back(c->branches[k]->gc.get(), c->branches[k]->gc->Append((*branch_payloads)[k]));
+    }
+  }
+  c->last_lsn = t->lsn;
+  return t->lsn;
+}
+
+Status DbImpl::CommitUnderLockAll(CollectionState* c) {
+  if (Status s = gc_->CommitUnderLock(); !s.ok()) return s;
+  for (auto& b : c->branches)
+    if (b->gc)
+      if (Status s = b->gc->CommitUnderLock(); !s.ok()) return s;
+  return Status::OK();
+}
+
+void DbImpl::CaptureBranches(std::vector<BranchCheckpoint>* out) {
+  uint32_t n = ncollections_.load(std::memory_order_acquire);
+  for (uint32_t i = 0; i < n; ++i) {
+    CollectionState* c = collections_[i].get();
+    if (c->branches.empty()) continue;
+    BranchCheckpoint ck{c, c->schema, c->index.Share(), {}};
+    for (auto& b : c->branches) ck.branch_lsns.push_back(b->gc ? b->gc->last_lsn() : gc_->stream_last_lsn(b->stream));
+    out->push_back(std::move(ck));
+  }
+}
+
+Status DbImpl::CheckpointBranches(std::vector<BranchCheckpoint>& todo, const BufferList& buffers,
+                                  uint64_t root_lsn) {
+  if (Status s = SyncBranches(); !s.ok()) return s;  // a branch's journal never lags its checkpoint
+  for (BranchCheckpoint& ck : todo) {
+    CollectionState* c = ck.coll;
+    for (size_t k = 0; k < c->branches.size(); ++k) {
+      Branch& b = *c->branches[k];
+      const Field& field = ck.schema->fields[b.field.field];
+      BranchCatalog cat(root_lsn);
+      std::vector<FieldRef> refs;
+      for (uint64_t id = 1; id < ck.index.size(); ++id) {
+        const IdEntry& e = ck.index[id];
+        if (!e.present()) continue;
+        if (!DecodeFields(*ck.schema, RowStore::Resolve(e, buffers, rows_->map()), &refs))
+          return Status::Corruption(fmt::format("collection '{}': document {} does not decode", c->name, id));
+        if (refs[b.field.field].present) cat.Add(id, FieldIndexes::BranchValue(field, b.field.text, refs[b.field.field]));
+      }
+      if (Status s = cat.Commit(b.storage.get(), ck.branch_lsns[k]); !s.ok()) return fail_.Trip(s);
+      if (b.gc) b.gc->RequestRotation();
+      uint64_t deleted = 0;
+      if (Status s = b.storage->DeleteJournalsThrough(ck.branch_lsns[k], &deleted); !s.ok()) return fail_.Trip(s);
+    }
+  }
+  return Status::OK();
+}
+
+std::vector<Branch*> DbImpl::AllBranches() const {
+  std::vector<Branch*> out;
+  std::shared_lock lock(lock_);  // CreateCollection attaches branches under the write lock
+  for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i)
+    for (auto& b : collections_[i]->branches) out.push_back(b.get());
+  return out;
+}
+
+Status DbImpl::SyncBranches() {
+  for (Branch* b : AllBranches())
+    if (b->gc)
+      if (Status s = b->gc->SyncAll(); !s.ok()) return s;
+  return Status::OK();
+}
+
+void DbImpl::StopBranchSyncers() {
+  for (Branch* b : AllBranches())
+    if (b->gc) b->gc->StopPeriodicSync();
+}
+
+}  // namespace fenec
