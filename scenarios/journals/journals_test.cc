@@ -82,7 +82,9 @@ TEST_F(Scratch, CellRecordsItsPutsAndVerificationFindsThemAll) {
     EXPECT_GE(r.env.syncs, kPuts) << mode;
     EXPECT_EQ(r.stats.commits, kPuts) << mode;
 
-    auto db = Database::Open(dir, Options{});
+    Options same;  // reopened as written: whether a database may switch modes is the engine's business
+    same.journals = cfg.journals;
+    auto db = Database::Open(dir, same);
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     auto c = (*db)->FindCollection("docs");
     ASSERT_TRUE(c.ok());

@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(fj::mode_names()));
   app.add_option("--seconds", c.seconds, "longest time per cell (default 3; quick 0.5)")
       ->check(CLI::Range(0.05, 3600.0));
-  app.add_option("--max-puts", c.max_puts, "most puts per cell, all writers together (default 100000; quick 5000)")
+  app.add_option("--max-puts", c.max_puts, "most puts per cell, all writers together (default 500000; quick 20000)")
       ->check(CLI::Range(1, 1'000'000'000));
   app.add_flag("!--no-recovery", c.recovery, "skip the kill -9 recovery rounds");
   app.add_option("--recovery-indexes", c.recovery_indexes, "indexed fields in the recovery round (default 8)")
@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
   if (idx_opt->count() == 0) c.indexes = q ? std::vector<int>{0, 1, 8} : std::vector<int>{0, 1, 4, 8, 16};
   if (w_opt->count() == 0) c.writers = q ? std::vector<int>{1, 16} : std::vector<int>{1, 4, 16};
   if (c.seconds == 0) c.seconds = q ? 0.5 : 3;
-  if (c.max_puts == 0) c.max_puts = q ? 5000 : 100000;
+  if (c.max_puts == 0) c.max_puts = q ? 20000 : 500000;
   if (c.recovery_seconds == 0) c.recovery_seconds = q ? 0.5 : 2;
   if (c.recovery_max_acks == 0) c.recovery_max_acks = q ? 1000 : 5000;
   auto& meta = h.results().meta();
