@@ -1,0 +1,174 @@
+// journals-bench: JR-1 of FINDINGS.md, shared journals through hard links.
+//
+// A fenecdb database is a root storage (documents) plus a branch storage per
+// indexed field. With Options::journals = kSeparate each storage writes and
+// fdatasyncs its own journal (a put into a collection with n indexes is
+// n + 1 durable writes and fsyncs); with kShared the root writes every
+// storage's records in one pwritev and one fdatasync, the file hard-linked
+// into each branch's Journals/. The bench measures both arms on the same
+// code, cell by cell, each on a fresh database:
+//
+//   throughput  durable single puts, 0..16 indexed fields x 1..16 writers:
+//               puts/s, put latency, writes / fsyncs / dir syncs per put
+//               counted by the cell's own PosixEnv
+//   recovery    a forked child puts from several writers and reports every
+//               acknowledged put; kill -9; reopen; every acknowledged put
+//               must be in the root and answered by every index
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "iobench/lib/console.h"
+#include "iobench/lib/harness.h"
+#include "scenarios/journals/report.h"
+#include "scenarios/journals/workload.h"
+
+namespace fj = fenec::journals;
+using fenec::bench::Harness;
+
+namespace {
+
+struct Config {
+  std::vector<int> indexes, writers;
+  std::vector<std::string> modes = fj::mode_names();
+  double seconds = 0;
+  uint64_t max_puts = 0;
+  bool recovery = true;
+  int recovery_indexes = 8, recovery_writers = 4;
+  double recovery_seconds = 0;
+  uint64_t recovery_max_acks = 0;
+  uint32_t checkpoint_ms = 200;
+};
+
+void remove_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Harness h("journals",
+            "JR-1: shared journals through hard links. Durable single-row puts into a collection with "
+            "0, 1, 4, 8 and 16 indexed fields (each a branch storage) from 1, 4 and 16 writers, under "
+            "Options::journals = separate (each storage writes and fsyncs its own journal) and shared "
+            "(one pwritev + one fdatasync for the root and every branch). Per cell: puts/s, put latency, "
+            "and the writes, fsyncs and directory fsyncs per put counted by the cell's own PosixEnv. "
+            "Then, per mode, a kill -9 round: a child puts and reports every acknowledged put, is "
+            "killed, and the reopened database must hold each one in the root and in every index "
+            "(exit 1 if any is missing). Quick mode: indexes 0,1,8 x writers 1,16, shorter cells.");
+  Config c;
+  auto& app = h.app();
+  auto* idx_opt = app.add_option("--indexes", c.indexes,
+                                 "indexed fields per cell, comma-separated (default 0,1,4,8,16; quick 0,1,8)")
+                      ->delimiter(',')
+                      ->check(CLI::Range(0, 16));
+  auto* w_opt = app.add_option("--writers", c.writers, "writer threads per cell (default 1,4,16; quick 1,16)")
+                    ->delimiter(',')
+                    ->check(CLI::Range(1, 256));
+  app.add_option("--modes", c.modes, "journal modes to run (default separate,shared)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(fj::mode_names()));
+  app.add_option("--seconds", c.seconds, "longest time per cell (default 3; quick 0.5)")
+      ->check(CLI::Range(0.05, 3600.0));
+  app.add_option("--max-puts", c.max_puts, "most puts per cell, all writers together (default 500000; quick 20000)")
+      ->check(CLI::Range(1, 1'000'000'000));
+  app.add_flag("!--no-recovery", c.recovery, "skip the kill -9 recovery rounds");
+  app.add_option("--recovery-indexes", c.recovery_indexes, "indexed fields in the recovery round (default 8)")
+      ->check(CLI::Range(0, 16));
+  app.add_option("--recovery-writers", c.recovery_writers, "the recovery child's writers (default 4)")
+      ->check(CLI::Range(1, 256));
+  app.add_option("--recovery-seconds", c.recovery_seconds,
+                 "kill the child after this long at the latest (default 2; quick 0.5)")
+      ->check(CLI::Range(0.05, 3600.0));
+  app.add_option("--recovery-max-acks", c.recovery_max_acks,
+                 "kill it once a seeded count in [N/2, N] of puts was acknowledged (default 5000; quick 1000)")
+      ->check(CLI::Range(2, 100'000'000));
+  app.add_option("--checkpoint-ms", c.checkpoint_ms,
+                 "the recovery child checkpoints this often, so kills land in checkpoints too (0: never)")
+      ->capture_default_str();
+  if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
+  const bool q = h.quick();
+  if (idx_opt->count() == 0) c.indexes = q ? std::vector<int>{0, 1, 8} : std::vector<int>{0, 1, 4, 8, 16};
+  if (w_opt->count() == 0) c.writers = q ? std::vector<int>{1, 16} : std::vector<int>{1, 4, 16};
+  if (c.seconds == 0) c.seconds = q ? 0.5 : 3;
+  if (c.max_puts == 0) c.max_puts = q ? 20000 : 500000;
+  if (c.recovery_seconds == 0) c.recovery_seconds = q ? 0.5 : 2;
+  if (c.recovery_max_acks == 0) c.recovery_max_acks = q ? 1000 : 5000;
+  auto& meta = h.results().meta();
+  meta.set("durability", "durable");
+  meta.set("cell_seconds", fmt::format("{:g}", c.seconds));
+  meta.set("cell_max_puts", std::to_string(c.max_puts));
+  meta.set("counts_source", "writes/fsyncs/dir_syncs: the cell's own PosixEnv (syscalls); journals_shared, "
+                            "branches, journal_links, branch_journal_*: the engine's Stats");
+
+  fj::Report rep;
+  bool cell_failed = false;
+  fenec::bench::Progress progress("journals cells", c.indexes.size() * c.writers.size() * c.modes.size());
+  size_t done = 0, cell = 0;
+  for (int n : c.indexes) {
+    for (int w : c.writers) {
+      ++cell;
+      // Modes alternate which goes first from cell to cell, so neither always meets a colder or busier disk.
+      for (size_t k = 0; k < c.modes.size(); ++k) {
+        if (Harness::interrupted()) break;
+        const std::string& mode = c.modes[(k + cell) % c.modes.size()];
+        fj::CellConfig cfg;
+        fj::parse_mode(mode, &cfg.journals);
+        cfg.indexes = n;
+        cfg.writers = w;
+        cfg.max_puts = c.max_puts;
+        cfg.seconds = c.seconds;
+        cfg.stop = &Harness::interrupted;
+        const std::string dir = fmt::format("{}/cell-{}-{}-{}", h.data_dir(), mode, n, w);
+        remove_dir(dir);
+        const fj::CellResult res = fj::run_cell(cfg, dir);
+        remove_dir(dir);  // scratch stays one cell big
+        if (!res.error.empty()) {
+          cell_failed = true;
+          std::cerr << fmt::format("journals-bench: FAILED {} {}: {}\n", mode, fj::cell_case(n, w), res.error);
+          h.results().skip(mode, fj::cell_case(n, w), "failed: " + res.error);
+        } else {
+          fj::add_cell(h.results(), mode, cfg, res, rep);
+        }
+        progress.update(++done, fmt::format("{} {}", mode, fj::cell_case(n, w)));
+      }
+    }
+  }
+  progress.finish();
+
+  if (c.recovery) {
+    for (size_t k = 0; k < c.modes.size() && !Harness::interrupted(); ++k) {
+      fj::RecoveryConfig rc;
+      fj::parse_mode(c.modes[k], &rc.journals);
+      rc.indexes = c.recovery_indexes;
+      rc.writers = c.recovery_writers;
+      rc.seconds = c.recovery_seconds;
+      rc.max_acks = c.recovery_max_acks;
+      rc.checkpoint_ms = c.checkpoint_ms;
+      rc.seed = h.seed() + k;  // logged by the harness; --seed replays the kill points
+      const std::string dir = fmt::format("{}/recovery-{}", h.data_dir(), c.modes[k]);
+      remove_dir(dir);
+      const fj::RecoveryResult res = fj::run_recovery(rc, dir);
+      remove_dir(dir);
+      fj::add_recovery(h.results(), c.modes[k], rc, res, rep);
+    }
+  }
+
+  if (Harness::interrupted()) h.results().mark_incomplete("interrupted");
+  fj::write_plots(h, rep);
+  for (fenec::bench::Verdict& v : fj::verdicts(h, rep)) h.results().verdict(v);
+  fj::print_tables(rep);
+  int rc = h.finish();
+  if (rep.recovery_failed()) {
+    std::cerr << "\njournals-bench: RECOVERY FAILED: acknowledged puts missing after kill -9, Check failed, "
+                 "or the round broke (see the recovery table and missing_puts in results/journals/latest.csv)\n";
+    if (rc == 0) rc = 1;
+  }
+  if (cell_failed) {
+    std::cerr << "journals-bench: some cells FAILED (see the skipped lines)\n";
+    if (rc == 0) rc = 1;
+  }
+  return rc;
+}
