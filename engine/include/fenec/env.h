@@ -59,6 +59,9 @@ class File {
   // kNotSupported.
   virtual Status Map(uint64_t reserve, const uint8_t** base) = 0;
   virtual const std::string& path() const = 0;
+  // The kernel file descriptor, for I/O submitted elsewhere (the global
+  // io_uring, IO-6); -1 where the Env must see every write (FaultEnv).
+  virtual int fd() const { return -1; }
 };
 
 enum class OpenMode { kRead, kReadWrite, kCreate /* read-write, created if missing */, kCreateNew /* fails if exists */ };

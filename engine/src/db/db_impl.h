@@ -22,6 +22,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -151,6 +152,9 @@ class DbImpl final : public Database {
  private:
   void HandoverPiece(BufferList* retired);  // under the write lock
   void WriteDeferred();  // GR-5: the periodic syncer's after-sync hook
+  // A sealed buffer to the data file: pwrite here, or the global ring (DataFlush).
+  Status FlushBuffer(const std::shared_ptr<WriteBuffer>& buf);
+  void DrainRing();  // waits for every ring write handed over
   Status WriteCheck() const;  // kClosed / kFailStopped
 
   // --- db_branches.cc (JR-1)
@@ -225,6 +229,10 @@ class DbImpl final : public Database {
       flushes_under_lock_{0}, handover_pieces_{0}, handover_entries_{0}, checkpoints_{0};
   mutable std::atomic<uint64_t> pin_wait_ns_{0}, pin_hold_ns_{0}, pin_hold_max_ns_{0}, pin_chunks_{0};
   uint64_t recovered_records_ = 0, recovery_discarded_ = 0, recovery_ns_ = 0;
+  std::mutex ring_mu_;
+  std::condition_variable ring_cv_;
+  uint64_t ring_inflight_ = 0;  // guarded by ring_mu_
+  std::atomic<uint64_t> ring_flushes_{0};
   int shared_journals_ = -1;  // -1 undecided; guarded by lock_ (decided under it)
   bool recovering_ = false;   // open's replay: indexes are loaded after it, from the branches
   uint64_t branches_recovered_ = 0, branches_rebuilt_ = 0;

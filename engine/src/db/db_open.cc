@@ -293,6 +293,7 @@ Status DbImpl::Close() {
     std::lock_guard ck(checkpoint_mu_);
     s = CheckpointNow();
   }
+  DrainRing();
   jwriter_->Close();
   for (Branch* b : AllBranches())
     if (b->writer) b->writer->Close();
@@ -363,6 +364,7 @@ Stats DbImpl::GetStats() const {
   }
   st.fsyncs += st.branch_journal_fsyncs;
   st.branches_recovered = branches_recovered_;
+  st.ring_flushes = ring_flushes_.load(kRelaxed);
   st.branches_rebuilt = branches_rebuilt_;
   st.recovered_records = recovered_records_;
   st.recovery_discarded_bytes = recovery_discarded_;
@@ -379,7 +381,7 @@ void DbImpl::ResetStats() {
   lock_.ResetCounters();
   pool_->ResetCounters();
   for (auto* a : {&commits_, &pins_, &pin_ns_, &pin_max_ns_, &pinned_rows_, &flushes_, &flushes_under_lock_,
-                  &handover_pieces_, &handover_entries_, &checkpoints_, &pin_wait_ns_, &pin_hold_ns_,
+                  &handover_pieces_, &handover_entries_, &checkpoints_, &ring_flushes_, &pin_wait_ns_, &pin_hold_ns_,
                   &pin_hold_max_ns_, &pin_chunks_})
     a->store(0, kRelaxed);
 }

@@ -112,14 +112,18 @@ bool RowStore::handover_pending() const {
 }
 
 Status RowStore::Write(Storage* storage, WriteBuffer* buffer) {
-  if (buffer->claimed.exchange(true, std::memory_order_acq_rel)) return Status::OK();
+  if (!Claim(buffer)) return Status::OK();
   Status s = storage->WriteData(buffer->base, std::span(buffer->bytes.get(), buffer->size));
-  if (s.ok()) {
+  Completed(buffer, s.ok());
+  return s;
+}
+
+void RowStore::Completed(WriteBuffer* buffer, bool ok) {
+  if (ok) {
     std::lock_guard lock(written_mu_);
     buffer->written.store(true, std::memory_order_release);
   }
   written_cv_.notify_all();
-  return s;
 }
 
 void RowStore::WaitWritten(const BufferList& list, const std::function<bool()>& stop) {

@@ -99,6 +99,10 @@ class RowStore {
   // Writes a sealed buffer to the data file unless someone already claimed it.
   // Fails: kIOError, kNoSpace.
   Status Write(Storage* storage, WriteBuffer* buffer);
+  // The two halves of Write, for a write done elsewhere (the global ring):
+  // Claim is false if someone already claimed it; Completed publishes it.
+  static bool Claim(WriteBuffer* buffer) { return !buffer->claimed.exchange(true, std::memory_order_acq_rel); }
+  void Completed(WriteBuffer* buffer, bool ok);
   // Waits until every buffer in `list` is written, or stop() holds (fail-stop).
   void WaitWritten(const BufferList& list, const std::function<bool()>& stop);
   // Wakes WaitWritten callers (after a fail-stop).

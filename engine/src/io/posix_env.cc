@@ -23,6 +23,8 @@ class PosixFile final : public File {
     ::close(fd_);
   }
 
+  int fd() const override { return fd_; }
+
   Status Write(uint64_t offset, std::span<const uint8_t> data) override {
     const uint8_t* p = data.data();
     size_t left = data.size();

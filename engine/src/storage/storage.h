@@ -69,6 +69,12 @@ class Storage {
   Status ReadCatalog(std::vector<uint8_t>* out) const;
   // Writes into the data region. Thread-safe (distinct ranges). Fails: kIOError, kNoSpace.
   Status WriteData(uint64_t offset, std::span<const uint8_t> bytes);
+  // The data file's descriptor for the global ring (-1: write through WriteData).
+  int data_fd() const { return file_->fd(); }
+  void CountRingWrite(uint64_t bytes) {
+    writes_.fetch_add(1, std::memory_order_relaxed);
+    bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  }
   // Writes the catalog at catalog_offset, fdatasyncs, then the next
   // superblock, fdatasyncs. Not concurrent with itself. Fails: kIOError, kNoSpace.
   Status CommitCheckpoint(uint64_t checkpoint_lsn, uint64_t catalog_offset, std::span<const uint8_t> catalog,
