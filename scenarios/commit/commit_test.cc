@@ -8,6 +8,8 @@
 #include <fstream>
 
 #include "engine/src/ring/flusher.h"
+#include "scenarios/commit/merger_cell.h"
+#include "scenarios/commit/merger_report.h"
 #include "scenarios/commit/workload.h"
 
 namespace fenec::commit {
@@ -98,6 +100,95 @@ INSTANTIATE_TEST_SUITE_P(Commit, Cells, ::testing::ValuesIn(fenec::ring::flusher
                            std::replace(n.begin(), n.end(), '-', '_');
                            return n;
                          });
+
+// --- JR-2 ---------------------------------------------------------------------
+
+TEST(MergerDisk, ParsesNativeAndSlowDelays) {
+  Disk d;
+  ASSERT_TRUE(parse_disk("native", &d));
+  EXPECT_EQ(d.sync_delay_us, 0u);
+  ASSERT_TRUE(parse_disk("slow-2ms", &d));
+  EXPECT_EQ(d.sync_delay_us, 2000u);
+  ASSERT_TRUE(parse_disk("slow-10ms", &d));
+  EXPECT_EQ(d.sync_delay_us, 10000u);
+  ASSERT_TRUE(parse_disk("slow-250us", &d));
+  EXPECT_EQ(d.sync_delay_us, 250u);
+  EXPECT_EQ(d.name, "slow-250us");
+  for (const char* bad : {"slow", "slow-", "slow-0ms", "slow-2s", "fast-2ms", "slow-x"}) {
+    EXPECT_FALSE(parse_disk(bad, &d)) << bad;
+  }
+}
+
+class MergerCells : public ::testing::TestWithParam<std::string> {};
+
+// Every doc put and acknowledged once, counted alike by the cell, the
+// histogram, the time buckets and the database; the merger's own counts
+// match the arm; the slow disk delayed exactly the fsyncs the database made.
+TEST_P(MergerCells, PutEveryDocAndCountIt) {
+  const fs::path dir = temp_dir("jr2-" + GetParam());
+  MergerCellConfig cfg;
+  cfg.arm = GetParam();
+  ASSERT_TRUE(parse_disk("slow-300us", &cfg.disk));
+  cfg.writers = 4;
+  cfg.docs = 400;
+  cfg.max_seconds = 60;  // far more than needed: the count, not the clock, ends this cell
+  cfg.dir = (dir / "db").string();
+  cfg.seed = 11;
+  const MergerCellResult r = run_merger_cell(cfg);
+  fs::remove_all(dir);
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.docs, 400u);
+  EXPECT_FALSE(r.capped);
+  EXPECT_EQ(r.put_ns.count(), 400u);
+  uint64_t bucketed = 0;
+  for (uint64_t n : r.acked_per_bucket) bucketed += n;
+  EXPECT_EQ(bucketed, 400u);
+  EXPECT_EQ(r.stats.commits, 400u);
+  EXPECT_EQ(r.stats.merger_ops, GetParam() == "direct" ? 0u : 400u);
+  if (GetParam() == "direct") {
+    EXPECT_EQ(r.stats.merger_batches, 0u);
+  } else {
+    EXPECT_GT(r.stats.merger_batches, 0u);
+    EXPECT_LE(r.stats.merger_batches, 400u);
+  }
+  if (GetParam() == "async") {
+    EXPECT_EQ(r.stats.merger_async_completions, r.stats.merger_batches);
+  }
+  EXPECT_GT(r.stats.journal_fsyncs, 0u);
+  EXPECT_EQ(r.delayed_syncs, r.stats.fsyncs);
+  EXPECT_FALSE(fs::exists(dir / "db"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Commit, MergerCells, ::testing::ValuesIn(merger_arms()),
+                         [](const auto& info) { return info.param; });
+
+TEST(MergerVerdicts, MetMissedAndNotMeasured) {
+  MergerReport rep;
+  rep.disks = {"native", "slow-10ms", "slow-2ms"};
+  auto put = [&](const std::string& arm, const std::string& disk, double dps) {
+    MergerFigures f;
+    f.docs_per_s = dps;
+    f.docs = 1000;
+    rep.cells[{arm, disk}] = f;
+  };
+  put("sync", "native", 1000);
+  put("async", "native", 1100);  // 1.10x: missed
+  put("sync", "slow-10ms", 500);
+  put("async", "slow-10ms", 1000);  // 2.00x: met
+  put("direct", "slow-10ms", 900);
+  put("async", "slow-2ms", 800);  // no sync there
+  const std::vector<bench::Verdict> v =
+      merger_verdicts(rep, [](const std::string& name) { return "plots/commit/" + name + ".png"; });
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[0].finding, "JR-2");
+  EXPECT_EQ(v[0].verdict.rfind("not reproduced", 0), 0u) << v[0].verdict;
+  EXPECT_NE(v[0].ours.find("1.10x"), std::string::npos) << v[0].ours;
+  EXPECT_EQ(v[1].verdict.rfind("reproduced", 0), 0u) << v[1].verdict;
+  EXPECT_NE(v[1].ours.find("2.00x"), std::string::npos) << v[1].ours;
+  EXPECT_NE(v[1].ours.find("direct"), std::string::npos) << v[1].ours;
+  EXPECT_EQ(v[2].verdict.rfind("not applicable", 0), 0u) << v[2].verdict;
+  EXPECT_EQ(v[1].plot, "plots/commit/jr2_over_time_slow-10ms.png");
+}
 
 }  // namespace
 }  // namespace fenec::commit

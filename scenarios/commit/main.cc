@@ -1,11 +1,20 @@
-// commit-bench: the data-file flush arms of IO-6 / IO-7.
+// commit-bench: the data-file flush arms of IO-6 / IO-7, and the commit
+// completion arms of JR-2.
 //
-// The same dirty pages (4 KiB pages in runs of random length) are flushed
-// across 1, 8 and 64 files by a pwrite loop, merged pwritev, a ring per file
-// and one process-wide ring, from the same producer threads: MB/s, the
-// syscalls and writes each arm issued (counted, not estimated), and the peak
-// number of io_uring kernel workers (iou-wrk) seen in /proc while it ran.
-// The sync/async commit arms (JR-2) wait on fenecdb and are recorded as skipped.
+// IO-6/IO-7: the same dirty pages (4 KiB pages in runs of random length) are
+// flushed across 1, 8 and 64 files by a pwrite loop, merged pwritev, a ring
+// per file and one process-wide ring, from the same producer threads: MB/s,
+// the syscalls and writes each arm issued (counted, not estimated), and the
+// peak number of io_uring kernel workers (iou-wrk) seen in /proc while it ran.
+//
+// JR-2: 10 writers put 100 000 small documents (quick: 20 000, and a tenth of
+// that on the 10 ms disk) into a fresh durable fenecdb, on the scratch
+// folder's disk as it is and with every fdatasync slowed by 2 ms and 10 ms
+// (SlowSyncEnv). Arms: "sync" and "async" (the transaction merger with sync
+// or async completion) and "direct" (no merger: each writer in group commit,
+// the reference). docs/s, put latency percentiles, fsyncs per doc, merger
+// batches, and docs/s over time; the verdict is async over sync per disk.
+// --arms picks arms of either kind (e.g. --arms sync,async,direct).
 #include <fmt/format.h>
 
 #include <map>
@@ -15,6 +24,8 @@
 #include "engine/src/ring/flusher.h"
 #include "iobench/lib/console.h"
 #include "iobench/lib/harness.h"
+#include "scenarios/commit/merger_cell.h"
+#include "scenarios/commit/merger_report.h"
 #include "scenarios/commit/report.h"
 #include "scenarios/commit/workload.h"
 
@@ -23,9 +34,16 @@ namespace {
 using fenec::bench::Harness;
 using fenec::commit::CellResult;
 
+// Every arm --arms takes: the flush arms, then the JR-2 ones.
+std::vector<std::string> all_arms() {
+  std::vector<std::string> a = fenec::ring::flusher_arms();
+  for (const std::string& m : fenec::commit::merger_arms()) a.push_back(m);
+  return a;
+}
+
 struct Options {
   std::vector<int> files{1, 8, 64};
-  std::vector<std::string> arms = fenec::ring::flusher_arms();
+  std::vector<std::string> arms = all_arms();
   double seconds = 0;
   int reps = 0;
   int producers = 4;
@@ -35,6 +53,12 @@ struct Options {
   unsigned worker_cap = 0;
   bool direct = false;
   bool inline_first = false;
+  // JR-2
+  std::vector<std::string> disks{"native", "slow-2ms", "slow-10ms"};
+  int writers = 10;
+  uint64_t docs = 0;
+  double max_seconds = 0;
+  double bucket_ms = 100;
 };
 
 // Several reps of a cell, summed: bytes over time, counts added, peaks kept.
@@ -49,26 +73,124 @@ void merge(CellResult* into, const CellResult& r) {
   into->peak.system = std::max(into->peak.system, r.peak.system);
 }
 
+// IO-6/IO-7: every flush arm on every file count, --reps times interleaved.
+void run_flush_arms(Harness& h, const Options& o, const std::vector<std::string>& arms) {
+  const uint64_t total_pages =
+      static_cast<uint64_t>(o.dirty_mib * 1024 * 1024) / o.page_size;
+  fenec::commit::Report rep;
+  fenec::bench::Progress progress("commit flush arms", o.files.size() * arms.size() * o.reps);
+  size_t done = 0;
+  for (int files : o.files) {
+    if (Harness::interrupted()) break;
+    const std::string c = fmt::format("files={}", files);
+    const fenec::commit::DirtySet set =
+        fenec::commit::make_dirty_set(files, total_pages, o.max_run, h.seed() + files);
+    std::vector<int> fds;
+    if (std::string err = fenec::commit::prepare_files(h.data_dir(), set, o.page_size, o.direct, &fds);
+        !err.empty()) {
+      for (const std::string& arm : arms) h.results().skip(arm, c, err);
+      fenec::commit::close_files(&fds);
+      continue;
+    }
+    std::map<std::string, CellResult> merged;
+    for (int r = 0; r < o.reps && !Harness::interrupted(); ++r) {
+      for (size_t k = 0; k < arms.size(); ++k) {
+        if (Harness::interrupted()) break;
+        // Each rep starts one arm later, so no arm always runs first (cold cache) or last.
+        const std::string& arm = arms[(k + static_cast<size_t>(r)) % arms.size()];
+        fenec::commit::CellConfig cfg;
+        cfg.arm = arm;
+        cfg.producers = o.producers;
+        cfg.seconds = o.seconds;
+        cfg.page_size = o.page_size;
+        cfg.max_bound_workers = o.worker_cap;
+        cfg.force_async = !o.inline_first;
+        merge(&merged[arm], fenec::commit::run_cell(cfg, set, fds));
+        progress.update(++done, fmt::format("{} {}", c, arm));
+      }
+    }
+    fenec::commit::close_files(&fds);
+    for (const auto& [arm, res] : merged) {
+      if (!res.error.empty()) {
+        h.results().skip(arm, c, res.error);
+        continue;
+      }
+      fenec::commit::add_rows(h.results(), arm, files, set, res, rep);
+    }
+  }
+  progress.finish();
+  fenec::commit::write_plots(h, rep);
+  for (fenec::bench::Verdict& v : fenec::commit::verdicts(h, rep)) h.results().verdict(v);
+  fenec::commit::print_table(rep);
+}
+
+// JR-2: each disk in turn, every JR-2 arm once on it, each in a fresh database.
+void run_merger_arms(Harness& h, const Options& o, const std::vector<std::string>& arms) {
+  fenec::commit::MergerReport rep;
+  rep.writers = o.writers;
+  fenec::bench::Progress progress("commit JR-2 arms", o.disks.size() * arms.size());
+  size_t done = 0;
+  for (size_t d = 0; d < o.disks.size() && !Harness::interrupted(); ++d) {
+    fenec::commit::Disk disk;
+    fenec::commit::parse_disk(o.disks[d], &disk);  // validated by the flag's check
+    uint64_t docs = o.docs;
+    // Quick mode keeps the 10 ms disk (its verdict is the finding's point)
+    // but puts a tenth of the documents there: ~1 000 puts/s at best.
+    if (h.quick() && disk.sync_delay_us >= 10000) docs = std::max<uint64_t>(docs / 10, 1000);
+    for (size_t k = 0; k < arms.size() && !Harness::interrupted(); ++k) {
+      // Each disk starts one arm later, so no arm always runs first.
+      const std::string& arm = arms[(k + d) % arms.size()];
+      fenec::commit::MergerCellConfig cfg;
+      cfg.arm = arm;
+      cfg.disk = disk;
+      cfg.writers = o.writers;
+      cfg.docs = docs;
+      cfg.max_seconds = o.max_seconds;
+      cfg.bucket_seconds = o.bucket_ms / 1000.0;
+      cfg.dir = fmt::format("{}/jr2-{}-{}", h.data_dir(), arm, disk.name);
+      cfg.seed = h.seed() + d * 16 + k;
+      const fenec::commit::MergerCellResult res = fenec::commit::run_merger_cell(cfg);
+      const std::string c = fenec::commit::merger_case(disk.name, o.writers);
+      if (!res.error.empty()) {
+        h.results().skip(arm, c, res.error);
+      } else {
+        fenec::commit::add_merger_rows(h.results(), cfg, res, rep);
+      }
+      progress.update(++done, fmt::format("{} {}", c, arm));
+    }
+  }
+  progress.finish();
+  fenec::commit::write_merger_plots(h, rep);
+  for (fenec::bench::Verdict& v : fenec::commit::merger_verdicts(
+           rep, [&h](const std::string& name) { return h.plot_path(name) + ".png"; })) h.results().verdict(v);
+  fenec::commit::print_merger_table(rep);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Harness h("commit",
             "IO-6/IO-7: flushing the same dirty data-file pages through a pwrite loop, merged "
             "pwritev, an io_uring per file and one process-wide io_uring, across 1, 8 and 64 "
-            "files: MB/s, syscalls, and io_uring kernel workers (iou-wrk) seen in /proc. The "
-            "sync/async commit arms (JR-2) are skipped until fenecdb has async commit.");
+            "files: MB/s, syscalls, and io_uring kernel workers (iou-wrk) seen in /proc. JR-2: "
+            "10 writers putting 100 000 small durable documents into fenecdb with the "
+            "transaction merger's sync or async completion (and direct group commit for "
+            "reference), on the native disk and with fdatasync slowed by 2 ms and 10 ms: "
+            "docs/s, put latency, fsyncs per doc, merger batches.");
   Options o;
   auto& app = h.app();
-  app.add_option("--files", o.files, "file counts, one case each (default 1,8,64)")
+  app.add_option("--files", o.files, "flush arms: file counts, one case each (default 1,8,64)")
       ->delimiter(',')
       ->check(CLI::Range(1, 1024));
-  app.add_option("--arms", o.arms, "flush arms (default pwrite,pwritev,ring-per-file,global-ring)")
+  app.add_option("--arms", o.arms,
+                 "arms to run, of either kind (default all): flush arms "
+                 "pwrite,pwritev,ring-per-file,global-ring; JR-2 arms direct,sync,async")
       ->delimiter(',')
-      ->check(CLI::IsMember(fenec::ring::flusher_arms()));
-  app.add_option("--seconds", o.seconds, "flushing time per arm, case and rep (default 3.5)")
+      ->check(CLI::IsMember(all_arms()));
+  app.add_option("--seconds", o.seconds, "flush arms: flushing time per arm, case and rep (default 3.5)")
       ->check(CLI::Range(0.1, 3600.0));
   app.add_option("--reps", o.reps,
-                 "interleaved repetitions; arms run in turn within each, so a busy machine's "
+                 "flush arms: interleaved repetitions; arms run in turn within each, so a busy machine's "
                  "drift hits every arm alike (default 1 quick, 3 full)")
       ->check(CLI::Range(1, 100));
   app.add_option("--producers", o.producers,
@@ -92,10 +214,34 @@ int main(int argc, char** argv) {
   app.add_flag("--inline-first", o.inline_first,
                "ring arms: no IOSQE_ASYNC, so the kernel first tries each write without "
                "blocking and punts to a worker only if it must (pays off with --direct)");
+  app.add_option("--disks", o.disks,
+                 "JR-2 disks (default native,slow-2ms,slow-10ms): native, or slow-<N>ms / "
+                 "slow-<N>us (every fdatasync first sleeps that long)")
+      ->delimiter(',')
+      ->check([](const std::string& v) {
+        fenec::commit::Disk d;
+        return fenec::commit::parse_disk(v, &d) ? std::string() : "not native or slow-<N>ms: " + v;
+      });
+  app.add_option("--writers", o.writers, "JR-2: writer threads (default 10)")->check(CLI::Range(1, 256));
+  app.add_option("--docs", o.docs,
+                 "JR-2: documents put per cell (default 100000; quick 20000, and a tenth of it "
+                 "on a disk of 10 ms or slower)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{100000000}));
+  app.add_option("--max-seconds", o.max_seconds,
+                 "JR-2: a cell stops after this long even if not every doc was put (marked "
+                 "capped; docs/s is then over what was put). Default 240, quick 30")
+      ->check(CLI::Range(1.0, 3600.0));
+  app.add_option("--bucket-ms", o.bucket_ms, "JR-2: docs/s over time, one point per this many ms (default 100)")
+      ->check(CLI::Range(10.0, 10000.0));
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
   if (o.seconds == 0) o.seconds = 3.5;
   if (o.reps == 0) o.reps = h.quick() ? 1 : 3;
   if (o.dirty_mib == 0) o.dirty_mib = 16;
+  if (o.docs == 0) o.docs = h.quick() ? 20000 : 100000;
+  if (o.max_seconds == 0) o.max_seconds = h.quick() ? 30 : 240;
+  std::vector<std::string> flush_arms, merger_arms;
+  for (const std::string& a : o.arms) (fenec::commit::is_merger_arm(a) ? merger_arms : flush_arms).push_back(a);
+
   h.results().meta().set("producers", std::to_string(o.producers));
   h.results().meta().set("page_size", std::to_string(o.page_size));
   h.results().meta().set("direct", o.direct ? "1" : "0");
@@ -103,60 +249,15 @@ int main(int argc, char** argv) {
   h.results().meta().set("worker_count_source",
                          "iou_workers: /proc/self/task/*/comm named iou-wrk-<a ring thread of "
                          "the arm>; iou_workers_system: /proc/*/task/*/comm, any process");
-
-  // JR-2 is the engine's: recorded, never faked.
-  for (const char* arm : {"sync", "async"}) {
-    h.results().skip(arm, "writers=10;docs=100000",
-                     "async commit (JR-2) not implemented in fenecdb yet");
+  if (!merger_arms.empty()) {
+    h.results().meta().set("jr2_writers", std::to_string(o.writers));
+    h.results().meta().set("jr2_docs", std::to_string(o.docs));
+    h.results().meta().set("jr2_max_seconds", fmt::format("{}", o.max_seconds));
+    h.results().meta().set("jr2_slow_disk", "SlowSyncEnv: each fdatasync sleeps the delay first, then syncs");
   }
 
-  const uint64_t total_pages =
-      static_cast<uint64_t>(o.dirty_mib * 1024 * 1024) / o.page_size;
-  fenec::commit::Report rep;
-  fenec::bench::Progress progress("commit flush arms", o.files.size() * o.arms.size() * o.reps);
-  size_t done = 0;
-  for (int files : o.files) {
-    if (Harness::interrupted()) break;
-    const std::string c = fmt::format("files={}", files);
-    const fenec::commit::DirtySet set =
-        fenec::commit::make_dirty_set(files, total_pages, o.max_run, h.seed() + files);
-    std::vector<int> fds;
-    if (std::string err = fenec::commit::prepare_files(h.data_dir(), set, o.page_size, o.direct, &fds);
-        !err.empty()) {
-      for (const std::string& arm : o.arms) h.results().skip(arm, c, err);
-      fenec::commit::close_files(&fds);
-      continue;
-    }
-    std::map<std::string, CellResult> merged;
-    for (int r = 0; r < o.reps && !Harness::interrupted(); ++r) {
-      for (size_t k = 0; k < o.arms.size(); ++k) {
-        if (Harness::interrupted()) break;
-        // Each rep starts one arm later, so no arm always runs first (cold cache) or last.
-        const std::string& arm = o.arms[(k + static_cast<size_t>(r)) % o.arms.size()];
-        fenec::commit::CellConfig cfg;
-        cfg.arm = arm;
-        cfg.producers = o.producers;
-        cfg.seconds = o.seconds;
-        cfg.page_size = o.page_size;
-        cfg.max_bound_workers = o.worker_cap;
-        cfg.force_async = !o.inline_first;
-        merge(&merged[arm], fenec::commit::run_cell(cfg, set, fds));
-        progress.update(++done, fmt::format("{} {}", c, arm));
-      }
-    }
-    fenec::commit::close_files(&fds);
-    for (const auto& [arm, res] : merged) {
-      if (!res.error.empty()) {
-        h.results().skip(arm, c, res.error);
-        continue;
-      }
-      fenec::commit::add_rows(h.results(), arm, files, set, res, rep);
-    }
-  }
-  progress.finish();
+  if (!flush_arms.empty()) run_flush_arms(h, o, flush_arms);
+  if (!merger_arms.empty() && !Harness::interrupted()) run_merger_arms(h, o, merger_arms);
   if (Harness::interrupted()) h.results().mark_incomplete("interrupted");
-  fenec::commit::write_plots(h, rep);
-  for (fenec::bench::Verdict& v : fenec::commit::verdicts(h, rep)) h.results().verdict(v);
-  fenec::commit::print_table(rep);
   return h.finish();
 }

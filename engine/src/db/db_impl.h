@@ -45,6 +45,8 @@
 
 namespace fenec {
 
+class TxMerger;  // JR-2: db/merger.h
+
 struct CollectionState {
   uint32_t id = 0;
   std::string name;
@@ -148,6 +150,8 @@ class DbImpl final : public Database {
   // promises) and counts the commit. Fails: as Put.
   Result<std::vector<DocId>> LandRows(CollectionId collection, std::vector<Document> docs, CommitTicket* ticket);
   Status AwaitCommit(const CommitTicket& ticket);
+  // JR-2: the transaction merger (Completion::kMerger*), else nullptr. For tests' counters.
+  const TxMerger* merger() const { return merger_.get(); }
 
  private:
   void HandoverPiece(BufferList* retired);  // under the write lock
@@ -224,6 +228,9 @@ class DbImpl final : public Database {
   std::atomic<bool> closed_{false};
   std::mutex deferred_mu_;
   BufferList deferred_;  // GR-5: sealed buffers left for the periodic syncer
+  // JR-2: puts and batches go through it when Options::completion != kDirect;
+  // made after gc_ in RecoverLocked, stopped (drained) first thing in Close.
+  std::unique_ptr<TxMerger> merger_;
 
   mutable std::atomic<uint64_t> commits_{0}, pins_{0}, pin_ns_{0}, pin_max_ns_{0}, pinned_rows_{0}, flushes_{0},
       flushes_under_lock_{0}, handover_pieces_{0}, handover_entries_{0}, checkpoints_{0};

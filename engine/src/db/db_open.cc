@@ -20,6 +20,7 @@
 #include <shared_mutex>
 
 #include "db/db_impl.h"
+#include "db/merger.h"
 #include "db/payload.h"
 #include "journal/reader.h"
 
@@ -202,6 +203,10 @@ Status DbImpl::RecoverLocked() {
   }
   recovering_ = false;
   lock.unlock();
+  // JR-2: the merger exists from here on, before anything else can put.
+  if (options_.completion != Completion::kDirect)
+    merger_ = std::make_unique<TxMerger>(this, gc_.get(), options_.completion,
+                                         options_.durability == Durability::kDurable);
   if (options_.durability == Durability::kBuffered)
     gc_->StartPeriodicSync(options_.sync_ms, [this] { WriteDeferred(); });
   if (replay.records > 0 || dirty) return Checkpoint();
@@ -284,6 +289,8 @@ Status DbImpl::Sync() {
 Status DbImpl::Close() {
   if (closed_.exchange(true)) return Status::OK();
   if (!gc_) return Status::OK();  // recovery never got as far as the journal
+  // JR-2: what the merger holds is executed (kClosed now) or completed before the journal's last sync.
+  if (merger_) merger_->Stop();
   gc_->StopPeriodicSync();
   StopBranchSyncers();
   Status s = fail_.Check();
@@ -349,6 +356,12 @@ Stats DbImpl::GetStats() const {
   st.write_buffers_prefaulted = rows_->spares_prefaulted();
   st.writes_deferred_for_sync = g.writes_deferred_for_sync;
   st.periodic_syncs = g.periodic_syncs;
+  if (merger_) {  // JR-2
+    MergerCounters m = merger_->counters();
+    st.merger_batches = m.batches;
+    st.merger_ops = m.ops;
+    st.merger_async_completions = m.async_completions;
+  }
   st.checkpoints = checkpoints_.load(kRelaxed);
   st.journals_shared = shared_journals_ == 1;
   st.journal_links = gc_ ? gc_->links() : 0;
@@ -380,6 +393,7 @@ void DbImpl::ResetStats() {
   storage_->ResetCounters();
   lock_.ResetCounters();
   pool_->ResetCounters();
+  if (merger_) merger_->ResetCounters();  // JR-2
   for (auto* a : {&commits_, &pins_, &pin_ns_, &pin_max_ns_, &pinned_rows_, &flushes_, &flushes_under_lock_,
                   &handover_pieces_, &handover_entries_, &checkpoints_, &ring_flushes_, &pin_wait_ns_, &pin_hold_ns_,
                   &pin_hold_max_ns_, &pin_chunks_})

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "db/db_impl.h"
+#include "db/merger.h"
 #include "db/payload.h"
 #ifdef FENEC_HAVE_RING
 #include "engine/src/ring/global_ring.h"
@@ -206,6 +207,7 @@ Status DbImpl::FinishCommit(const CommitTicket& t, const BufferList& sealed) {
 }
 
 Result<std::vector<DocId>> DbImpl::PutRows(CollectionId collection, std::vector<Document> docs) {
+  if (merger_) return merger_->Submit(collection, std::move(docs));  // JR-2
   CommitTicket t;
   auto ids = LandRows(collection, std::move(docs), &t);
   if (!ids.ok()) return ids;

@@ -1,0 +1,177 @@
+#include "db/merger.h"
+
+#include "db/db_impl.h"
+#include "journal/group_commit.h"
+
+namespace fenec {
+namespace {
+constexpr auto kRelaxed = std::memory_order_relaxed;
+}  // namespace
+
+// A caller's operation, on the caller's stack until it is acknowledged.
+struct TxMerger::Op {
+  CollectionId collection;
+  std::vector<Document> docs;
+  CommitTicket ticket;
+  Result<std::vector<DocId>> result{std::vector<DocId>{}};
+  bool landed = false;  // LandRows succeeded: the ticket must be awaited before the ack
+  // Set under mu with cv notified while mu is held, so the caller (which
+  // returns, destroying the Op, only after re-taking mu) never races the ack.
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+};
+
+TxMerger::TxMerger(DbImpl* db, const journal::GroupCommit* gc, Completion mode, bool check_durable)
+    : db_(db), gc_(gc), mode_(mode), check_durable_(check_durable) {
+  merger_ = std::thread([this] { MergerLoop(); });
+  completer_ = std::thread([this] { CompleterLoop(); });
+}
+
+TxMerger::~TxMerger() { Stop(); }
+
+Result<std::vector<DocId>> TxMerger::Submit(CollectionId collection, std::vector<Document> docs) {
+  Op op;
+  op.collection = collection;
+  op.docs = std::move(docs);
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return Status::Closed();
+    queue_.push_back(&op);
+  }
+  work_cv_.notify_one();
+  std::unique_lock lock(op.mu);
+  op.cv.wait(lock, [&] { return op.done; });
+  return std::move(op.result);
+}
+
+void TxMerger::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    if (stopped_) return;
+    stopped_ = true;
+    stopping_ = true;
+  }
+  work_cv_.notify_all();
+  merger_.join();  // it executes what was queued first, and hands its last batch over
+  {
+    std::lock_guard lock(mu_);
+    merger_done_ = true;
+  }
+  handoff_cv_.notify_all();
+  completer_.join();
+}
+
+void TxMerger::MergerLoop() {
+  Batch batch;
+  for (;;) {
+    batch.clear();
+    {
+      std::unique_lock lock(mu_);
+      work_cv_.wait(lock, [&] { return !queue_.empty() || stopping_; });
+      if (queue_.empty()) return;  // stopping, and nothing left to execute
+      batch.swap(queue_);
+    }
+    bool any_landed = false;
+    for (Op* op : batch) {
+      // Each op is its own commit: its failure (a @unique clash, a bad
+      // document, kFailStopped) is its own, and the others go on.
+      op->result = db_->LandRows(op->collection, std::move(op->docs), &op->ticket);
+      op->landed = op->result.ok();
+      any_landed |= op->landed;
+    }
+    batches_.fetch_add(1, kRelaxed);
+    ops_.fetch_add(batch.size(), kRelaxed);
+    if (!any_landed) {  // nothing to make durable: the errors go back at once
+      for (Op* op : batch) Ack(op);
+      continue;
+    }
+    bool async = mode_ == Completion::kMergerAsync;
+    std::unique_lock lock(mu_);
+    if (!async) async = !queue_.empty();  // kMergerSync: only if more work is already waiting
+    if (!async) {
+      lock.unlock();
+      Complete(batch);
+      continue;
+    }
+    room_cv_.wait(lock, [&] { return handoff_.size() < kMaxInFlight; });
+    handoff_.push_back(std::move(batch));
+    batch = Batch{};
+    async_.fetch_add(1, kRelaxed);
+    lock.unlock();
+    handoff_cv_.notify_one();
+  }
+}
+
+void TxMerger::CompleterLoop() {
+  for (;;) {
+    Batch* batch = nullptr;
+    {
+      std::unique_lock lock(mu_);
+      handoff_cv_.wait(lock, [&] { return !handoff_.empty() || merger_done_; });
+      if (handoff_.empty()) return;  // the merger has ended and handed over its last batch
+      batch = &handoff_.front();     // stays in handoff_ (counted in flight) until acknowledged
+    }
+    Complete(*batch);
+    {
+      std::lock_guard lock(mu_);
+      handoff_.pop_front();
+    }
+    room_cv_.notify_one();
+  }
+}
+
+void TxMerger::Complete(const Batch& batch) {
+  Status stop;
+  for (Op* op : batch) {
+    if (!op->landed) continue;
+    // In landing order: after the first, these are mostly already durable
+    // (one fsync covered the batch) and return at once. Each counts a commit.
+    if (Status s = db_->AwaitCommit(op->ticket); !s.ok()) {
+      stop = s;
+      break;
+    }
+  }
+  if (!stop.ok()) {
+    // Fail-stop: the batch's fate on disk is unknown, so none of it is acknowledged as written.
+    for (Op* op : batch) {
+      if (op->landed) op->result = stop;
+      op->landed = false;
+    }
+  }
+  uint64_t durable = 0;
+  if (check_durable_) durable = gc_->durable_lsn();  // monotonic: a later read only grows
+  for (Op* op : batch) {
+    if (check_durable_ && op->landed) {
+      acks_checked_.fetch_add(1, kRelaxed);
+      bool covered = durable >= op->ticket.lsn;
+      for (const auto& [branch, lsn] : op->ticket.branches) covered &= branch->durable_lsn() >= lsn;
+      if (!covered) acks_early_.fetch_add(1, kRelaxed);
+    }
+    Ack(op);
+  }
+}
+
+void TxMerger::Ack(Op* op) {
+  acks_.fetch_add(1, kRelaxed);
+  std::lock_guard lock(op->mu);
+  op->done = true;
+  op->cv.notify_one();
+}
+
+MergerCounters TxMerger::counters() const {
+  MergerCounters c;
+  c.batches = batches_.load(kRelaxed);
+  c.ops = ops_.load(kRelaxed);
+  c.async_completions = async_.load(kRelaxed);
+  c.acks = acks_.load(kRelaxed);
+  c.acks_checked = acks_checked_.load(kRelaxed);
+  c.acks_before_durable = acks_early_.load(kRelaxed);
+  return c;
+}
+
+void TxMerger::ResetCounters() {
+  for (auto* a : {&batches_, &ops_, &async_, &acks_, &acks_checked_, &acks_early_}) a->store(0, kRelaxed);
+}
+
+}  // namespace fenec

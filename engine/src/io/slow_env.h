@@ -1,0 +1,52 @@
+// SlowSyncEnv: a slow disk for benches (JR-2's "far better on a slow disk").
+//
+// Wraps any Env and its Files; each file Sync (fdatasync) first sleeps a
+// fixed number of microseconds, then syncs through the wrapped file.
+// Everything else passes straight through, with no copy of the data, so a
+// bench measures the engine and the delay, not the wrapper (FaultEnv, which
+// keeps every unsynced write's old bytes, is far too heavy for that).
+// Directory syncs are not delayed: the journal's rotations are rare.
+// counters() are the wrapped Env's; delayed_syncs() counts the sleeps.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "fenec/env.h"
+
+namespace fenec {
+
+class SlowSyncEnv final : public Env {
+ public:
+  explicit SlowSyncEnv(Env* base = Env::Default(), uint32_t sync_delay_us = 0)
+      : base_(base), delay_us_(sync_delay_us) {}
+
+  void SetSyncDelay(uint32_t micros) { delay_us_.store(micros, std::memory_order_relaxed); }
+  uint32_t sync_delay_us() const { return delay_us_.load(std::memory_order_relaxed); }
+  // File syncs that slept the delay first (a delay of 0 sleeps none).
+  uint64_t delayed_syncs() const { return delayed_.load(std::memory_order_relaxed); }
+  // What those sleeps asked for, in microseconds (requested, not measured).
+  uint64_t delayed_us() const { return delayed_us_.load(std::memory_order_relaxed); }
+
+  Status Open(const std::string& path, OpenMode mode, std::unique_ptr<File>* out) override;
+  Status CreateDir(const std::string& path) override { return base_->CreateDir(path); }
+  Status DeleteFile(const std::string& path) override { return base_->DeleteFile(path); }
+  Status Rename(const std::string& from, const std::string& to) override { return base_->Rename(from, to); }
+  Status Link(const std::string& from, const std::string& to) override { return base_->Link(from, to); }
+  Status ListDir(const std::string& path, std::vector<std::string>* names) override {
+    return base_->ListDir(path, names);
+  }
+  bool Exists(const std::string& path) override { return base_->Exists(path); }
+  Status SyncDir(const std::string& path) override { return base_->SyncDir(path); }
+  EnvCounters counters() const override { return base_->counters(); }
+
+  // Used by its Files: sleeps the delay (if any) and counts it.
+  void BeforeSync();
+
+ private:
+  Env* base_;
+  std::atomic<uint32_t> delay_us_;
+  std::atomic<uint64_t> delayed_{0}, delayed_us_{0};
+};
+
+}  // namespace fenec

@@ -1,0 +1,54 @@
+// commit-bench's JR-2 cells: durable puts from many writers into a fresh
+// fenecdb, completed directly (group commit), by the transaction merger with
+// sync completion, or with async completion, on a native or slowed disk.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <fenec/database.h>
+
+#include "iobench/lib/histogram.h"
+
+namespace fenec::commit {
+
+// The JR-2 arms: "direct" (Completion::kDirect, the reference), "sync"
+// (kMergerSync) and "async" (kMergerAsync).
+const std::vector<std::string>& merger_arms();
+bool is_merger_arm(const std::string& arm);
+
+// A disk the cells run on: the scratch folder's own, each fdatasync
+// delayed by sync_delay_us (SlowSyncEnv; 0: native).
+struct Disk {
+  std::string name;  // "native", "slow-2ms", "slow-10ms"
+  uint32_t sync_delay_us = 0;
+};
+// Parses "native" or "slow-<N>ms" / "slow-<N>us". Returns false if it is neither.
+bool parse_disk(const std::string& name, Disk* out);
+
+struct MergerCellConfig {
+  std::string arm;         // one of merger_arms()
+  Disk disk;
+  int writers = 10;
+  uint64_t docs = 100000;  // puts, one small document each, shared out among the writers
+  double max_seconds = 120;  // the cell stops here even if not every doc was put (MergerCellResult::capped)
+  double bucket_seconds = 0.1;  // docs/s over time: one bucket per this long
+  std::string dir;         // a folder that does not exist yet; removed afterwards
+  uint64_t seed = 0;       // document bodies
+};
+
+struct MergerCellResult {
+  std::string error;       // non-empty: the cell failed (first failing put, or open)
+  uint64_t docs = 0;       // puts acknowledged
+  double seconds = 0;      // first put issued to last put acknowledged
+  bool capped = false;     // stopped by max_seconds
+  bench::Histogram put_ns; // each put's latency, issued to acknowledged
+  Stats stats;             // the database's, from just before the puts to just after
+  uint64_t delayed_syncs = 0;  // fdatasyncs SlowSyncEnv delayed
+  std::vector<uint64_t> acked_per_bucket;  // puts acknowledged in each bucket_seconds since the start
+};
+
+MergerCellResult run_merger_cell(const MergerCellConfig& cfg);
+
+}  // namespace fenec::commit
