@@ -66,6 +66,10 @@ enum class Completion {
   kMergerAsync,
 };
 
+// The default stays pwrite: commit-bench measures buffered ext4 here with
+// pwritev from the committing threads ahead of both ring arms; the global
+// ring is the design for many files and for direct I/O, where its low
+// priority reaches the disk.
 enum class DataFlush {
   kPwrite,      // full write buffers written to the data file by pwrite, by the committing thread
   kGlobalRing,  // IO-6/JR-3: handed to the process's one io_uring, written at low I/O priority (BE/7)

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <optional>
 
+#include "db/branch.h"
 #include "fenec/database.h"
 
 namespace {
@@ -203,6 +204,13 @@ int main(int argc, char** argv) {
                                             "print each collection's count");
   check->add_option("dir", dir, "data folder")->required();
 
+  bool list = false;
+  auto* branch = app.add_subcommand("branch", "open one index's branch storage alone (DIR/Indexes/c<C>.f<F>.<kind>, "
+                                              "see engine/doc/journal.md) and print what it recovers from its own "
+                                              "folder: for troubleshooting an index");
+  branch->add_option("dir", dir, "branch folder")->required();
+  branch->add_flag("--list", list, "also print every entry: id, then the value (@unique key bytes or @text text)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -257,12 +265,25 @@ int main(int argc, char** argv) {
     Stats st = db->GetStats();
     fmt::print("recovered {} journal records, {} torn/corrupt tail bytes ignored\n", st.recovered_records,
                st.recovery_discarded_bytes);
+    if (st.branches > 0)
+      fmt::print("indexes: {} branch storages, {} loaded from their own folders, {} rebuilt from the documents; "
+                 "journals {}\n",
+                 st.branches, st.branches_recovered, st.branches_rebuilt, st.journals_shared ? "shared" : "separate");
     if (Status s = db->Check(); !s.ok()) Fail(s);
     for (const auto& name : db->ListCollections()) {
       auto c = db->FindCollection(name);
       fmt::print("{}: {} documents\n", name, *db->Count(*c));
     }
     fmt::print("ok\n");
+  } else if (branch->parsed()) {
+    BranchState st;
+    if (Status s = OpenBranchAlone(Env::Default(), dir, &st); !s.ok()) Fail(s);
+    fmt::print("entries {}, through root LSN {}; own checkpoint LSN {}, last LSN {}, {} journal records replayed\n",
+               st.entries(), st.root_lsn, st.checkpoint_lsn, st.last_lsn, st.records);
+    if (list) {
+      for (uint64_t i = 0; i < st.present.size(); ++i)
+        if (st.present[i]) fmt::print("{}\t{}\n", i, fmt::format("{:?}", st.values[i]));
+    }
   }
   return 0;
 }

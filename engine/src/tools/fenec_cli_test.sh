@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fenec CLI end to end: create, put, get, count, scan, aggregate, delete, check, bad input.
+# The fenec CLI end to end: create, put, get, count, scan, aggregate, delete, check, branch, bad input.
 set -euo pipefail
 fenec=$1
 dir=$(mktemp -d)
@@ -32,4 +32,8 @@ set -e
 "$fenec" delete "$db" people 2
 [ "$("$fenec" count "$db" people)" = 1 ] || fail "count after delete"
 "$fenec" check "$db" | grep -q "^people: 1 documents" || fail "check"
+"$fenec" check "$db" | grep -q "^indexes: 1 branch storages, 1 loaded" || fail "check: the index's branch"
+# The @unique name index, opened alone from its own folder: ann is there, bob was deleted.
+"$fenec" branch "$db/Indexes/c0.f0.unique" | grep -q "^entries 1," || fail "branch alone"
+[ "$("$fenec" branch "$db/Indexes/c0.f0.unique" --list | tail -1)" = "$(printf '1\t"ann"')" ] || fail "branch --list"
 echo "fenec CLI: ok"
