@@ -46,6 +46,7 @@ bool SplitListen(const std::string& listen, std::string* host, uint16_t* port) {
 int main(int argc, char** argv) {
   CLI::App app{kDescription, "fenec-server"};
   std::string listen = "127.0.0.1:8080", data = "fenec-data", token, long_reads = "pinned";
+  std::string journals = "shared", completion = "direct", data_flush = "pwrite";
   uint32_t sync_ms = 250;
   bool durable = false;
   size_t max_body = 64u << 20, max_connections = 256;
@@ -59,6 +60,17 @@ int main(int argc, char** argv) {
   app.add_option("--long-reads", long_reads, "how scans and aggregates read: pinned (CC-5) or locked (naive)")
       ->capture_default_str()
       ->check(CLI::IsMember({"pinned", "locked"}));
+  app.add_option("--journals", journals, "index storages' journals: shared (JR-1, one write for all) or separate")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"shared", "separate"}));
+  app.add_option("--completion", completion,
+                 "who lands writes: direct (each request, group commit) or the transaction merger, "
+                 "merger-sync or merger-async (JR-2)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"direct", "merger-sync", "merger-async"}));
+  app.add_option("--data-flush", data_flush, "data-file buffers: pwrite, or global-ring (IO-6, low I/O priority)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"pwrite", "global-ring"}));
   app.add_option("--max-body", max_body, "largest request body in bytes (larger: 413)")->capture_default_str()
       ->check(CLI::Range(size_t{1024}, size_t{1} << 32));
   app.add_option("--max-connections", max_connections, "connections served at once (more: 503)")
@@ -98,6 +110,11 @@ int main(int argc, char** argv) {
 
   fenec::Options options;
   options.durability = durable ? fenec::Durability::kDurable : fenec::Durability::kBuffered;
+  options.journals = journals == "shared" ? fenec::Journals::kShared : fenec::Journals::kSeparate;
+  options.completion = completion == "direct"        ? fenec::Completion::kDirect
+                       : completion == "merger-sync" ? fenec::Completion::kMergerSync
+                                                     : fenec::Completion::kMergerAsync;
+  options.data_flush = data_flush == "pwrite" ? fenec::DataFlush::kPwrite : fenec::DataFlush::kGlobalRing;
   options.sync_ms = sync_ms;
   options.long_reads = long_reads == "locked" ? fenec::LongReads::kUnderLock : fenec::LongReads::kPinned;
   auto db = fenec::Database::Open(data, options);

@@ -175,6 +175,15 @@ void FenecServer::AppendEngineMetrics(std::string& out) const {
   g("fenec_pin_max_seconds", "Longest pin (time under the shared lock).", s.pin_max_ns / 1e9);
   c("fenec_periodic_syncs_total", "Background journal fsync rounds that synced something.", s.periodic_syncs);
   c("fenec_checkpoints_total", "Checkpoints.", s.checkpoints);
+  g("fenec_branches", "Index branch storages open (JR-1).", static_cast<double>(s.branches));
+  g("fenec_journals_shared", "1 if the branches' records ride in the root's journal (JR-1).", s.journals_shared ? 1 : 0);
+  c("fenec_journal_links_total", "Journal files hard-linked into branches' Journals/.", s.journal_links);
+  c("fenec_branch_journal_fsyncs_total", "fdatasync calls on branches' own journals (separate journals).",
+    s.branch_journal_fsyncs);
+  c("fenec_merger_batches_total", "Batches the transaction merger executed (JR-2).", s.merger_batches);
+  c("fenec_merger_async_completions_total", "Merger batches completed while the next one ran.",
+    s.merger_async_completions);
+  c("fenec_ring_flushes_total", "Data-file buffers written through the global io_uring.", s.ring_flushes);
   g("fenec_durable_lsn", "Highest LSN known durable.", static_cast<double>(s.durable_lsn));
   g("fenec_last_lsn", "Highest LSN landed.", static_cast<double>(s.last_lsn));
   g("fenec_fail_stopped", "1 once a failed write or fsync stopped the engine's writes.", s.fail_stopped ? 1 : 0);
