@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <random>
 
+#include "iobench/lib/test_scratch.h"
 #include "iobench/lib/test_seed.h"
 #include "scenarios/concurrency/store.h"
 #include "scenarios/concurrency/sync_vfs.h"
@@ -21,19 +22,7 @@ uint64_t test_seed() {  // one seed for the whole binary, logged once
   return seed;
 }
 
-class ScratchDir : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("fenec-concurrency-test-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::filesystem::path dir_;
-};
+using ScratchDir = bench::ScratchTest;
 
 ArmSpec sqlite_arm(bool full) {
   return {full ? "sqlite-full" : "sqlite-normal", ArmSpec::Engine::kSqlite, full, false};

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <set>
 
+#include "iobench/lib/test_scratch.h"
 #include "iobench/lib/test_seed.h"
 #include "scenarios/journals/workload.h"
 
@@ -20,19 +21,7 @@ uint64_t test_seed() {  // one seed for the whole binary, logged once
   return seed;
 }
 
-class Scratch : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("fenec-journals-test-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::filesystem::path dir_;
-};
+using Scratch = bench::ScratchTest;
 
 TEST(Workload, DocumentsFitTheSchemaAndIndexedValuesNeverRepeat) {
   for (int n : {0, 1, 4, 8, 16}) {

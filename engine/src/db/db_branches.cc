@@ -13,14 +13,6 @@
 namespace fenec {
 namespace {
 
-journal::CommitPolicy BranchPolicy(const Options& o) {
-  if (o.durability == Durability::kDurable)
-    return o.commit_mode == CommitMode::kGroup ? journal::CommitPolicy::kDurableGroup
-                                               : journal::CommitPolicy::kDurableNaive;
-  return o.commit_mode == CommitMode::kGroup ? journal::CommitPolicy::kBufferedGroup
-                                             : journal::CommitPolicy::kBufferedNaive;
-}
-
 std::atomic<bool> fallback_said{false};
 
 }  // namespace
@@ -103,7 +95,7 @@ Status DbImpl::AttachBranches(CollectionState* c, bool recovering, uint64_t max_
     } else {
       b->writer = std::make_unique<journal::JournalWriter>(env_, b->storage->journal_dir(), options_.journal_file_bytes);
       b->gc = std::make_unique<journal::GroupCommit>(b->writer.get(), sb.storage_id, st.last_lsn,
-                                                     BranchPolicy(options_), &fail_);
+                                                     CommitPolicyOf(options_), &fail_);
       if (options_.durability == Durability::kBuffered) b->gc->StartPeriodicSync(options_.sync_ms, nullptr);
     }
     c->branches.push_back(std::move(b));

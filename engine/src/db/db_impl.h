@@ -96,6 +96,15 @@ struct PreparedBatch {
   std::vector<coding::Bytes> branch_payloads;  // one record per branch (branch.h), root LSN filled in at landing
 };
 
+// The group commit's policy for the root's journal and each branch's own.
+inline journal::CommitPolicy CommitPolicyOf(const Options& o) {
+  if (o.durability == Durability::kDurable)
+    return o.commit_mode == CommitMode::kGroup ? journal::CommitPolicy::kDurableGroup
+                                               : journal::CommitPolicy::kDurableNaive;
+  return o.commit_mode == CommitMode::kGroup ? journal::CommitPolicy::kBufferedGroup
+                                             : journal::CommitPolicy::kBufferedNaive;
+}
+
 // What a landed commit must wait for before it is acknowledged: the root's
 // LSN and, with separate journals, each branch journal's own LSN.
 struct CommitTicket {

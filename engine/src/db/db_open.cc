@@ -29,14 +29,6 @@ namespace {
 
 constexpr auto kRelaxed = std::memory_order_relaxed;
 
-journal::CommitPolicy PolicyOf(const Options& o) {
-  if (o.durability == Durability::kDurable)
-    return o.commit_mode == CommitMode::kGroup ? journal::CommitPolicy::kDurableGroup
-                                               : journal::CommitPolicy::kDurableNaive;
-  return o.commit_mode == CommitMode::kGroup ? journal::CommitPolicy::kBufferedGroup
-                                             : journal::CommitPolicy::kBufferedNaive;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<Database>> Database::Open(const std::string& folder, const Options& options) {
@@ -193,7 +185,7 @@ Status DbImpl::RecoverLocked() {
   recovered_records_ = replay.records;
   recovery_discarded_ = replay.discarded_bytes;
   jwriter_ = std::make_unique<journal::JournalWriter>(env_, storage_->journal_dir(), options_.journal_file_bytes);
-  gc_ = std::make_unique<journal::GroupCommit>(jwriter_.get(), sb.storage_id, replay.last_lsn, PolicyOf(options_),
+  gc_ = std::make_unique<journal::GroupCommit>(jwriter_.get(), sb.storage_id, replay.last_lsn, CommitPolicyOf(options_),
                                                &fail_);
   bool dirty = false;
   for (uint32_t i = 0; i < ncollections_.load(kRelaxed); ++i) {

@@ -18,24 +18,11 @@
 #include "fenec/database.h"
 #include "io/fault_env.h"
 #include "io/slow_env.h"
+#include "db/crash_log.h"
 #include "test_util.h"
 
 namespace fenec {
 namespace {
-
-Schema LogSchema() { return Schema{{Field::Int("writer"), Field::Int("seq"), Field::Text("body")}}; }
-
-// A writer's seq-th document: lengths vary so rows straddle buffers and sectors.
-Document Expected(int64_t writer, int64_t seq) {
-  std::string body = "w" + std::to_string(writer) + "s" + std::to_string(seq) + ":";
-  body.append(static_cast<size_t>((seq * 37 + writer * 11) % 200), static_cast<char>('a' + (seq % 26)));
-  return {Value(writer), Value(seq), Value(body)};
-}
-
-struct Ack {
-  uint64_t id;
-  int64_t writer, seq;
-};
 
 const char* Name(Completion c) {
   switch (c) {
@@ -97,26 +84,6 @@ std::vector<Ack> WriteUntilCrash(FaultEnv* env, const std::string& path, Options
   return acks;
 }
 
-void VerifyAfterRecovery(Database* db, CollectionId c, const std::vector<Ack>& acks, uint64_t seed) {
-  for (const Ack& a : acks) {
-    auto got = db->Get(c, a.id);
-    ASSERT_TRUE(got.ok()) << "acknowledged id " << a.id << " lost (seed " << seed << "): " << got.status().ToString();
-    ASSERT_EQ(*got, Expected(a.writer, a.seq)) << "id " << a.id << " (seed " << seed << ")";
-  }
-  std::map<int64_t, std::vector<int64_t>> seqs;
-  auto rows = db->Scan(c, {}, 0);
-  ASSERT_TRUE(rows.ok());
-  for (const Row& r : *rows) {
-    ASSERT_EQ(r.doc, Expected(r.doc[0].int_value(), r.doc[1].int_value())) << "row " << r.id << " garbled";
-    seqs[r.doc[0].int_value()].push_back(r.doc[1].int_value());
-  }
-  for (auto& [w, s] : seqs) {
-    std::sort(s.begin(), s.end());
-    for (size_t i = 0; i < s.size(); ++i)
-      ASSERT_EQ(s[i], static_cast<int64_t>(i)) << "writer " << w << " lost seq " << i << " (seed " << seed << ")";
-  }
-  ASSERT_TRUE(db->Check().ok());
-}
 
 TEST_P(MergerModes, PowerLossKeepsEveryAcknowledgedPut) {
   const uint64_t seed = TestSeed();
