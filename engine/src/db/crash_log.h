@@ -30,6 +30,19 @@ struct Ack {
   int64_t writer, seq;
 };
 
+// Each writer's next seq: one past its last stored one, so its seqs stay a prefix across crashes.
+inline std::vector<int64_t> NextSeqs(Database* db, CollectionId c, int writers) {
+  std::vector<int64_t> next(static_cast<size_t>(writers), 0);
+  auto rows = db->Scan(c, {}, 0);
+  EXPECT_TRUE(rows.ok());
+  if (!rows.ok()) return next;
+  for (const Row& r : *rows) {
+    int64_t& n = next.at(static_cast<size_t>(r.doc[0].int_value()));
+    n = std::max(n, r.doc[1].int_value() + 1);
+  }
+  return next;
+}
+
 inline void VerifyAfterRecovery(Database* db, CollectionId c, const std::vector<Ack>& acks, uint64_t seed) {
   for (const Ack& a : acks) {
     auto got = db->Get(c, a.id);

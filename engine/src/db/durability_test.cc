@@ -128,13 +128,7 @@ std::vector<Ack> WriteUntilCrash(FaultEnv* env, const std::string& path, Options
   if (!db.ok()) return {};
   auto c = (*db)->FindCollection("log");
   if (!c.ok()) c = (*db)->CreateCollection("log", LogSchema());
-  // Each writer goes on from its own last stored seq, so its seqs stay a prefix.
-  std::vector<int64_t> base(4, 0);
-  auto rows = (*db)->Scan(*c, {}, 0);
-  for (const Row& r : *rows) {
-    int64_t& b = base.at(static_cast<size_t>(r.doc[0].int_value()));
-    b = std::max(b, r.doc[1].int_value() + 1);
-  }
+  std::vector<int64_t> base = NextSeqs(db->get(), *c, 4);
   std::mutex mu;
   std::vector<Ack> acks;
   std::atomic<bool> crashed{false};

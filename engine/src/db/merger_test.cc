@@ -53,13 +53,7 @@ std::vector<Ack> WriteUntilCrash(FaultEnv* env, const std::string& path, Options
   if (!db.ok()) return {};
   auto c = (*db)->FindCollection("log");
   if (!c.ok()) c = (*db)->CreateCollection("log", LogSchema());
-  std::vector<int64_t> base(4, 0);
-  auto stored = (*db)->Scan(*c, {}, 0);
-  EXPECT_TRUE(stored.ok());
-  for (const Row& r : *stored) {
-    int64_t& b = base.at(static_cast<size_t>(r.doc[0].int_value()));
-    b = std::max(b, r.doc[1].int_value() + 1);
-  }
+  std::vector<int64_t> base = NextSeqs(db->get(), *c, 4);
   std::mutex mu;
   std::vector<Ack> acks;
   std::atomic<bool> crashed{false};
