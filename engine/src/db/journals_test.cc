@@ -240,6 +240,33 @@ TEST(Journals, CopiedFolderAndLoneBranchRecover) {
   }
 }
 
+// Each storage drops its own names for files its checkpoint covers, with no
+// coordination: the shared file goes when its last name does.
+TEST(Journals, CheckpointsDropOldLinksStorageByStorage) {
+  TempDir dir;
+  auto db = Database::Open(dir.path(), Opts(Env::Default(), Journals::kShared));
+  ASSERT_TRUE(db.ok());
+  auto c = (*db)->CreateCollection("c", EightIndexes());
+  for (int round = 0; round < 3; ++round) {
+    for (int64_t n = 0; n < 10; ++n) ASSERT_TRUE((*db)->Put(*c, Doc(round * 100 + n)).ok());
+    ASSERT_TRUE((*db)->Checkpoint().ok());
+  }
+  auto names = [](const std::string& d) {
+    std::vector<std::string> v;
+    EXPECT_TRUE(Env::Default()->ListDir(d, &v).ok());
+    return v;
+  };
+  std::vector<std::string> root = names(dir.path() + "/Journals");
+  // Each checkpoint rotates and deletes the files before the current one.
+  ASSERT_EQ(root.size(), 1u) << "the root kept only the current file";
+  for (int f = 0; f < 8; ++f) {
+    std::string j = BranchFolder(dir.path(), 0, {f, f >= 6}) + "/Journals";
+    ASSERT_EQ(names(j).size(), 1u) << "branch " << f << " kept only its name for the current file";
+  }
+  EXPECT_EQ(fs::hard_link_count(dir.path() + "/Journals/" + root[0]), 9u) << "root + 8 branches, one inode";
+  EXPECT_EQ((*db)->GetStats().journal_links, 8u * 3) << "each branch linked each of the 3 files once";
+}
+
 TEST(Journals, GoneBranchLeavesRootRecoveryAlone) {
   TempDir dir;
   std::vector<std::pair<uint64_t, int64_t>> acks;
