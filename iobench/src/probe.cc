@@ -194,7 +194,8 @@ void probe_link(const std::string& file, ProbeResult* p) {
   std::string link = file + ".link";
   int r = ::link(file.c_str(), link.c_str());
   p->hard_links = r == 0;
-  p->hard_links_note = r == 0 ? "link(2) succeeded" : fmt::format("link: {}", std::strerror(errno));
+  p->hard_links_note = r == 0 ? "link(2) succeeded: fenecdb can share journals (JR-1)"
+                              : fmt::format("link: {}: fenecdb falls back to separate journals", std::strerror(errno));
   if (r == 0) ::unlink(link.c_str());
 }
 
