@@ -162,13 +162,36 @@ TEST_P(MergerCells, PutEveryDocAndCountIt) {
 INSTANTIATE_TEST_SUITE_P(Commit, MergerCells, ::testing::ValuesIn(merger_arms()),
                          [](const auto& info) { return info.param; });
 
+// The indexed kind: every put lands in the root and its three branches.
+TEST(MergerCells, IndexedDocsGoThroughTheirBranches) {
+  const fs::path dir = temp_dir("jr2-indexed");
+  MergerCellConfig cfg;
+  cfg.arm = "async";
+  cfg.doc_kind = "indexed";
+  ASSERT_TRUE(parse_disk("native", &cfg.disk));
+  cfg.writers = 4;
+  cfg.docs = 200;
+  cfg.max_seconds = 60;
+  cfg.dir = (dir / "db").string();
+  cfg.seed = 12;
+  const MergerCellResult r = run_merger_cell(cfg);
+  fs::remove_all(dir);
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.docs, 200u);
+  EXPECT_EQ(r.stats.commits, 200u);
+  EXPECT_EQ(r.stats.branches, 3u) << "a @unique and two @text indexes";
+  EXPECT_TRUE(is_doc_kind("indexed") && is_doc_kind("small") && !is_doc_kind("big"));
+}
+
 TEST(MergerVerdicts, MetMissedAndNotMeasured) {
   MergerReport rep;
-  rep.disks = {"native", "slow-10ms", "slow-2ms"};
+  rep.places = {"native", "slow-10ms", "slow-2ms"};
   auto put = [&](const std::string& arm, const std::string& disk, double dps) {
     MergerFigures f;
+    f.disk = disk;
+    f.docs = "small";
     f.docs_per_s = dps;
-    f.docs = 1000;
+    f.docs_put = 1000;
     rep.cells[{arm, disk}] = f;
   };
   put("sync", "native", 1000);

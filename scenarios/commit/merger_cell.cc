@@ -25,6 +25,16 @@ bool is_merger_arm(const std::string& arm) {
   return std::find(a.begin(), a.end(), arm) != a.end();
 }
 
+const std::vector<std::string>& doc_kinds() {
+  static const std::vector<std::string> kinds{"small", "indexed"};
+  return kinds;
+}
+
+bool is_doc_kind(const std::string& kind) {
+  const auto& k = doc_kinds();
+  return std::find(k.begin(), k.end(), kind) != k.end();
+}
+
 bool parse_disk(const std::string& name, Disk* out) {
   if (name == "native") {
     *out = Disk{name, 0};
@@ -55,8 +65,24 @@ Completion completion_of(const std::string& arm) {
   return Completion::kDirect;
 }
 
-// A small document: writer, sequence number and a 40..100-byte body.
-Document make_doc(int writer, uint64_t i, std::mt19937_64& rng) {
+Schema schema_of(const std::string& kind) {
+  if (kind == "indexed")
+    return Schema{{Field::Int("writer"), Field::Int("n"), Field::Text("key").Unique(), Field::Text("body").TextIndexed(),
+                   Field::Text("notes").TextIndexed()}};
+  return Schema{{Field::Int("writer"), Field::Int("n"), Field::Text("body")}};
+}
+
+std::string words(size_t n, std::mt19937_64& rng) {
+  std::string s;
+  for (size_t w = 0; w < n; ++w) s += fmt::format("word{} ", rng() % 5000);
+  return s;
+}
+
+// See doc_kinds(): a small document, or one whose three indexes do real work.
+Document make_doc(const std::string& kind, int writer, uint64_t i, std::mt19937_64& rng) {
+  if (kind == "indexed")
+    return {Value(int64_t{writer}), Value(static_cast<int64_t>(i)), Value(fmt::format("w{}-d{}", writer, i)),
+            Value(words(150, rng)), Value(words(150, rng))};
   std::string body = fmt::format("w{}-d{}:", writer, i);
   body.append(40 + rng() % 61, static_cast<char>('a' + i % 26));
   return {Value(int64_t{writer}), Value(static_cast<int64_t>(i)), Value(std::move(body))};
@@ -80,7 +106,7 @@ MergerCellResult run_merger_cell(const MergerCellConfig& cfg) {
     res.error = db.status().ToString();
     return res;
   }
-  auto coll = (*db)->CreateCollection("docs", Schema{{Field::Int("writer"), Field::Int("n"), Field::Text("body")}});
+  auto coll = (*db)->CreateCollection("docs", schema_of(cfg.doc_kind));
   if (!coll.ok()) {
     res.error = coll.status().ToString();
     return res;
@@ -105,7 +131,7 @@ MergerCellResult run_merger_cell(const MergerCellConfig& cfg) {
       while (!failed.load(std::memory_order_relaxed) && !bench::Harness::interrupted()) {
         const uint64_t i = next.fetch_add(1);
         if (i >= cfg.docs) break;
-        Document doc = make_doc(w, i, rng);
+        Document doc = make_doc(cfg.doc_kind, w, i, rng);
         const auto t0 = Clock::now();
         if (t0 >= deadline) break;
         auto id = (*db)->Put(*coll, std::move(doc));

@@ -27,11 +27,21 @@ struct Disk {
 // Parses "native" or "slow-<N>ms" / "slow-<N>us". Returns false if it is neither.
 bool parse_disk(const std::string& name, Disk* out);
 
+// What each put carries, so executing it is cheap or costly next to an fsync:
+//   "small"    writer, sequence and a 40..100-byte body; nothing indexed
+//              (LandRows costs a few microseconds);
+//   "indexed"  also a @unique key and two @text fields of 150 words each: the
+//              index work is hundreds of microseconds, what the merger can
+//              overlap with the previous commit's fsync (JR-2's mechanism).
+const std::vector<std::string>& doc_kinds();
+bool is_doc_kind(const std::string& kind);
+
 struct MergerCellConfig {
   std::string arm;         // one of merger_arms()
   Disk disk;
   int writers = 10;
-  uint64_t docs = 100000;  // puts, one small document each, shared out among the writers
+  std::string doc_kind = "small";  // one of doc_kinds()
+  uint64_t docs = 100000;  // puts, one document each, shared out among the writers
   double max_seconds = 120;  // the cell stops here even if not every doc was put (MergerCellResult::capped)
   double bucket_seconds = 0.1;  // docs/s over time: one bucket per this long
   std::string dir;         // a folder that does not exist yet; removed afterwards

@@ -13,25 +13,30 @@ namespace {
 
 const std::string kFinding = "JR-2";
 
-std::string plot_name_over_time(const std::string& disk) { return "jr2_over_time_" + disk; }
+std::string plot_name_over_time(const std::string& place) { return "jr2_over_time_" + place; }
 
 }  // namespace
 
-const MergerFigures* MergerReport::find(const std::string& arm, const std::string& disk) const {
-  auto it = cells.find({arm, disk});
+std::string merger_place(const std::string& disk, const std::string& docs) { return disk + "-" + docs; }
+
+const MergerFigures* MergerReport::find(const std::string& arm, const std::string& place) const {
+  auto it = cells.find({arm, place});
   return it == cells.end() ? nullptr : &it->second;
 }
 
-std::string merger_case(const std::string& disk, int writers) {
-  return fmt::format("disk={};writers={}", disk, writers);
+std::string merger_case(const std::string& disk, int writers, const std::string& docs) {
+  return fmt::format("disk={};writers={};docs={}", disk, writers, docs);
 }
 
 void add_merger_rows(bench::Results& r, const MergerCellConfig& cfg, const MergerCellResult& res,
                      MergerReport& rep) {
-  const std::string c = merger_case(cfg.disk.name, cfg.writers);
+  const std::string c = merger_case(cfg.disk.name, cfg.writers, cfg.doc_kind);
+  const std::string place = merger_place(cfg.disk.name, cfg.doc_kind);
   const Stats& st = res.stats;
   MergerFigures f;
-  f.docs = res.docs;
+  f.disk = cfg.disk.name;
+  f.docs = cfg.doc_kind;
+  f.docs_put = res.docs;
   f.docs_per_s = res.seconds > 0 ? static_cast<double>(res.docs) / res.seconds : 0;
   const bench::LatencySummary lat = bench::LatencySummary::of(res.put_ns);
   f.put_p50_us = lat.p50_us;
@@ -44,8 +49,8 @@ void add_merger_rows(bench::Results& r, const MergerCellConfig& cfg, const Merge
   for (uint64_t n : res.acked_per_bucket) f.docs_per_s_over_time.push_back(static_cast<double>(n) / cfg.bucket_seconds);
   rep.writers = cfg.writers;
   rep.bucket_seconds = cfg.bucket_seconds;
-  if (std::find(rep.disks.begin(), rep.disks.end(), cfg.disk.name) == rep.disks.end()) rep.disks.push_back(cfg.disk.name);
-  rep.cells[{cfg.arm, cfg.disk.name}] = f;
+  if (std::find(rep.places.begin(), rep.places.end(), place) == rep.places.end()) rep.places.push_back(place);
+  rep.cells[{cfg.arm, place}] = f;
 
   r.add(kFinding, cfg.arm, c, "docs_per_s", f.docs_per_s, "docs/s");
   r.add(kFinding, cfg.arm, c, "docs", static_cast<double>(res.docs), "count");
@@ -76,44 +81,49 @@ void write_merger_plots(bench::Harness& h, const MergerReport& rep) {
   by_disk.title = fmt::format("JR-2: durable puts/s by disk, {} writers", rep.writers);
   by_disk.xlabel = "fdatasync delay added (ms)";
   by_disk.ylabel = "docs/s";
-  for (const std::string& arm : merger_arms()) {
-    bench::Series s{arm, {}};
-    for (const std::string& disk : rep.disks)
-      if (const MergerFigures* f = rep.find(arm, disk)) s.points.push_back({f->sync_delay_us / 1000.0, f->docs_per_s});
-    if (!s.points.empty()) by_disk.series.push_back(s);
+  by_disk.logy = true;
+  for (const std::string& kind : doc_kinds()) {
+    for (const std::string& arm : merger_arms()) {
+      bench::Series s{fmt::format("{}, {} docs", arm, kind), {}};
+      for (const std::string& place : rep.places)
+        if (const MergerFigures* f = rep.find(arm, place); f != nullptr && f->docs == kind)
+          s.points.push_back({f->sync_delay_us / 1000.0, f->docs_per_s});
+      if (!s.points.empty()) by_disk.series.push_back(s);
+    }
   }
   write(by_disk, "jr2_docs_per_s");
-  for (const std::string& disk : rep.disks) {
+  for (const std::string& place : rep.places) {
     bench::Chart t;
-    t.title = fmt::format("JR-2: docs/s over time, disk={}, {} writers ({:.0f} ms buckets)", disk, rep.writers,
+    t.title = fmt::format("JR-2: docs/s over time, {}, {} writers ({:.0f} ms buckets)", place, rep.writers,
                           rep.bucket_seconds * 1000);
     t.xlabel = "seconds since the first put";
     t.ylabel = "docs/s";
     for (const std::string& arm : merger_arms()) {
-      const MergerFigures* f = rep.find(arm, disk);
+      const MergerFigures* f = rep.find(arm, place);
       if (f == nullptr) continue;
       bench::Series s{arm, {}, "lines"};
       for (size_t b = 0; b < f->docs_per_s_over_time.size(); ++b)
         s.points.push_back({(static_cast<double>(b) + 0.5) * rep.bucket_seconds, f->docs_per_s_over_time[b]});
       t.series.push_back(s);
     }
-    write(t, plot_name_over_time(disk));
+    write(t, plot_name_over_time(place));
   }
 }
 
 std::vector<bench::Verdict> merger_verdicts(const MergerReport& rep,
                                             const std::function<std::string(const std::string&)>& plot_png) {
   std::vector<bench::Verdict> out;
-  for (const std::string& disk : rep.disks) {
-    const MergerFigures* a = rep.find("async", disk);
-    const MergerFigures* s = rep.find("sync", disk);
+  for (const std::string& place : rep.places) {
+    const MergerFigures* a = rep.find("async", place);
+    const MergerFigures* s = rep.find("sync", place);
+    const MergerFigures* any = a ? a : s;
     bench::Verdict v;
     v.finding = kFinding;
-    v.claim = fmt::format("disk={}: async completion in the merger >= {:.2f}x sync's docs/s with {} writers{}", disk,
-                          kAsyncOverSyncTarget, rep.writers,
-                          disk == "slow-10ms" ? " (the source: far better on a slow disk)" : "");
+    v.claim = fmt::format("disk={}, {} docs: async completion in the merger >= {:.2f}x sync's docs/s with {} writers{}",
+                          any ? any->disk : place, any ? any->docs : "?", kAsyncOverSyncTarget, rep.writers,
+                          any && any->disk == "slow-10ms" ? " (the source: far better on a slow disk)" : "");
     v.source = "~15% more throughput writing 100K documents with 10 threads, far better on a slow disk";
-    v.plot = plot_png(plot_name_over_time(disk));
+    v.plot = plot_png(plot_name_over_time(place));
     if (a == nullptr || s == nullptr || s->docs_per_s <= 0) {
       v.ours = "-";
       v.verdict = "not applicable: sync and async were not both measured on this disk";
@@ -122,12 +132,12 @@ std::vector<bench::Verdict> merger_verdicts(const MergerReport& rep,
     }
     const double ratio = a->docs_per_s / s->docs_per_s;
     std::string direct;
-    if (const MergerFigures* d = rep.find("direct", disk))
+    if (const MergerFigures* d = rep.find("direct", place))
       direct = fmt::format("; direct (group commit, no merger) {:.0f} docs/s = {:.2f}x sync", d->docs_per_s,
                            d->docs_per_s / s->docs_per_s);
     v.ours = fmt::format("async {:.0f} docs/s ({} docs, p99 {:.0f} us, {:.3f} fsyncs/doc) vs sync {:.0f} docs/s "
                          "({} docs, p99 {:.0f} us, {:.3f} fsyncs/doc): {:.2f}x{}{}",
-                         a->docs_per_s, a->docs, a->put_p99_us, a->fsyncs_per_doc, s->docs_per_s, s->docs,
+                         a->docs_per_s, a->docs_put, a->put_p99_us, a->fsyncs_per_doc, s->docs_per_s, s->docs_put,
                          s->put_p99_us, s->fsyncs_per_doc, ratio, direct,
                          a->capped || s->capped ? " (a cell hit --max-seconds)" : "");
     v.verdict = ratio >= kAsyncOverSyncTarget
@@ -140,12 +150,12 @@ std::vector<bench::Verdict> merger_verdicts(const MergerReport& rep,
 
 void print_merger_table(const MergerReport& rep) {
   if (rep.cells.empty()) return;
-  bench::Table t({"arm", "disk", "docs", "docs/s", "p50", "p99", "fsyncs/doc", "batches", "async"});
-  for (const std::string& disk : rep.disks) {
+  bench::Table t({"arm", "disk", "kind", "docs", "docs/s", "p50", "p99", "fsyncs/doc", "batches", "async"});
+  for (const std::string& place : rep.places) {
     for (const std::string& arm : merger_arms()) {
-      const MergerFigures* f = rep.find(arm, disk);
+      const MergerFigures* f = rep.find(arm, place);
       if (f == nullptr) continue;
-      t.row({arm, disk, std::to_string(f->docs) + (f->capped ? "*" : ""), fmt::format("{:.0f}", f->docs_per_s),
+      t.row({arm, f->disk, f->docs, std::to_string(f->docs_put) + (f->capped ? "*" : ""), fmt::format("{:.0f}", f->docs_per_s),
              bench::format_us(f->put_p50_us), bench::format_us(f->put_p99_us), fmt::format("{:.3f}", f->fsyncs_per_doc),
              std::to_string(f->batches), std::to_string(f->async_completions)});
     }
