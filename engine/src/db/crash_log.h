@@ -8,7 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <map>
+#include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -41,6 +45,46 @@ inline std::vector<int64_t> NextSeqs(Database* db, CollectionId c, int writers) 
     n = std::max(n, r.doc[1].int_value() + 1);
   }
   return next;
+}
+
+// Four writers commit into c, each from its next seq, until crash() is
+// called (once, when crash_after puts were acknowledged) and the database
+// refuses writes. Writer `batched` (-1: none) puts 3 documents a commit with
+// PutBatch; before_put(writer, seq), if given, runs before each commit.
+// Returns every acknowledged put.
+inline std::vector<Ack> WritersUntilCrash(Database* db, CollectionId c, uint64_t crash_after,
+                                        const std::function<void()>& crash, int batched = -1,
+                                        const std::function<void(int, int64_t)>& before_put = {}) {
+  std::vector<int64_t> base = NextSeqs(db, c, 4);
+  std::mutex mu;
+  std::vector<Ack> acks;
+  std::atomic<bool> crashed{false};
+  std::vector<std::thread> ts;
+  for (int w = 0; w < 4; ++w) {
+    ts.emplace_back([&, w] {
+      const int64_t step = w == batched ? 3 : 1;
+      for (int64_t seq = base[w];; seq += step) {
+        if (before_put) before_put(w, seq);
+        std::vector<DocId> ids;
+        if (step == 1) {
+          auto id = db->Put(c, Expected(w, seq));
+          if (!id.ok()) return;  // the crash fail-stopped the database
+          ids.push_back(*id);
+        } else {
+          std::vector<Document> docs;
+          for (int64_t k = 0; k < step; ++k) docs.push_back(Expected(w, seq + k));
+          auto r = db->PutBatch(c, std::move(docs));
+          if (!r.ok()) return;
+          ids = std::move(*r);
+        }
+        std::lock_guard lock(mu);
+        for (int64_t k = 0; k < step; ++k) acks.push_back({ids[static_cast<size_t>(k)], w, seq + k});
+        if (acks.size() >= crash_after && !crashed.exchange(true)) crash();
+      }
+    });
+  }
+  for (auto& t : ts) t.join();
+  return acks;
 }
 
 inline void VerifyAfterRecovery(Database* db, CollectionId c, const std::vector<Ack>& acks, uint64_t seed) {

@@ -128,25 +128,11 @@ std::vector<Ack> WriteUntilCrash(FaultEnv* env, const std::string& path, Options
   if (!db.ok()) return {};
   auto c = (*db)->FindCollection("log");
   if (!c.ok()) c = (*db)->CreateCollection("log", LogSchema());
-  std::vector<int64_t> base = NextSeqs(db->get(), *c, 4);
-  std::mutex mu;
-  std::vector<Ack> acks;
-  std::atomic<bool> crashed{false};
-  std::vector<std::thread> ts;
   const int ckpt_every = 30 + static_cast<int>((*rng)() % 60);
-  for (int w = 0; w < 4; ++w) {
-    ts.emplace_back([&, w] {
-      for (int64_t seq = base[w];; ++seq) {
+  std::vector<Ack> acks = WritersUntilCrash(
+      db->get(), *c, crash_after, [env] { env->Crash(); }, /*batched=*/-1, [&](int w, int64_t seq) {
         if (w == 0 && checkpoints && seq % ckpt_every == 0) (void)(*db)->Checkpoint();
-        auto id = (*db)->Put(*c, Expected(w, seq));
-        if (!id.ok()) return;  // the crash fail-stopped the database
-        std::lock_guard lock(mu);
-        acks.push_back({*id, w, seq});
-        if (acks.size() >= crash_after && !crashed.exchange(true)) env->Crash();
-      }
-    });
-  }
-  for (auto& t : ts) t.join();
+      });
   db->reset();  // torn down with every write refused: nothing more reaches the files
   return acks;
 }

@@ -53,31 +53,11 @@ std::vector<Ack> WriteUntilCrash(FaultEnv* env, const std::string& path, Options
   if (!db.ok()) return {};
   auto c = (*db)->FindCollection("log");
   if (!c.ok()) c = (*db)->CreateCollection("log", LogSchema());
-  std::vector<int64_t> base = NextSeqs(db->get(), *c, 4);
-  std::mutex mu;
-  std::vector<Ack> acks;
-  std::atomic<bool> crashed{false};
-  std::vector<std::thread> ts;
-  for (int w = 0; w < 4; ++w) {
-    ts.emplace_back([&, w] {
-      const int64_t step = w == 3 ? 3 : 1;
-      for (int64_t seq = base[w];; seq += step) {
-        std::vector<Document> docs;
-        for (int64_t k = 0; k < step; ++k) docs.push_back(Expected(w, seq + k));
-        auto ids = (*db)->PutBatch(*c, std::move(docs));
-        if (!ids.ok()) return;  // the crash fail-stopped the database
-        std::lock_guard lock(mu);
-        for (int64_t k = 0; k < step; ++k) acks.push_back({(*ids)[static_cast<size_t>(k)], w, seq + k});
-        if (acks.size() >= crash_after && !crashed.exchange(true)) env->Crash();
-      }
-    });
-  }
-  for (auto& t : ts) t.join();
+  std::vector<Ack> acks = WritersUntilCrash(db->get(), *c, crash_after, [env] { env->Crash(); }, /*batched=*/3);
   *counters = CountersOf(db->get());
   db->reset();  // torn down with every write refused: nothing more reaches the files
   return acks;
 }
-
 
 TEST_P(MergerModes, PowerLossKeepsEveryAcknowledgedPut) {
   const uint64_t seed = TestSeed();
