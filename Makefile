@@ -13,7 +13,7 @@ BUILD ?= build
 QUICK ?=
 ARGS ?=
 QFLAG := $(if $(filter 1 yes true,$(QUICK)),--quick,)
-SCENARIOS := io concurrency growth recon requests load journals commit smaps micro
+SCENARIOS := io concurrency growth recon journals commit smaps micro
 
 .PHONY: all setup build test bench report clean postgres-up postgres-down ci-charts record ci-baseline \
         $(addsuffix -bench,$(SCENARIOS))

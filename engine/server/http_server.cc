@@ -1,4 +1,4 @@
-#include "server/http_server.h"
+#include "engine/server/http_server.h"
 
 #include <poll.h>
 #include <sys/socket.h>

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "fenec/database.h"
-#include "server/server.h"
+#include "engine/server/server.h"
 
 namespace {
 

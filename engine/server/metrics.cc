@@ -1,4 +1,4 @@
-#include "server/metrics.h"
+#include "engine/server/metrics.h"
 
 #include <fmt/format.h>
 
@@ -31,7 +31,7 @@ void AppendGauge(std::string& out, const char* name, const char* help, double va
 
 namespace {
 
-void AppendSummary(std::string& out, const char* name, const std::string& labels, const bench::Histogram& h) {
+void AppendSummary(std::string& out, const char* name, const std::string& labels, const base::Histogram& h) {
   for (double q : {0.5, 0.9, 0.99, 0.999}) {
     fmt::format_to(std::back_inserter(out), "{}{{{},quantile=\"{}\"}} {:.9f}\n", name, labels, q,
                    static_cast<double>(h.percentile(q * 100)) / 1e9);

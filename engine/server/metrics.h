@@ -19,7 +19,7 @@
 #include <mutex>
 #include <string>
 
-#include "iobench/lib/histogram.h"
+#include "engine/src/base/histogram.h"
 
 namespace fenec::server {
 
@@ -38,7 +38,7 @@ class Metrics {
  private:
   struct Series {
     std::map<int, uint64_t> by_status;
-    bench::Histogram handle_ns, write_ns;
+    base::Histogram handle_ns, write_ns;
   };
   mutable std::mutex mu_;
   std::map<std::pair<std::string, std::string>, Series> series_;

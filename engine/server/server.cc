@@ -1,4 +1,4 @@
-#include "server/server.h"
+#include "engine/server/server.h"
 
 #include <chrono>
 #include <string_view>
@@ -48,7 +48,7 @@ bool IsLoopback(const std::string& host) {
 FenecServer::FenecServer(Database* db, Config config) : db_(db), config_(std::move(config)), service_(db) {
   // Memory is sampled by one thread, once a second, from smaps_rollup only
   // (MM-1): a /metrics scrape reads the cached sample and never walks /proc.
-  smaps_ = std::make_unique<bench::SmapsRollupSampler>(0, std::chrono::milliseconds(1000), 4096);
+  smaps_ = std::make_unique<base::SmapsRollupSampler>(0, std::chrono::milliseconds(1000), 4096);
   http_ = std::make_unique<HttpServer>(
       config_.http, [this](HttpRequest& req, HttpResponse& res) { Handle(req, res); },
       [this](const HttpResponse& res, uint64_t handle_ns) {
@@ -145,7 +145,7 @@ std::string FenecServer::MetricsText() const {
   AppendCounter(out, "fenec_plan_cache_misses_total", "Statements parsed and planned.",
                 static_cast<double>(cache.misses()));
   AppendGauge(out, "fenec_plan_cache_entries", "Plans kept.", static_cast<double>(cache.size()));
-  bench::MemSample m = smaps_->latest();
+  base::MemSample m = smaps_->latest();
   AppendGauge(out, "fenec_process_rss_bytes", "Resident set size (smaps_rollup, sampled once a second).",
               static_cast<double>(m.rss_kb) * 1024);
   AppendGauge(out, "fenec_process_pss_bytes", "Proportional set size (smaps_rollup).", static_cast<double>(m.pss_kb) * 1024);

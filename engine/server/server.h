@@ -15,10 +15,10 @@
 #include <string>
 
 #include "fenec/database.h"
-#include "iobench/lib/smaps.h"
-#include "query/service.h"
-#include "server/http_server.h"
-#include "server/metrics.h"
+#include "engine/src/base/smaps.h"
+#include "engine/src/query/service.h"
+#include "engine/server/http_server.h"
+#include "engine/server/metrics.h"
 
 namespace fenec::server {
 
@@ -50,7 +50,7 @@ class FenecServer {
   Config config_;
   query::Service service_;
   Metrics metrics_;
-  std::unique_ptr<bench::SmapsRollupSampler> smaps_;
+  std::unique_ptr<base::SmapsRollupSampler> smaps_;
   std::unique_ptr<HttpServer> http_;
 };
 

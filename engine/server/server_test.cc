@@ -2,6 +2,7 @@
 // keep-alive, many clients at once, each bad input's status one by one,
 // and SIGTERM finishing what is in flight (the real binary, as a child).
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 #include <httplib.h>
 #include <signal.h>
 #include <spawn.h>
@@ -13,8 +14,8 @@
 #include <thread>
 
 #include "fenec/database.h"
-#include "server/server.h"
-#include "test_util.h"
+#include "engine/server/server.h"
+#include "engine/src/base/testing.h"
 
 extern char** environ;
 
@@ -85,7 +86,7 @@ class ServerTest : public ::testing::Test {
                  200, "");
   }
 
-  TempDir dir_;
+  base::ScratchDir dir_;
   std::unique_ptr<Database> db_;
   std::unique_ptr<FenecServer> server_;
   std::unique_ptr<httplib::Client> client_;
@@ -200,7 +201,7 @@ TEST_F(ServerTest, TokenIsRequiredWhenSet) {
 TEST(ServerProcess, SigtermFinishesInFlightAndSyncs) {
   const char* bin = std::getenv("FENEC_SERVER_BIN");
   if (!bin) GTEST_SKIP() << "FENEC_SERVER_BIN not set (meson test sets it)";
-  TempDir dir;
+  base::ScratchDir dir;
   std::string data = dir.path() + "/db";
   int out[2];
   ASSERT_EQ(pipe(out), 0);

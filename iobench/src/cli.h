@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "iobench/lib/results.h"
+#include "iobench/kit/results.h"
 
 namespace fenec::iobench {
 
@@ -28,9 +28,9 @@ void add_common_flags(CLI::App* sub, CommonOpts* o, bool with_seed = false);
 // The seed to use, from --seed or random; logged on stderr ("seed=N").
 uint64_t resolve_seed(const CommonOpts& o);
 // Results tagged scenario "io" with the run metadata of o.dir.
-std::unique_ptr<bench::Results> make_results(const CommonOpts& o, const std::string& command);
+std::unique_ptr<kit::Results> make_results(const CommonOpts& o, const std::string& command);
 // Writes --csv/--json if given; returns 1 (with a message) if a write failed.
-int emit(const bench::Results& r, const CommonOpts& o);
+int emit(const kit::Results& r, const CommonOpts& o);
 // Ensures --dir exists and is a directory; UsageError otherwise.
 void check_dir(const CommonOpts& o);
 

@@ -38,14 +38,14 @@ void check_dir(const CommonOpts& o) {
     throw UsageError(fmt::format("--dir '{}' is not an existing directory", o.dir));
 }
 
-std::unique_ptr<bench::Results> make_results(const CommonOpts& o, const std::string& command) {
-  bench::Metadata meta = bench::Metadata::collect(o.dir, false);
+std::unique_ptr<kit::Results> make_results(const CommonOpts& o, const std::string& command) {
+  kit::Metadata meta = kit::Metadata::collect(o.dir, false);
   meta.set("tool", "iobench " + command);
   meta.set("dir", o.dir);
-  return std::make_unique<bench::Results>("io", meta);
+  return std::make_unique<kit::Results>("io", meta);
 }
 
-int emit(const bench::Results& r, const CommonOpts& o) {
+int emit(const kit::Results& r, const CommonOpts& o) {
   int rc = 0;
   if (!o.csv.empty())
     if (std::string e = r.write_csv(o.csv); !e.empty()) {

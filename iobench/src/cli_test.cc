@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "iobench/src/test_util.h"
+#include "engine/src/base/testing.h"
 
 extern char** environ;
 
@@ -56,7 +56,7 @@ pid_t spawn(const std::vector<std::string>& args, const std::string& out, const 
   return rc == 0 ? pid : -1;
 }
 
-Outcome run(const std::vector<std::string>& args, const testing::TempDir& scratch) {
+Outcome run(const std::vector<std::string>& args, const base::ScratchDir& scratch) {
   Outcome r;
   std::string out = scratch.path() + "/../cli-out.txt", err = scratch.path() + "/../cli-err.txt";
   pid_t pid = spawn(args, out, err);
@@ -75,7 +75,7 @@ size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.beg
 
 class Cli : public ::testing::Test {
  protected:
-  testing::TempDir dir_{"cli"};
+  base::ScratchDir dir_{"cli"};
 };
 
 TEST_F(Cli, BadFlagsAndValuesExitTwoWithOneLine) {

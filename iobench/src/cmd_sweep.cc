@@ -2,7 +2,7 @@
 // tidy rows, the JSON sidecar (histograms, interval series) and plots.
 #include <fmt/format.h>
 
-#include "iobench/lib/console.h"
+#include "iobench/kit/console.h"
 #include "iobench/src/cli.h"
 #include "iobench/src/sweep.h"
 #include "iobench/src/sweep_report.h"
@@ -80,7 +80,7 @@ int run_sweep(const SweepOpts& o) {
   env.probe = &p;
   std::vector<CellSpec> specs = expand(g);
   std::vector<CellResult> cells;
-  bench::Progress progress("sweep", specs.size());
+  kit::Progress progress("sweep", specs.size());
   int rc = 0;
   for (size_t i = 0; i < specs.size(); ++i) {
     progress.update(i, specs[i].arm() + " " + specs[i].case_());

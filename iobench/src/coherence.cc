@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "iobench/lib/results.h"
+#include "iobench/kit/results.h"
 #include "iobench/src/units.h"
 
 namespace fenec::iobench {
@@ -99,7 +99,7 @@ CoherenceResult run_coherence(const CoherenceOptions& o, const ProbeResult& prob
   return res;
 }
 
-void add_coherence_rows(bench::Results& r, const CoherenceOptions& o, const CoherenceResult& c,
+void add_coherence_rows(kit::Results& r, const CoherenceOptions& o, const CoherenceResult& c,
                         const std::string& finding) {
   std::string cs = fmt::format("chunk={};rounds={}", size_label(o.chunk), o.rounds);
   if (!c.skipped.empty()) {

@@ -16,7 +16,7 @@
 #include "iobench/src/files.h"
 #include "iobench/src/probe.h"
 
-namespace fenec::bench {
+namespace fenec::kit {
 class Results;
 }
 
@@ -46,7 +46,7 @@ struct CoherenceResult {
 };
 
 CoherenceResult run_coherence(const CoherenceOptions& o, const ProbeResult& probe);
-void add_coherence_rows(bench::Results& r, const CoherenceOptions& o, const CoherenceResult& c,
+void add_coherence_rows(kit::Results& r, const CoherenceOptions& o, const CoherenceResult& c,
                         const std::string& finding);
 
 }  // namespace fenec::iobench

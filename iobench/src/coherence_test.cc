@@ -7,9 +7,9 @@
 #include <vector>
 #include <unistd.h>
 
-#include "iobench/lib/results.h"
+#include "iobench/kit/results.h"
 #include "iobench/src/coherence.h"
-#include "iobench/src/test_util.h"
+#include "engine/src/base/testing.h"
 
 namespace fenec::iobench {
 namespace {
@@ -46,15 +46,15 @@ class StaleReader {
 class Coherence : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::make_unique<testing::TempDir>("coherence");
+    dir_ = std::make_unique<base::ScratchDir>("coherence");
     probe_ = probe(dir_->path());
     if (!probe_.o_direct) GTEST_SKIP() << "no O_DIRECT here: " << probe_.o_direct_note;
     opts_.dir = dir_->path();
     opts_.rounds = 20;
-    opts_.seed = testing::test_seed();
+    opts_.seed = base::TestSeed();
     opts_.stop = never;
   }
-  std::unique_ptr<testing::TempDir> dir_;
+  std::unique_ptr<base::ScratchDir> dir_;
   ProbeResult probe_;
   CoherenceOptions opts_;
 };
@@ -79,7 +79,7 @@ TEST_F(Coherence, StaleReaderIsCaughtEveryRound) {
   EXPECT_EQ(c.stale_zero, 20u);
   ASSERT_FALSE(c.examples.empty());
   EXPECT_NE(c.examples[0].find("zeros"), std::string::npos);
-  bench::Results r("io", bench::Metadata{});
+  kit::Results r("io", kit::Metadata{});
   add_coherence_rows(r, opts_, c, "IO-5");
   bool found = false;
   for (const auto& row : r.rows()) found |= row.metric == "stale_reads" && row.value == 20;

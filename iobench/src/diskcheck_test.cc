@@ -13,14 +13,14 @@
 
 #include "iobench/src/diskcheck.h"
 #include "iobench/src/files.h"
-#include "iobench/src/test_util.h"
+#include "engine/src/base/testing.h"
 
 namespace fenec::iobench {
 namespace {
 
 TEST(Diskcheck, KilledWriterLosesNoAcknowledgedPageAndForgedLossIsCaught) {
-  testing::TempDir dir("diskcheck");
-  uint64_t seed = testing::test_seed();
+  base::ScratchDir dir("diskcheck");
+  uint64_t seed = base::TestSeed();
   DiskcheckServer server;
   ASSERT_EQ(server.listen("127.0.0.1", 0, dir.path() + "/server.log"), "");
   ASSERT_NE(server.port(), 0);
@@ -87,7 +87,7 @@ TEST(Diskcheck, KilledWriterLosesNoAcknowledgedPageAndForgedLossIsCaught) {
 }
 
 TEST(Diskcheck, TornPageIsReported) {
-  testing::TempDir dir("diskcheck-torn");
+  base::ScratchDir dir("diskcheck-torn");
   std::string path = dir.path() + "/diskcheck-x.dat";
   bool fell = false;
   ASSERT_TRUE(create_preallocated(path, 4 * 4096, &fell).ok());

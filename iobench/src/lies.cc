@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "iobench/lib/console.h"
-#include "iobench/lib/results.h"
+#include "iobench/kit/console.h"
+#include "iobench/kit/results.h"
 #include "iobench/src/sweep_report.h"
 
 namespace fenec::iobench {
@@ -92,23 +92,23 @@ LiesResult run_lies(const LiesOptions& o, const SweepEnv& env) {
       r.skipped = fmt::format("{}: {}", c->spec.arm(), c->skipped.empty() ? c->error : c->skipped);
       if (!p.memory_backed) return r;
     }
-  r.buffered_p50_us = bench::LatencySummary::of(r.buffered.lat).p50_us;
-  r.durable_p50_us = bench::LatencySummary::of(r.durable.lat).p50_us;
-  r.flush_p50_us = bench::LatencySummary::of(r.flush.sync).p50_us;
+  r.buffered_p50_us = base::LatencySummary::of(r.buffered.lat).p50_us;
+  r.durable_p50_us = base::LatencySummary::of(r.durable.lat).p50_us;
+  r.flush_p50_us = base::LatencySummary::of(r.flush.sync).p50_us;
   r.ratio = r.buffered_p50_us > 0 ? r.durable_p50_us / r.buffered_p50_us : 0;
   r.verdict = judge(r.durable_p50_us, r.buffered_p50_us, p, &r.reasons);
   if (r.flush_p50_us > 0)
-    r.reasons.push_back(fmt::format("an fdatasync after a 4 KiB write takes {} (p50)", bench::format_us(r.flush_p50_us)));
+    r.reasons.push_back(fmt::format("an fdatasync after a 4 KiB write takes {} (p50)", kit::format_us(r.flush_p50_us)));
   return r;
 }
 
 std::string lies_report(const LiesResult& r) {
   std::string out;
   if (!r.skipped.empty() && r.verdict == Durability::kUnknown) return fmt::format("skipped: {}\n{}\n", r.skipped, kPowerCutNote);
-  bench::Table t({"measurement", "p50", "p99", "ops"});
-  auto row = [&](const char* name, const CellResult& c, const bench::Histogram& h) {
-    bench::LatencySummary s = bench::LatencySummary::of(h);
-    t.row({name, bench::format_us(s.p50_us), bench::format_us(s.p99_us), std::to_string(c.ops)});
+  kit::Table t({"measurement", "p50", "p99", "ops"});
+  auto row = [&](const char* name, const CellResult& c, const base::Histogram& h) {
+    base::LatencySummary s = base::LatencySummary::of(h);
+    t.row({name, kit::format_us(s.p50_us), kit::format_us(s.p99_us), std::to_string(c.ops)});
   };
   row("buffered 4 KiB write", r.buffered, r.buffered.lat);
   row(r.durable.spec.mode == Mode::kDirectDsync ? "O_DIRECT|O_DSYNC 4 KiB write" : "O_DSYNC 4 KiB write",
@@ -121,7 +121,7 @@ std::string lies_report(const LiesResult& r) {
   return out;
 }
 
-void add_lies_rows(bench::Results& res, const LiesResult& r) {
+void add_lies_rows(kit::Results& res, const LiesResult& r) {
   if (r.verdict == Durability::kUnknown) {
     res.skip("lies", "size=4k", r.skipped.empty() ? "no figures" : r.skipped);
     return;

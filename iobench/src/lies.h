@@ -11,7 +11,7 @@
 
 #include "iobench/src/sweep.h"
 
-namespace fenec::bench {
+namespace fenec::kit {
 class Results;
 struct Verdict;
 }
@@ -39,7 +39,7 @@ LiesResult run_lies(const LiesOptions& o, const SweepEnv& env);
 Durability judge(double durable_p50_us, double buffered_p50_us, const ProbeResult& p,
                  std::vector<std::string>* reasons);
 std::string lies_report(const LiesResult& r);
-void add_lies_rows(bench::Results& results, const LiesResult& r);
+void add_lies_rows(kit::Results& results, const LiesResult& r);
 
 extern const char kPowerCutNote[];
 

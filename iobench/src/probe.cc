@@ -15,8 +15,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "iobench/lib/console.h"
-#include "iobench/lib/results.h"
+#include "iobench/kit/console.h"
+#include "iobench/kit/results.h"
 #include "iobench/src/files.h"
 #include "iobench/src/io_error.h"
 
@@ -288,7 +288,7 @@ ProbeResult probe(const std::string& dir) {
 }
 
 std::string probe_table(const ProbeResult& p) {
-  bench::Table t({"property", "value", "how found"});
+  kit::Table t({"property", "value", "how found"});
   t.row({"directory", p.dir, ""});
   t.row({"filesystem", p.fs_type, fmt::format("mountinfo, statfs magic {}", p.fs_magic)});
   t.row({"mount", fmt::format("{} on {}", p.mount_source, p.mount_point), p.mount_options});
@@ -314,8 +314,8 @@ std::string probe_table(const ProbeResult& p) {
 }
 
 std::string probe_json(const ProbeResult& p) {
-  using bench::json_escape;
-  auto s = [](const std::string& v) { return fmt::format("\"{}\"", bench::json_escape(v)); };
+  using kit::json_escape;
+  auto s = [](const std::string& v) { return fmt::format("\"{}\"", kit::json_escape(v)); };
   auto b = [](bool v) { return v ? "true" : "false"; };
   return fmt::format(
       "{{\"dir\":{},\"fs_type\":{},\"fs_magic\":{},\"mount_point\":{},\"mount_source\":{},"
@@ -331,7 +331,7 @@ std::string probe_json(const ProbeResult& p) {
       s(p.io_uring_note), s(p.error));
 }
 
-void add_probe_rows(bench::Results& r, const ProbeResult& p) {
+void add_probe_rows(kit::Results& r, const ProbeResult& p) {
   std::string c = fmt::format("fs={};device={}", p.fs_type, p.device);
   auto flag = [&](const char* metric, bool v) { r.add("", "probe", c, metric, v ? 1 : 0, "bool"); };
   flag("memory_backed", p.memory_backed);

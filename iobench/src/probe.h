@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace fenec::bench {
+namespace fenec::kit {
 class Results;
 }
 
@@ -53,7 +53,7 @@ ProbeResult probe(const std::string& dir);
 std::string probe_table(const ProbeResult& p);
 std::string probe_json(const ProbeResult& p);
 // Rows under arm "probe": capabilities as 1/0 and sizes in bytes.
-void add_probe_rows(bench::Results& results, const ProbeResult& p);
+void add_probe_rows(kit::Results& results, const ProbeResult& p);
 
 // statx(STATX_DIOALIGN); false where the kernel or filesystem does not say.
 bool statx_dio_align(const std::string& path, uint32_t* mem_align, uint32_t* offset_align);

@@ -5,10 +5,10 @@
 
 #include <fcntl.h>
 
-#include "iobench/lib/results.h"
+#include "iobench/kit/results.h"
 #include "iobench/src/files.h"
 #include "iobench/src/probe.h"
-#include "iobench/src/test_util.h"
+#include "engine/src/base/testing.h"
 
 namespace fenec::iobench {
 namespace {
@@ -28,7 +28,7 @@ TEST(Probe, TmpfsIsMemoryBackedWithNoDevice) {
 }
 
 TEST(Probe, DiskFilesystemHasDeviceAndTriedAlignment) {
-  testing::TempDir dir("probe");
+  base::ScratchDir dir("probe");
   ProbeResult p = probe(dir.path());
   ASSERT_TRUE(p.error.empty()) << p.error;
   if (p.memory_backed) GTEST_SKIP() << dir.path() << " is memory-backed; set FENEC_TEST_DIR to a disk";
@@ -58,7 +58,7 @@ TEST(Probe, DiskFilesystemHasDeviceAndTriedAlignment) {
     EXPECT_EQ(errno, EINVAL);
     EXPECT_FALSE(p.direct_size_problem(p.direct_io_align / 2).empty());
   }
-  bench::Results r("io", bench::Metadata{});
+  kit::Results r("io", kit::Metadata{});
   add_probe_rows(r, p);
   bool found = false;
   for (const auto& row : r.rows())

@@ -17,7 +17,7 @@
 namespace fenec::iobench {
 namespace {
 
-using bench::Histogram;
+using base::Histogram;
 
 // Random bytes beyond one op's worth, so consecutive ops write different data.
 constexpr uint64_t kPoolSlack = 1 << 20;
@@ -59,7 +59,7 @@ class IntervalTable {
       p.t_s = i * w + span;
       p.mb_per_s = b.bytes / span / 1e6;
       p.ops_per_s = b.ops / span;
-      bench::LatencySummary s = bench::LatencySummary::of(b.h);
+      base::LatencySummary s = base::LatencySummary::of(b.h);
       p.p50_us = s.p50_us;
       p.p99_us = s.p99_us;
       p.max_us = s.max_us;

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "iobench/lib/histogram.h"
+#include "engine/src/base/histogram.h"
 #include "iobench/src/files.h"
 #include "iobench/src/mode.h"
 #include "iobench/src/probe.h"
@@ -74,9 +74,9 @@ struct CellResult {
   double seconds = 0;
   double cpu_s = 0;       // thread CPU time summed over the jobs
   std::vector<double> job_mb_per_s;
-  bench::Histogram lat;     // ns: submit to completion of each op's write
-  bench::Histogram sync;    // ns: each sync call
-  bench::Histogram commit;  // ns: submit to durable (after its sync) in sync modes
+  base::Histogram lat;     // ns: submit to completion of each op's write
+  base::Histogram sync;    // ns: each sync call
+  base::Histogram commit;  // ns: submit to durable (after its sync) in sync modes
   std::vector<IntervalPoint> intervals;
 
   bool ran() const { return skipped.empty(); }

@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "iobench/lib/results.h"
+#include "iobench/kit/results.h"
 #include "iobench/src/sweep.h"
 #include "iobench/src/sweep_report.h"
 
@@ -87,7 +87,7 @@ TEST(NullSweep, StopRequestEndsTheCellAndItIsReportedIncomplete) {
   CellResult r = run_cell(null_spec(Mode::kFsync, 2, 1, 1, 1 << 20), env);
   EXPECT_TRUE(r.interrupted);
   EXPECT_EQ(r.ops, 0u);
-  bench::Results results("io", bench::Metadata{});
+  kit::Results results("io", kit::Metadata{});
   add_cell_rows(results, r, "");
   ASSERT_EQ(results.skips().size(), 1u);
   EXPECT_NE(results.skips()[0].reason.find("interrupted"), std::string::npos);
@@ -99,7 +99,7 @@ TEST(NullSweep, RowsCarryTheReportNames) {
   env.stop = never;
   CellSpec spec = null_spec(Mode::kFdatasync, 1, 1, 1, 64 * 4096);
   CellResult r = run_cell(spec, env);
-  bench::Results results("io", bench::Metadata{});
+  kit::Results results("io", kit::Metadata{});
   add_cell_rows(results, r, "IO-1");
   std::set<std::string> metrics;
   for (const auto& row : results.rows()) {

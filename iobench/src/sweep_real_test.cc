@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "iobench/src/sweep.h"
-#include "iobench/src/test_util.h"
+#include "engine/src/base/testing.h"
 
 namespace fenec::iobench {
 namespace {
@@ -19,12 +19,12 @@ bool never() { return false; }
 class RealSweep : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::make_unique<testing::TempDir>("sweep");
+    dir_ = std::make_unique<base::ScratchDir>("sweep");
     probe_ = probe(dir_->path());
     ASSERT_TRUE(probe_.error.empty()) << probe_.error;
     if (probe_.memory_backed) GTEST_SKIP() << dir_->path() << " is memory-backed; set FENEC_TEST_DIR to a disk";
     env_.dir = dir_->path();
-    env_.seed = testing::test_seed();
+    env_.seed = base::TestSeed();
     env_.probe = &probe_;
     env_.stop = never;
   }
@@ -39,7 +39,7 @@ class RealSweep : public ::testing::Test {
     s.total = uint64_t{writes} * 4096;
     return s;
   }
-  std::unique_ptr<testing::TempDir> dir_;
+  std::unique_ptr<base::ScratchDir> dir_;
   ProbeResult probe_;
   SweepEnv env_;
 };
@@ -119,7 +119,7 @@ TEST_F(RealSweep, DirectSizeOffAlignmentIsSkippedSayingWhich) {
 // ENOSPC on a 1 MiB tmpfs mounted in a private mount namespace (root only;
 // skipped elsewhere): a clear message, the error flagged, no file left behind.
 TEST(EnospcSweep, ReportedClearlyAndFilesRemoved) {
-  testing::TempDir dir("enospc");
+  base::ScratchDir dir("enospc");
   pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {

@@ -5,20 +5,20 @@
 #include <map>
 #include <set>
 
-#include "iobench/lib/console.h"
-#include "iobench/lib/plot.h"
+#include "iobench/kit/console.h"
+#include "iobench/kit/plot.h"
 #include "iobench/src/units.h"
 
 namespace fenec::iobench {
 namespace {
 
-using bench::Chart;
-using bench::Series;
+using kit::Chart;
+using kit::Series;
 
 bool is_sync_mode(const CellResult& c) { return mode_sync(c.spec.mode) != SyncCall::kNone; }
 
 // The latency a durable op costs: the write, plus its sync in fsync/fdatasync modes.
-const bench::Histogram& op_latency(const CellResult& c) { return is_sync_mode(c) ? c.commit : c.lat; }
+const base::Histogram& op_latency(const CellResult& c) { return is_sync_mode(c) ? c.commit : c.lat; }
 
 std::string skip_reason(const CellResult& c) {
   if (!c.skipped.empty()) return c.skipped;
@@ -38,7 +38,7 @@ std::string num(double v) { return fmt::format("{:.6g}", v); }
 
 }  // namespace
 
-void add_cell_rows(bench::Results& r, const CellResult& c, const std::string& finding) {
+void add_cell_rows(kit::Results& r, const CellResult& c, const std::string& finding) {
   const std::string arm = c.spec.arm(), cs = c.spec.case_();
   if (std::string why = skip_reason(c); !why.empty()) {
     r.skip(arm, cs, why);
@@ -76,12 +76,12 @@ std::string cell_json(const CellResult& c) {
       "\"error\":\"{}\",\"interrupted\":{},\"ops\":{},\"write_calls\":{},\"sync_calls\":{},\"bytes\":{},"
       "\"seconds\":{},\"mb_per_s\":{},\"iops\":{},\"cpu_per_write_us\":{},\"job_mb_per_s\":[{}],"
       "\"lat_ns\":{},\"sync_ns\":{},\"commit_ns\":{},\"intervals\":[{}]}}",
-      bench::json_escape(c.spec.arm()), bench::json_escape(c.spec.case_()), mode_name(c.spec.mode),
+      kit::json_escape(c.spec.arm()), kit::json_escape(c.spec.case_()), mode_name(c.spec.mode),
       submit_name(c.spec.submit), c.spec.size, c.spec.jobs, layout_name(c.spec.layout), c.spec.batch,
-      c.spec.depth, num(c.spec.duration_s), c.spec.total, bench::json_escape(c.skipped),
-      bench::json_escape(c.error), c.interrupted ? "true" : "false", c.ops, c.write_calls, c.sync_calls,
+      c.spec.depth, num(c.spec.duration_s), c.spec.total, kit::json_escape(c.skipped),
+      kit::json_escape(c.error), c.interrupted ? "true" : "false", c.ops, c.write_calls, c.sync_calls,
       c.bytes, num(c.seconds), num(c.mb_per_s()), num(c.iops()), num(c.cpu_per_write_us()), jobs,
-      bench::histogram_json(c.lat), bench::histogram_json(c.sync), bench::histogram_json(c.commit), iv);
+      kit::histogram_json(c.lat), kit::histogram_json(c.sync), kit::histogram_json(c.commit), iv);
 }
 
 std::string cells_json(const std::vector<CellResult>& cells) {
@@ -91,7 +91,7 @@ std::string cells_json(const std::vector<CellResult>& cells) {
 }
 
 std::string sweep_table(const std::vector<CellResult>& cells) {
-  bench::Table t({"arm", "case", "MB/s", "IOPS", "job MB/s", "lat p50", "lat p99", "lat max", "sync p50",
+  kit::Table t({"arm", "case", "MB/s", "IOPS", "job MB/s", "lat p50", "lat p99", "lat max", "sync p50",
                   "cpu/write", "note"});
   for (const CellResult& c : cells) {
     std::string why = skip_reason(c);
@@ -99,13 +99,13 @@ std::string sweep_table(const std::vector<CellResult>& cells) {
       t.row({c.spec.arm(), c.spec.case_(), "-", "-", "-", "-", "-", "-", "-", "-", "skipped: " + why});
       continue;
     }
-    bench::LatencySummary l = bench::LatencySummary::of(c.lat);
+    base::LatencySummary l = base::LatencySummary::of(c.lat);
     double jmin = c.job_mb_per_s.empty() ? 0 : *std::min_element(c.job_mb_per_s.begin(), c.job_mb_per_s.end());
-    t.row({c.spec.arm(), c.spec.case_(), fmt::format("{:.1f}", c.mb_per_s()), bench::format_count(c.iops()),
+    t.row({c.spec.arm(), c.spec.case_(), fmt::format("{:.1f}", c.mb_per_s()), kit::format_count(c.iops()),
            c.spec.jobs > 1 ? fmt::format("{:.1f}-{:.1f}", jmin, mean(c.job_mb_per_s)) : fmt::format("{:.1f}", c.mb_per_s()),
-           bench::format_us(l.p50_us), bench::format_us(l.p99_us), bench::format_us(l.max_us),
-           c.sync_calls ? bench::format_us(bench::LatencySummary::of(c.sync).p50_us) : "-",
-           bench::format_us(c.cpu_per_write_us()),
+           kit::format_us(l.p50_us), kit::format_us(l.p99_us), kit::format_us(l.max_us),
+           c.sync_calls ? kit::format_us(base::LatencySummary::of(c.sync).p50_us) : "-",
+           kit::format_us(c.cpu_per_write_us()),
            fmt::format("{} writes{}", c.write_calls, c.sync_calls ? fmt::format(", {} syncs", c.sync_calls) : "")});
   }
   return t.str();
@@ -122,7 +122,7 @@ std::vector<const CellResult*> plottable(const std::vector<CellResult>& cells) {
 
 std::string emit(const Chart& chart, const std::string& base) {
   if (chart.series.empty()) return "no data to plot";
-  return bench::write_chart(chart, base);
+  return kit::write_chart(chart, base);
 }
 
 }  // namespace
@@ -175,7 +175,7 @@ std::string plot_latency_cdf(const std::vector<CellResult>& cells, const std::st
            "latency (us)", "fraction of ops", true, false, {}, {}, 1000, 600};
   for (auto* c : ran) {
     if (c->spec.size != min_size || ch.series.size() >= 12) continue;
-    const bench::Histogram& h = op_latency(*c);
+    const base::Histogram& h = op_latency(*c);
     if (!h.count()) continue;
     Series s;
     s.title = fmt::format("{} jobs={}{}", c->spec.arm(), c->spec.jobs,

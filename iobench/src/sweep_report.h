@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "iobench/lib/results.h"
+#include "iobench/kit/results.h"
 #include "iobench/src/sweep.h"
 
 namespace fenec::iobench {
@@ -16,7 +16,7 @@ namespace fenec::iobench {
 // Rows for one cell under arm()/case_(): iops, mb_per_s, job_mb_per_s[_min],
 // writes, syncs, cpu_per_write_us, lat_* and (sync modes) sync_* and commit_*.
 // A skipped, failed or interrupted cell becomes a skip with its reason.
-void add_cell_rows(bench::Results& results, const CellResult& cell, const std::string& finding);
+void add_cell_rows(kit::Results& results, const CellResult& cell, const std::string& finding);
 
 std::string cell_json(const CellResult& cell);
 // {"cells":[...]} for Results::attach_json.

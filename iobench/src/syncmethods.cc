@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "iobench/lib/console.h"
-#include "iobench/lib/results.h"
+#include "iobench/kit/console.h"
+#include "iobench/kit/results.h"
 #include "iobench/src/units.h"
 
 namespace fenec::iobench {
@@ -82,7 +82,7 @@ void run_test(SyncTest& t, const SyncMethodsOptions& o, const std::string& path,
   t.seconds = (now - start) / 1e9;
 }
 
-double p50_us(const SyncTest& t) { return bench::LatencySummary::of(t.lat).p50_us; }
+double p50_us(const SyncTest& t) { return base::LatencySummary::of(t.lat).p50_us; }
 
 }  // namespace
 
@@ -178,17 +178,17 @@ SyncMethodsResult run_syncmethods(const SyncMethodsOptions& o, const ProbeResult
 }
 
 std::string syncmethods_table(const SyncMethodsResult& r) {
-  bench::Table t({"section", "method", "writes", "O_DIRECT", "ops/s", "us/op", "p50", "p99", "max"});
+  kit::Table t({"section", "method", "writes", "O_DIRECT", "ops/s", "us/op", "p50", "p99", "max"});
   for (const SyncTest& s : r.tests) {
     std::string pieces = fmt::format("{}x{}", s.writes, size_label(s.write_size));
     if (!s.skipped.empty()) {
       t.row({s.section, s.method, pieces, s.direct ? "yes" : "no", "-", "-", "-", "-", "skipped: " + s.skipped});
       continue;
     }
-    bench::LatencySummary l = bench::LatencySummary::of(s.lat);
+    base::LatencySummary l = base::LatencySummary::of(s.lat);
     t.row({s.section, s.method, pieces, s.direct ? "yes" : "no", fmt::format("{:.0f}", s.ops_per_s()),
-           fmt::format("{:.1f}", l.mean_us), bench::format_us(l.p50_us), bench::format_us(l.p99_us),
-           bench::format_us(l.max_us)});
+           fmt::format("{:.1f}", l.mean_us), kit::format_us(l.p50_us), kit::format_us(l.p99_us),
+           kit::format_us(l.max_us)});
   }
   std::string out = t.str();
   if (!r.other_fd_reason.empty()) out += fmt::format("fsync through another descriptor: {}\n", r.other_fd_reason);
@@ -196,7 +196,7 @@ std::string syncmethods_table(const SyncMethodsResult& r) {
   return out;
 }
 
-void add_syncmethods_rows(bench::Results& res, const SyncMethodsResult& r) {
+void add_syncmethods_rows(kit::Results& res, const SyncMethodsResult& r) {
   for (const SyncTest& t : r.tests) {
     if (!t.skipped.empty()) {
       res.skip("syncmethods", t.case_(), t.skipped);
@@ -204,7 +204,7 @@ void add_syncmethods_rows(bench::Results& res, const SyncMethodsResult& r) {
     }
     if (!t.ops) continue;
     res.add("", "syncmethods", t.case_(), "ops_per_s", t.ops_per_s(), "ops/s");
-    res.add("", "syncmethods", t.case_(), "us_per_op", bench::LatencySummary::of(t.lat).mean_us, "us");
+    res.add("", "syncmethods", t.case_(), "us_per_op", base::LatencySummary::of(t.lat).mean_us, "us");
     res.add_latency("", "syncmethods", t.case_(), t.lat);
   }
   if (!r.other_fd_reason.empty())

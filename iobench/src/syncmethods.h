@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "iobench/lib/histogram.h"
+#include "engine/src/base/histogram.h"
 #include "iobench/src/files.h"
 #include "iobench/src/probe.h"
 
-namespace fenec::bench {
+namespace fenec::kit {
 class Results;
 }
 
@@ -33,7 +33,7 @@ struct SyncTest {
   std::string skipped;
   uint64_t ops = 0;
   double seconds = 0;
-  bench::Histogram lat;  // ns per op
+  base::Histogram lat;  // ns per op
 
   std::string case_() const;
   double ops_per_s() const { return seconds > 0 ? ops / seconds : 0; }
@@ -59,6 +59,6 @@ struct SyncMethodsResult {
 std::vector<SyncTest> plan_syncmethods();
 SyncMethodsResult run_syncmethods(const SyncMethodsOptions& o, const ProbeResult& p);
 std::string syncmethods_table(const SyncMethodsResult& r);
-void add_syncmethods_rows(bench::Results& results, const SyncMethodsResult& r);
+void add_syncmethods_rows(kit::Results& results, const SyncMethodsResult& r);
 
 }  // namespace fenec::iobench

@@ -7,22 +7,16 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/src/ring/flusher.h"
+#include "engine/src/base/testing.h"
+#include "scenarios/commit/flusher.h"
 #include "scenarios/commit/merger_cell.h"
 #include "scenarios/commit/merger_report.h"
 #include "scenarios/commit/workload.h"
 
-namespace fenec::commit {
+namespace fenec::scenarios::commit {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path temp_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("fenec-commit-test-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
 
 TEST(DirtySet, ExactTotalRunsWithinBoundsAndNeverTouching) {
   const DirtySet s = make_dirty_set(8, 1000, 16, 3);
@@ -51,7 +45,9 @@ TEST(DirtySet, ExactTotalRunsWithinBoundsAndNeverTouching) {
 }
 
 TEST(ScanWorkers, CountsArmSelfAndSystem) {
-  const fs::path proc = temp_dir("scan");
+  base::ScratchDir scratch("commit-" + std::string("scan"));
+  ASSERT_TRUE(scratch.ok()) << scratch.error();
+  const fs::path proc = scratch.path();
   auto task = [&](const std::string& pid_or_self, int tid, const std::string& comm) {
     const fs::path d = proc / pid_or_self / "task" / std::to_string(tid);
     fs::create_directories(d);
@@ -75,7 +71,9 @@ TEST(ScanWorkers, CountsArmSelfAndSystem) {
 class Cells : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Cells, WriteRoundsTimesTheDirtySet) {
-  const fs::path dir = temp_dir("cell-" + GetParam());
+  base::ScratchDir scratch("commit-" + std::string("cell-" + GetParam()));
+  ASSERT_TRUE(scratch.ok()) << scratch.error();
+  const fs::path dir = scratch.path();
   const DirtySet set = make_dirty_set(3, 300, 24, 5);
   std::vector<int> fds;
   ASSERT_EQ(prepare_files(dir.string(), set, 4096, false, &fds), "");
@@ -94,7 +92,7 @@ TEST_P(Cells, WriteRoundsTimesTheDirtySet) {
   EXPECT_GE(r.peak.arm, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Commit, Cells, ::testing::ValuesIn(fenec::ring::flusher_arms()),
+INSTANTIATE_TEST_SUITE_P(Commit, Cells, ::testing::ValuesIn(flusher_arms()),
                          [](const auto& info) {
                            std::string n = info.param;
                            std::replace(n.begin(), n.end(), '-', '_');
@@ -125,7 +123,9 @@ class MergerCells : public ::testing::TestWithParam<std::string> {};
 // histogram, the time buckets and the database; the merger's own counts
 // match the arm; the slow disk delayed exactly the fsyncs the database made.
 TEST_P(MergerCells, PutEveryDocAndCountIt) {
-  const fs::path dir = temp_dir("jr2-" + GetParam());
+  base::ScratchDir scratch("commit-" + std::string("jr2-" + GetParam()));
+  ASSERT_TRUE(scratch.ok()) << scratch.error();
+  const fs::path dir = scratch.path();
   MergerCellConfig cfg;
   cfg.arm = GetParam();
   ASSERT_TRUE(parse_disk("slow-300us", &cfg.disk));
@@ -164,7 +164,9 @@ INSTANTIATE_TEST_SUITE_P(Commit, MergerCells, ::testing::ValuesIn(merger_arms())
 
 // The indexed kind: every put lands in the root and its three branches.
 TEST(MergerCells, IndexedDocsGoThroughTheirBranches) {
-  const fs::path dir = temp_dir("jr2-indexed");
+  base::ScratchDir scratch("commit-" + std::string("jr2-indexed"));
+  ASSERT_TRUE(scratch.ok()) << scratch.error();
+  const fs::path dir = scratch.path();
   MergerCellConfig cfg;
   cfg.arm = "async";
   cfg.doc_kind = "indexed";
@@ -200,7 +202,7 @@ TEST(MergerVerdicts, MetMissedAndNotMeasured) {
   put("async", "slow-10ms", 1000);  // 2.00x: met
   put("direct", "slow-10ms", 900);
   put("async", "slow-2ms", 800);  // no sync there
-  const std::vector<bench::Verdict> v =
+  const std::vector<kit::Verdict> v =
       merger_verdicts(rep, [](const std::string& name) { return "plots/commit/" + name + ".png"; });
   ASSERT_EQ(v.size(), 3u);
   EXPECT_EQ(v[0].finding, "JR-2");
@@ -214,4 +216,4 @@ TEST(MergerVerdicts, MetMissedAndNotMeasured) {
 }
 
 }  // namespace
-}  // namespace fenec::commit
+}  // namespace fenec::scenarios::commit

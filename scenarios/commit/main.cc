@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/src/ring/flusher.h"
-#include "iobench/lib/console.h"
-#include "iobench/lib/harness.h"
+#include "scenarios/commit/flusher.h"
+#include "iobench/kit/console.h"
+#include "iobench/kit/harness.h"
 #include "scenarios/commit/merger_cell.h"
 #include "scenarios/commit/merger_report.h"
 #include "scenarios/commit/report.h"
@@ -31,13 +31,13 @@
 
 namespace {
 
-using fenec::bench::Harness;
-using fenec::commit::CellResult;
+using fenec::kit::Harness;
+using fenec::scenarios::commit::CellResult;
 
 // Every arm --arms takes: the flush arms, then the JR-2 ones.
 std::vector<std::string> all_arms() {
-  std::vector<std::string> a = fenec::ring::flusher_arms();
-  for (const std::string& m : fenec::commit::merger_arms()) a.push_back(m);
+  std::vector<std::string> a = fenec::scenarios::commit::flusher_arms();
+  for (const std::string& m : fenec::scenarios::commit::merger_arms()) a.push_back(m);
   return a;
 }
 
@@ -55,7 +55,7 @@ struct Options {
   bool inline_first = false;
   // JR-2
   std::vector<std::string> disks{"native", "slow-2ms", "slow-10ms"};
-  std::vector<std::string> doc_kinds = fenec::commit::doc_kinds();
+  std::vector<std::string> doc_kinds = fenec::scenarios::commit::doc_kinds();
   int writers = 10;
   uint64_t docs = 0;
   double max_seconds = 0;
@@ -78,19 +78,19 @@ void merge(CellResult* into, const CellResult& r) {
 void run_flush_arms(Harness& h, const Options& o, const std::vector<std::string>& arms) {
   const uint64_t total_pages =
       static_cast<uint64_t>(o.dirty_mib * 1024 * 1024) / o.page_size;
-  fenec::commit::Report rep;
-  fenec::bench::Progress progress("commit flush arms", o.files.size() * arms.size() * o.reps);
+  fenec::scenarios::commit::Report rep;
+  fenec::kit::Progress progress("commit flush arms", o.files.size() * arms.size() * o.reps);
   size_t done = 0;
   for (int files : o.files) {
     if (Harness::interrupted()) break;
     const std::string c = fmt::format("files={}", files);
-    const fenec::commit::DirtySet set =
-        fenec::commit::make_dirty_set(files, total_pages, o.max_run, h.seed() + files);
+    const fenec::scenarios::commit::DirtySet set =
+        fenec::scenarios::commit::make_dirty_set(files, total_pages, o.max_run, h.seed() + files);
     std::vector<int> fds;
-    if (std::string err = fenec::commit::prepare_files(h.data_dir(), set, o.page_size, o.direct, &fds);
+    if (std::string err = fenec::scenarios::commit::prepare_files(h.data_dir(), set, o.page_size, o.direct, &fds);
         !err.empty()) {
       for (const std::string& arm : arms) h.results().skip(arm, c, err);
-      fenec::commit::close_files(&fds);
+      fenec::scenarios::commit::close_files(&fds);
       continue;
     }
     std::map<std::string, CellResult> merged;
@@ -99,43 +99,43 @@ void run_flush_arms(Harness& h, const Options& o, const std::vector<std::string>
         if (Harness::interrupted()) break;
         // Each rep starts one arm later, so no arm always runs first (cold cache) or last.
         const std::string& arm = arms[(k + static_cast<size_t>(r)) % arms.size()];
-        fenec::commit::CellConfig cfg;
+        fenec::scenarios::commit::CellConfig cfg;
         cfg.arm = arm;
         cfg.producers = o.producers;
         cfg.seconds = o.seconds;
         cfg.page_size = o.page_size;
         cfg.max_bound_workers = o.worker_cap;
         cfg.force_async = !o.inline_first;
-        merge(&merged[arm], fenec::commit::run_cell(cfg, set, fds));
+        merge(&merged[arm], fenec::scenarios::commit::run_cell(cfg, set, fds));
         progress.update(++done, fmt::format("{} {}", c, arm));
       }
     }
-    fenec::commit::close_files(&fds);
+    fenec::scenarios::commit::close_files(&fds);
     for (const auto& [arm, res] : merged) {
       if (!res.error.empty()) {
         h.results().skip(arm, c, res.error);
         continue;
       }
-      fenec::commit::add_rows(h.results(), arm, files, set, res, rep);
+      fenec::scenarios::commit::add_rows(h.results(), arm, files, set, res, rep);
     }
   }
   progress.finish();
-  fenec::commit::write_plots(h, rep);
-  for (fenec::bench::Verdict& v : fenec::commit::verdicts(h, rep)) h.results().verdict(v);
-  fenec::commit::print_table(rep);
+  fenec::scenarios::commit::write_plots(h, rep);
+  for (fenec::kit::Verdict& v : fenec::scenarios::commit::verdicts(h, rep)) h.results().verdict(v);
+  fenec::scenarios::commit::print_table(rep);
 }
 
 // JR-2: each disk in turn, every JR-2 arm once on it, each in a fresh database.
 void run_merger_arms(Harness& h, const Options& o, const std::vector<std::string>& arms) {
-  fenec::commit::MergerReport rep;
+  fenec::scenarios::commit::MergerReport rep;
   rep.writers = o.writers;
-  fenec::bench::Progress progress("commit JR-2 arms", o.disks.size() * o.doc_kinds.size() * arms.size());
+  fenec::kit::Progress progress("commit JR-2 arms", o.disks.size() * o.doc_kinds.size() * arms.size());
   size_t done = 0;
   for (size_t p = 0; p < o.disks.size() * o.doc_kinds.size() && !Harness::interrupted(); ++p) {
     const size_t d = p / o.doc_kinds.size();
     const std::string& kind = o.doc_kinds[p % o.doc_kinds.size()];
-    fenec::commit::Disk disk;
-    fenec::commit::parse_disk(o.disks[d], &disk);  // validated by the flag's check
+    fenec::scenarios::commit::Disk disk;
+    fenec::scenarios::commit::parse_disk(o.disks[d], &disk);  // validated by the flag's check
     uint64_t docs = o.docs;
     // Quick mode keeps the 10 ms disk (its verdict is the finding's point)
     // but puts a tenth of the documents there: ~1 000 puts/s at best. An
@@ -145,7 +145,7 @@ void run_merger_arms(Harness& h, const Options& o, const std::vector<std::string
     for (size_t k = 0; k < arms.size() && !Harness::interrupted(); ++k) {
       // Each place starts one arm later, so no arm always runs first.
       const std::string& arm = arms[(k + p) % arms.size()];
-      fenec::commit::MergerCellConfig cfg;
+      fenec::scenarios::commit::MergerCellConfig cfg;
       cfg.arm = arm;
       cfg.disk = disk;
       cfg.doc_kind = kind;
@@ -153,23 +153,23 @@ void run_merger_arms(Harness& h, const Options& o, const std::vector<std::string
       cfg.docs = docs;
       cfg.max_seconds = o.max_seconds;
       cfg.bucket_seconds = o.bucket_ms / 1000.0;
-      cfg.dir = fmt::format("{}/jr2-{}-{}", h.data_dir(), arm, fenec::commit::merger_place(disk.name, kind));
+      cfg.dir = fmt::format("{}/jr2-{}-{}", h.data_dir(), arm, fenec::scenarios::commit::merger_place(disk.name, kind));
       cfg.seed = h.seed() + p * 16 + k;
-      const fenec::commit::MergerCellResult res = fenec::commit::run_merger_cell(cfg);
-      const std::string c = fenec::commit::merger_case(disk.name, o.writers, kind);
+      const fenec::scenarios::commit::MergerCellResult res = fenec::scenarios::commit::run_merger_cell(cfg);
+      const std::string c = fenec::scenarios::commit::merger_case(disk.name, o.writers, kind);
       if (!res.error.empty()) {
         h.results().skip(arm, c, res.error);
       } else {
-        fenec::commit::add_merger_rows(h.results(), cfg, res, rep);
+        fenec::scenarios::commit::add_merger_rows(h.results(), cfg, res, rep);
       }
       progress.update(++done, fmt::format("{} {}", c, arm));
     }
   }
   progress.finish();
-  fenec::commit::write_merger_plots(h, rep);
-  for (fenec::bench::Verdict& v : fenec::commit::merger_verdicts(
+  fenec::scenarios::commit::write_merger_plots(h, rep);
+  for (fenec::kit::Verdict& v : fenec::scenarios::commit::merger_verdicts(
            rep, [&h](const std::string& name) { return h.plot_path(name) + ".png"; })) h.results().verdict(v);
-  fenec::commit::print_merger_table(rep);
+  fenec::scenarios::commit::print_merger_table(rep);
 }
 
 }  // namespace
@@ -226,15 +226,15 @@ int main(int argc, char** argv) {
                  "slow-<N>us (every fdatasync first sleeps that long)")
       ->delimiter(',')
       ->check([](const std::string& v) {
-        fenec::commit::Disk d;
-        return fenec::commit::parse_disk(v, &d) ? std::string() : "not native or slow-<N>ms: " + v;
+        fenec::scenarios::commit::Disk d;
+        return fenec::scenarios::commit::parse_disk(v, &d) ? std::string() : "not native or slow-<N>ms: " + v;
       });
   app.add_option("--doc-kinds", o.doc_kinds,
                  "JR-2: what each put carries (default small,indexed): small (nothing indexed: executing a "
                  "put costs microseconds) or indexed (a @unique key and two 150-word @text fields: "
                  "hundreds of microseconds, which async completion can overlap with the fsync)")
       ->delimiter(',')
-      ->check(CLI::IsMember(fenec::commit::doc_kinds()));
+      ->check(CLI::IsMember(fenec::scenarios::commit::doc_kinds()));
   app.add_option("--writers", o.writers, "JR-2: writer threads (default 10)")->check(CLI::Range(1, 256));
   app.add_option("--docs", o.docs,
                  "JR-2: documents put per cell (default 100000; quick 20000, and a tenth of it "
@@ -253,7 +253,7 @@ int main(int argc, char** argv) {
   if (o.docs == 0) o.docs = h.quick() ? 20000 : 100000;
   if (o.max_seconds == 0) o.max_seconds = h.quick() ? 30 : 240;
   std::vector<std::string> flush_arms, merger_arms;
-  for (const std::string& a : o.arms) (fenec::commit::is_merger_arm(a) ? merger_arms : flush_arms).push_back(a);
+  for (const std::string& a : o.arms) (fenec::scenarios::commit::is_merger_arm(a) ? merger_arms : flush_arms).push_back(a);
 
   h.results().meta().set("producers", std::to_string(o.producers));
   h.results().meta().set("page_size", std::to_string(o.page_size));

@@ -11,9 +11,9 @@
 #include <fmt/format.h>
 
 #include "engine/src/io/slow_env.h"
-#include "iobench/lib/harness.h"
+#include "iobench/kit/harness.h"
 
-namespace fenec::commit {
+namespace fenec::scenarios::commit {
 
 const std::vector<std::string>& merger_arms() {
   static const std::vector<std::string> arms{"direct", "sync", "async"};
@@ -127,8 +127,8 @@ MergerCellResult run_merger_cell(const MergerCellConfig& cfg) {
   for (int w = 0; w < cfg.writers; ++w) {
     ts.emplace_back([&, w] {
       std::mt19937_64 rng(cfg.seed * 1000003 + static_cast<uint64_t>(w));
-      bench::Histogram mine;
-      while (!failed.load(std::memory_order_relaxed) && !bench::Harness::interrupted()) {
+      base::Histogram mine;
+      while (!failed.load(std::memory_order_relaxed) && !kit::Harness::interrupted()) {
         const uint64_t i = next.fetch_add(1);
         if (i >= cfg.docs) break;
         Document doc = make_doc(cfg.doc_kind, w, i, rng);
@@ -160,7 +160,7 @@ MergerCellResult run_merger_cell(const MergerCellConfig& cfg) {
   res.delayed_syncs = env.delayed_syncs() - delayed0;
   res.docs = acked.load();
   res.seconds = static_cast<double>(last_ack_ns.load()) / 1e9;
-  res.capped = res.error.empty() && res.docs < cfg.docs && !bench::Harness::interrupted();
+  res.capped = res.error.empty() && res.docs < cfg.docs && !kit::Harness::interrupted();
   size_t used = static_cast<size_t>(res.seconds / cfg.bucket_seconds) + 1;
   for (size_t b = 0; b < std::min(used, nbuckets); ++b) res.acked_per_bucket.push_back(buckets[b].load());
   if (Status s = (*db)->Close(); !s.ok() && res.error.empty()) res.error = s.ToString();
@@ -169,4 +169,4 @@ MergerCellResult run_merger_cell(const MergerCellConfig& cfg) {
   return res;
 }
 
-}  // namespace fenec::commit
+}  // namespace fenec::scenarios::commit

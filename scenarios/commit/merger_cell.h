@@ -9,9 +9,9 @@
 
 #include <fenec/database.h>
 
-#include "iobench/lib/histogram.h"
+#include "engine/src/base/histogram.h"
 
-namespace fenec::commit {
+namespace fenec::scenarios::commit {
 
 // The JR-2 arms: "direct" (Completion::kDirect, the reference), "sync"
 // (kMergerSync) and "async" (kMergerAsync).
@@ -53,7 +53,7 @@ struct MergerCellResult {
   uint64_t docs = 0;       // puts acknowledged
   double seconds = 0;      // first put issued to last put acknowledged
   bool capped = false;     // stopped by max_seconds
-  bench::Histogram put_ns; // each put's latency, issued to acknowledged
+  base::Histogram put_ns; // each put's latency, issued to acknowledged
   Stats stats;             // the database's, from just before the puts to just after
   uint64_t delayed_syncs = 0;  // fdatasyncs SlowSyncEnv delayed
   std::vector<uint64_t> acked_per_bucket;  // puts acknowledged in each bucket_seconds since the start
@@ -61,4 +61,4 @@ struct MergerCellResult {
 
 MergerCellResult run_merger_cell(const MergerCellConfig& cfg);
 
-}  // namespace fenec::commit
+}  // namespace fenec::scenarios::commit

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <iostream>
 
-#include "iobench/lib/console.h"
-#include "iobench/lib/plot.h"
+#include "iobench/kit/console.h"
+#include "iobench/kit/plot.h"
 
-namespace fenec::commit {
+namespace fenec::scenarios::commit {
 namespace {
 
 const std::string kFinding = "JR-2";
@@ -28,7 +28,7 @@ std::string merger_case(const std::string& disk, int writers, const std::string&
   return fmt::format("disk={};writers={};docs={}", disk, writers, docs);
 }
 
-void add_merger_rows(bench::Results& r, const MergerCellConfig& cfg, const MergerCellResult& res,
+void add_merger_rows(kit::Results& r, const MergerCellConfig& cfg, const MergerCellResult& res,
                      MergerReport& rep) {
   const std::string c = merger_case(cfg.disk.name, cfg.writers, cfg.doc_kind);
   const std::string place = merger_place(cfg.disk.name, cfg.doc_kind);
@@ -38,7 +38,7 @@ void add_merger_rows(bench::Results& r, const MergerCellConfig& cfg, const Merge
   f.docs = cfg.doc_kind;
   f.docs_put = res.docs;
   f.docs_per_s = res.seconds > 0 ? static_cast<double>(res.docs) / res.seconds : 0;
-  const bench::LatencySummary lat = bench::LatencySummary::of(res.put_ns);
+  const base::LatencySummary lat = base::LatencySummary::of(res.put_ns);
   f.put_p50_us = lat.p50_us;
   f.put_p99_us = lat.p99_us;
   f.fsyncs_per_doc = res.docs > 0 ? static_cast<double>(st.fsyncs) / static_cast<double>(res.docs) : 0;
@@ -70,21 +70,21 @@ void add_merger_rows(bench::Results& r, const MergerCellConfig& cfg, const Merge
   r.add(kFinding, cfg.arm, c, "delayed_syncs", static_cast<double>(res.delayed_syncs), "count");
 }
 
-void write_merger_plots(bench::Harness& h, const MergerReport& rep) {
+void write_merger_plots(kit::Harness& h, const MergerReport& rep) {
   if (rep.cells.empty()) return;
-  auto write = [&](const bench::Chart& chart, const std::string& name) {
+  auto write = [&](const kit::Chart& chart, const std::string& name) {
     if (chart.series.empty()) return;
-    if (std::string err = bench::write_chart(chart, h.plot_path(name)); !err.empty())
+    if (std::string err = kit::write_chart(chart, h.plot_path(name)); !err.empty())
       std::cerr << "commit-bench: plot " << name << ": " << err << "\n";
   };
-  bench::Chart by_disk;
+  kit::Chart by_disk;
   by_disk.title = fmt::format("JR-2: durable puts/s by disk, {} writers", rep.writers);
   by_disk.xlabel = "fdatasync delay added (ms)";
   by_disk.ylabel = "docs/s";
   by_disk.logy = true;
   for (const std::string& kind : doc_kinds()) {
     for (const std::string& arm : merger_arms()) {
-      bench::Series s{fmt::format("{}, {} docs", arm, kind), {}};
+      kit::Series s{fmt::format("{}, {} docs", arm, kind), {}};
       for (const std::string& place : rep.places)
         if (const MergerFigures* f = rep.find(arm, place); f != nullptr && f->docs == kind)
           s.points.push_back({f->sync_delay_us / 1000.0, f->docs_per_s});
@@ -93,7 +93,7 @@ void write_merger_plots(bench::Harness& h, const MergerReport& rep) {
   }
   write(by_disk, "jr2_docs_per_s");
   for (const std::string& place : rep.places) {
-    bench::Chart t;
+    kit::Chart t;
     t.title = fmt::format("JR-2: docs/s over time, {}, {} writers ({:.0f} ms buckets)", place, rep.writers,
                           rep.bucket_seconds * 1000);
     t.xlabel = "seconds since the first put";
@@ -101,7 +101,7 @@ void write_merger_plots(bench::Harness& h, const MergerReport& rep) {
     for (const std::string& arm : merger_arms()) {
       const MergerFigures* f = rep.find(arm, place);
       if (f == nullptr) continue;
-      bench::Series s{arm, {}, "lines"};
+      kit::Series s{arm, {}, "lines"};
       for (size_t b = 0; b < f->docs_per_s_over_time.size(); ++b)
         s.points.push_back({(static_cast<double>(b) + 0.5) * rep.bucket_seconds, f->docs_per_s_over_time[b]});
       t.series.push_back(s);
@@ -110,14 +110,14 @@ void write_merger_plots(bench::Harness& h, const MergerReport& rep) {
   }
 }
 
-std::vector<bench::Verdict> merger_verdicts(const MergerReport& rep,
+std::vector<kit::Verdict> merger_verdicts(const MergerReport& rep,
                                             const std::function<std::string(const std::string&)>& plot_png) {
-  std::vector<bench::Verdict> out;
+  std::vector<kit::Verdict> out;
   for (const std::string& place : rep.places) {
     const MergerFigures* a = rep.find("async", place);
     const MergerFigures* s = rep.find("sync", place);
     const MergerFigures* any = a ? a : s;
-    bench::Verdict v;
+    kit::Verdict v;
     v.finding = kFinding;
     v.claim = fmt::format("disk={}, {} docs: async completion in the merger >= {:.2f}x sync's docs/s with {} writers{}",
                           any ? any->disk : place, any ? any->docs : "?", kAsyncOverSyncTarget, rep.writers,
@@ -150,17 +150,17 @@ std::vector<bench::Verdict> merger_verdicts(const MergerReport& rep,
 
 void print_merger_table(const MergerReport& rep) {
   if (rep.cells.empty()) return;
-  bench::Table t({"arm", "disk", "kind", "docs", "docs/s", "p50", "p99", "fsyncs/doc", "batches", "async"});
+  kit::Table t({"arm", "disk", "kind", "docs", "docs/s", "p50", "p99", "fsyncs/doc", "batches", "async"});
   for (const std::string& place : rep.places) {
     for (const std::string& arm : merger_arms()) {
       const MergerFigures* f = rep.find(arm, place);
       if (f == nullptr) continue;
       t.row({arm, f->disk, f->docs, std::to_string(f->docs_put) + (f->capped ? "*" : ""), fmt::format("{:.0f}", f->docs_per_s),
-             bench::format_us(f->put_p50_us), bench::format_us(f->put_p99_us), fmt::format("{:.3f}", f->fsyncs_per_doc),
+             kit::format_us(f->put_p50_us), kit::format_us(f->put_p99_us), fmt::format("{:.3f}", f->fsyncs_per_doc),
              std::to_string(f->batches), std::to_string(f->async_completions)});
     }
   }
   std::cout << "\nJR-2 (durable puts, " << rep.writers << " writers; * = stopped by --max-seconds):\n" << t.str();
 }
 
-}  // namespace fenec::commit
+}  // namespace fenec::scenarios::commit

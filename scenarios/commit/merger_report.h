@@ -7,11 +7,11 @@
 #include <utility>
 #include <vector>
 
-#include "iobench/lib/harness.h"
-#include "iobench/lib/results.h"
+#include "iobench/kit/harness.h"
+#include "iobench/kit/results.h"
 #include "scenarios/commit/merger_cell.h"
 
-namespace fenec::commit {
+namespace fenec::scenarios::commit {
 
 // The target JR-2 is judged against, on every disk: async's docs/s at least
 // this many times sync's with 10 writers ("~15% more throughput").
@@ -44,13 +44,13 @@ struct MergerReport {
 std::string merger_case(const std::string& disk, int writers, const std::string& docs);
 
 // Adds the cell's rows (finding JR-2) and keeps its figures for the plots and verdicts.
-void add_merger_rows(bench::Results& r, const MergerCellConfig& cfg, const MergerCellResult& res, MergerReport& rep);
+void add_merger_rows(kit::Results& r, const MergerCellConfig& cfg, const MergerCellResult& res, MergerReport& rep);
 // jr2_docs_per_s (by disk, a line per arm and doc kind) and jr2_over_time_<place> (docs/s each bucket).
-void write_merger_plots(bench::Harness& h, const MergerReport& rep);
+void write_merger_plots(kit::Harness& h, const MergerReport& rep);
 // One JR-2 verdict per place run. plot_png(name): the path a verdict gives for
 // plot `name` (the harness's plot_path + ".png"; a test passes its own).
-std::vector<bench::Verdict> merger_verdicts(const MergerReport& rep,
+std::vector<kit::Verdict> merger_verdicts(const MergerReport& rep,
                                             const std::function<std::string(const std::string&)>& plot_png);
 void print_merger_table(const MergerReport& rep);
 
-}  // namespace fenec::commit
+}  // namespace fenec::scenarios::commit

@@ -6,16 +6,16 @@
 #include <iostream>
 #include <set>
 
-#include "iobench/lib/plot.h"
+#include "iobench/kit/plot.h"
 
-namespace fenec::commit {
+namespace fenec::scenarios::commit {
 namespace {
 
 // "No slower" on a machine other sessions load: within this fraction of the
 // ring-per-file figure counts as a tie, not a loss.
 constexpr double kTieTolerance = 0.05;
 
-std::string rel_plot(const bench::Harness& h, const std::string& name) {
+std::string rel_plot(const kit::Harness& h, const std::string& name) {
   return h.plot_path(name) + ".png";
 }
 
@@ -36,7 +36,7 @@ std::string finding_of(const std::string& arm) {
   return arm == "pwrite" || arm == "pwritev" ? "IO-7" : "IO-6";
 }
 
-void add_rows(bench::Results& r, const std::string& arm, int files, const DirtySet& set,
+void add_rows(kit::Results& r, const std::string& arm, int files, const DirtySet& set,
               const CellResult& res, Report& rep) {
   const std::string c = fmt::format("files={}", files);
   const std::string fd = finding_of(arm);
@@ -71,10 +71,10 @@ void add_rows(bench::Results& r, const std::string& arm, int files, const DirtyS
   if (res.peak.system >= 0) r.add(fd, arm, c, "iou_workers_system", res.peak.system, "count");
 }
 
-void write_plots(bench::Harness& h, const Report& rep) {
+void write_plots(kit::Harness& h, const Report& rep) {
   std::set<std::string> arms;
   for (const auto& [key, f] : rep.cells) arms.insert(key.first);
-  bench::Chart mb, wk;
+  kit::Chart mb, wk;
   mb.title = "Data-file flush throughput (same dirty pages)";
   wk.title = "io_uring kernel workers (iou-wrk) of the arm, peak";
   mb.xlabel = wk.xlabel = "files";
@@ -82,7 +82,7 @@ void write_plots(bench::Harness& h, const Report& rep) {
   wk.ylabel = "workers";
   mb.logx = wk.logx = true;
   for (const std::string& arm : arms) {
-    bench::Series s{arm, {}}, w{arm, {}};
+    kit::Series s{arm, {}}, w{arm, {}};
     for (const auto& [key, f] : rep.cells) {
       if (key.first != arm) continue;
       s.points.push_back({key.second, f.mb_per_s});
@@ -93,17 +93,17 @@ void write_plots(bench::Harness& h, const Report& rep) {
   }
   for (const auto& [chart, name] : {std::pair{&mb, "flush_mb_per_s"}, {&wk, "iou_workers"}}) {
     if (chart->series.empty()) continue;
-    if (std::string err = bench::write_chart(*chart, h.plot_path(name)); !err.empty()) {
+    if (std::string err = kit::write_chart(*chart, h.plot_path(name)); !err.empty()) {
       std::cerr << "commit-bench: plot " << name << ": " << err << "\n";
     }
   }
 }
 
-std::vector<bench::Verdict> verdicts(const bench::Harness& h, const Report& rep) {
+std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Report& rep) {
   const int n = largest_files(rep);
-  std::vector<bench::Verdict> out;
+  std::vector<kit::Verdict> out;
 
-  bench::Verdict v6;
+  kit::Verdict v6;
   v6.finding = "IO-6";
   v6.claim = "one io_uring for the process is no slower than a ring per file, with fewer kernel workers";
   v6.source = "qualitative: rings per file each spawn their own iou-wrk workers, which contend; "
@@ -128,7 +128,7 @@ std::vector<bench::Verdict> verdicts(const bench::Harness& h, const Report& rep)
   }
   out.push_back(v6);
 
-  bench::Verdict v7;
+  kit::Verdict v7;
   v7.finding = "IO-7";
   v7.claim = "merging consecutive pages into one pwritev presents fewer, bigger writes";
   v7.source = "qualitative: many buffers in one pwritev (or one ring submission)";
@@ -162,4 +162,4 @@ void print_table(const Report& rep) {
   }
 }
 
-}  // namespace fenec::commit
+}  // namespace fenec::scenarios::commit

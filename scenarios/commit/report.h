@@ -6,11 +6,11 @@
 #include <utility>
 #include <vector>
 
-#include "iobench/lib/harness.h"
-#include "iobench/lib/results.h"
+#include "iobench/kit/harness.h"
+#include "iobench/kit/results.h"
 #include "scenarios/commit/workload.h"
 
-namespace fenec::commit {
+namespace fenec::scenarios::commit {
 
 struct Figures {
   double mb_per_s = 0;
@@ -29,11 +29,11 @@ struct Report {
 // The finding a flush arm's rows back: IO-6 for the ring arms, IO-7 for the pwrite ones.
 std::string finding_of(const std::string& arm);
 
-void add_rows(bench::Results& r, const std::string& arm, int files, const DirtySet& set,
+void add_rows(kit::Results& r, const std::string& arm, int files, const DirtySet& set,
               const CellResult& res, Report& rep);
-void write_plots(bench::Harness& h, const Report& rep);
+void write_plots(kit::Harness& h, const Report& rep);
 // IO-6 at the largest file count measured; IO-7 likewise.
-std::vector<bench::Verdict> verdicts(const bench::Harness& h, const Report& rep);
+std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Report& rep);
 void print_table(const Report& rep);
 
-}  // namespace fenec::commit
+}  // namespace fenec::scenarios::commit

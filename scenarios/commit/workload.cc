@@ -19,10 +19,10 @@
 
 #include <fmt/format.h>
 
-#include "engine/src/ring/flusher.h"
-#include "iobench/lib/harness.h"
+#include "scenarios/commit/flusher.h"
+#include "iobench/kit/harness.h"
 
-namespace fenec::commit {
+namespace fenec::scenarios::commit {
 
 namespace fs = std::filesystem;
 using fenec::ring::Page;
@@ -156,7 +156,7 @@ CellResult run_cell(const CellConfig& cfg, const DirtySet& set, const std::vecto
   fenec::ring::RingOptions ro;
   ro.max_bound_workers = cfg.max_bound_workers;
   ro.force_async = cfg.force_async;
-  std::unique_ptr<fenec::ring::Flusher> f = fenec::ring::make_flusher(cfg.arm, ro);
+  std::unique_ptr<Flusher> f = make_flusher(cfg.arm, ro);
   if (!f) {
     res.error = "unknown arm " + cfg.arm;
     return res;
@@ -206,7 +206,7 @@ CellResult run_cell(const CellConfig& cfg, const DirtySet& set, const std::vecto
   for (int t = 0; t < np; ++t) {
     producers.emplace_back([&, t] {
       Outstanding out;
-      while (std::chrono::steady_clock::now() < deadline && !fenec::bench::Harness::interrupted()) {
+      while (std::chrono::steady_clock::now() < deadline && !fenec::kit::Harness::interrupted()) {
         for (size_t i = static_cast<size_t>(t); i < fds.size(); i += static_cast<size_t>(np)) {
           {
             std::lock_guard lock(out.mu);
@@ -238,4 +238,4 @@ CellResult run_cell(const CellConfig& cfg, const DirtySet& set, const std::vecto
   return res;
 }
 
-}  // namespace fenec::commit
+}  // namespace fenec::scenarios::commit

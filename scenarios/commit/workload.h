@@ -8,7 +8,7 @@
 
 #include "engine/src/ring/global_ring.h"
 
-namespace fenec::commit {
+namespace fenec::scenarios::commit {
 
 // Dirty page indexes of each file: runs of random length (1..max_run pages)
 // with gaps of 1..8 clean pages, `total_pages` in all spread evenly over `files`.
@@ -32,7 +32,7 @@ WorkerScan scan_workers(const std::vector<int>& arm_tids, bool system,
                         const std::string& proc = "/proc");
 
 struct CellConfig {
-  std::string arm;       // one of fenec::ring::flusher_arms()
+  std::string arm;       // one of flusher_arms()
   int producers = 4;     // threads issuing flushes, each owning files i % producers
   double seconds = 3;    // how long the cell flushes, whole rounds
   uint32_t page_size = 4096;
@@ -62,4 +62,4 @@ void close_files(std::vector<int>* fds);
 
 CellResult run_cell(const CellConfig& cfg, const DirtySet& set, const std::vector<int>& fds);
 
-}  // namespace fenec::commit
+}  // namespace fenec::scenarios::commit

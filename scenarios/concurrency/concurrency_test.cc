@@ -8,21 +8,20 @@
 #include <filesystem>
 #include <random>
 
-#include "iobench/lib/test_scratch.h"
-#include "iobench/lib/test_seed.h"
+#include "engine/src/base/testing.h"
 #include "scenarios/concurrency/store.h"
 #include "scenarios/concurrency/sync_vfs.h"
 #include "scenarios/concurrency/workload.h"
 
-namespace fenec::concurrency {
+namespace fenec::scenarios::concurrency {
 namespace {
 
 uint64_t test_seed() {  // one seed for the whole binary, logged once
-  static const uint64_t seed = bench::test_seed("concurrency_test");
+  static const uint64_t seed = base::SeedFromEnv("concurrency_test");
   return seed;
 }
 
-using ScratchDir = bench::ScratchTest;
+using ScratchDir = base::ScratchTest;
 
 ArmSpec sqlite_arm(bool full) {
   return {full ? "sqlite-full" : "sqlite-normal", ArmSpec::Engine::kSqlite, full, false};
@@ -167,7 +166,6 @@ TEST_F(ScratchDir, ReadersBesideBatchesFindEveryPreloadedRow) {
 }
 
 
-#ifdef FENEC_HAVE_FENECDB
 // The fenecdb adapter: rows round-trip by id, and the counters the bench
 // reports are the engine's: one writer alone commits once per write and
 // syncs once per commit (nothing to share), with either commit mode.
@@ -217,7 +215,6 @@ TEST_F(ScratchDir, FenecdbLongReadAnswersRightPinnedAndLocked) {
     EXPECT_EQ(store->close(), "");
   }
 }
-#endif
 
 }  // namespace
-}  // namespace fenec::concurrency
+}  // namespace fenec::scenarios::concurrency

@@ -5,12 +5,11 @@
 
 #include "scenarios/concurrency/store.h"
 
-#ifdef FENEC_HAVE_FENECDB
 #include <fenec/database.h>
 
 #include <filesystem>
 
-namespace fenec::concurrency {
+namespace fenec::scenarios::concurrency {
 namespace {
 
 double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
@@ -115,7 +114,6 @@ class FenecdbStore : public Store {
 
 }  // namespace
 
-bool fenecdb_available() { return true; }
 
 std::unique_ptr<Store> open_fenecdb(const ArmSpec& arm, const std::string& part, const std::string& dir,
                                     std::string* err) {
@@ -147,19 +145,5 @@ std::unique_ptr<Store> open_fenecdb(const ArmSpec& arm, const std::string& part,
   return store;
 }
 
-}  // namespace fenec::concurrency
+}  // namespace fenec::scenarios::concurrency
 
-#else  // !FENEC_HAVE_FENECDB
-
-namespace fenec::concurrency {
-
-bool fenecdb_available() { return false; }
-
-std::unique_ptr<Store> open_fenecdb(const ArmSpec&, const std::string&, const std::string&, std::string* err) {
-  *err = "fenecdb's Database is not built in this tree yet (engine/src has no db layer)";
-  return nullptr;
-}
-
-}  // namespace fenec::concurrency
-
-#endif

@@ -15,15 +15,15 @@
 #include <filesystem>
 #include <set>
 
-#include "iobench/lib/console.h"
-#include "iobench/lib/harness.h"
-#include "iobench/lib/histogram.h"
+#include "iobench/kit/console.h"
+#include "iobench/kit/harness.h"
+#include "engine/src/base/histogram.h"
 #include "scenarios/concurrency/report.h"
 #include "scenarios/concurrency/store.h"
 #include "scenarios/concurrency/workload.h"
 
-namespace fc = fenec::concurrency;
-using fenec::bench::Harness;
+namespace fc = fenec::scenarios::concurrency;
+using fenec::kit::Harness;
 
 namespace {
 
@@ -109,7 +109,7 @@ class Runner {
 
  private:
   Harness& h_;
-  fenec::bench::Progress progress_;
+  fenec::kit::Progress progress_;
   size_t done_ = 0, cell_no_ = 0;
 };
 
@@ -133,7 +133,7 @@ struct WriterReps {
   std::vector<double> writes_per_s;
   uint64_t writes = 0, commits = 0, fsyncs = 0;
   double seconds = 0;
-  fenec::bench::Histogram write_ns;
+  fenec::base::Histogram write_ns;
   fc::Counters last;  // the extras, kept from a single rep
 };
 
@@ -206,7 +206,7 @@ struct Blocked {
   double p50_us = 0;
 };
 
-Blocked blocked_reads(const fenec::bench::Histogram& ns) {
+Blocked blocked_reads(const fenec::base::Histogram& ns) {
   Blocked b;
   const auto bins = ns.bins();
   for (const auto& bin : bins) b.count += bin.lo >= kBlockedNs ? bin.count : 0;
@@ -223,7 +223,7 @@ Blocked blocked_reads(const fenec::bench::Histogram& ns) {
 }
 
 fc::MixedFig mixed_fig(const fc::MixedResult& r) {
-  const auto rs = fenec::bench::LatencySummary::of(r.read_ns);
+  const auto rs = fenec::base::LatencySummary::of(r.read_ns);
   fc::MixedFig f;
   f.reads_per_s = r.reads / r.seconds;
   f.writes_per_s = r.writes / r.seconds;
@@ -313,7 +313,7 @@ void run_long_read_part(Harness& h, const Config& c, Runner& run, fc::Report& re
       res.add(f, arm.name, cs, "answers_ok", r.answers_ok ? 1 : 0, "bool");
       add_counters(h, f, arm.name, cs, r.counters, r.seconds);
       if (!r.answers_ok) std::cerr << fmt::format("warning: {} {}: {}\n", arm.name, cs, r.answer_problem);
-      const auto ws = fenec::bench::LatencySummary::of(r.write_ns);
+      const auto ws = fenec::base::LatencySummary::of(r.write_ns);
       fc::LongFig lf;
       lf.write_wait_max_us = ws.max_us;
       lf.write_wait_p999_us = ws.p999_us;
@@ -398,7 +398,6 @@ int main(int argc, char** argv) {
   if (c.long_reads == 0) c.long_reads = h.quick() ? 3 : 5;
   auto& meta = h.results().meta();
   meta.set("loadavg_start", fc::loadavg());
-  meta.set("fenecdb", fc::fenecdb_available() ? "built" : "not built");
   meta.set("cell_seconds", fmt::format("{}", c.seconds));
   meta.set("naive_switches",
            "writers: CommitMode::kNaive; readers: BufferWrite::kUnderLock; batches: BatchBuild::kUnderLock; "

@@ -8,15 +8,15 @@
 #include <sstream>
 #include <optional>
 
-#include "iobench/lib/console.h"
-#include "iobench/lib/plot.h"
+#include "iobench/kit/console.h"
+#include "iobench/kit/plot.h"
 #include "scenarios/concurrency/workload.h"
 
-namespace fenec::concurrency {
+namespace fenec::scenarios::concurrency {
 namespace {
 
-using bench::format_count;
-using bench::format_us;
+using kit::format_count;
+using kit::format_us;
 
 const WriterFig* writer_fig(const Report& rep, const std::string& arm, int writers) {
   auto a = rep.writers.find(arm);
@@ -37,19 +37,19 @@ std::string ratio(double r) { return std::isfinite(r) ? fmt::format("{:.1f}x", r
 
 std::string plot_ref(const std::string& name) { return "plots/concurrency/" + name + ".png"; }
 
-void plot(bench::Harness& h, const bench::Chart& c, const std::string& name) {
+void plot(kit::Harness& h, const kit::Chart& c, const std::string& name) {
   bool any = false;
   for (const auto& s : c.series) any = any || !s.points.empty();
   if (!any) return;
-  if (auto err = bench::write_chart(c, h.plot_path(name)); !err.empty()) {
+  if (auto err = kit::write_chart(c, h.plot_path(name)); !err.empty()) {
     std::cerr << fmt::format("warning: plot {}: {}\n", name, err);
   }
 }
 
 // Readers' wait as a curve over the "nines": x = 0.3 is p50, 1 p90, 2 p99,
 // 3 p99.9, 4 the longest. One line per arm reads as "how bad is the tail".
-bench::Chart read_wait_chart(const std::string& title, const std::map<std::string, MixedFig>& figs) {
-  bench::Chart c;
+kit::Chart read_wait_chart(const std::string& title, const std::map<std::string, MixedFig>& figs) {
+  kit::Chart c;
   c.title = title;
   c.xlabel = "percentile (0.3 = p50, 2 = p99, 3 = p99.9, 4 = longest)";
   c.ylabel = "read wait (us)";
@@ -73,19 +73,19 @@ std::string loadavg() {
   return a + " " + b + " " + c;
 }
 
-void write_plots(bench::Harness& h, const Report& rep) {
-  bench::Chart w;
+void write_plots(kit::Harness& h, const Report& rep) {
+  kit::Chart w;
   w.title = "CC-1/CC-2: acknowledged writes per second vs writers (a row a commit)";
   w.xlabel = "writers";
   w.ylabel = "writes/s";
   w.logx = w.logy = true;
-  bench::Chart f;
+  kit::Chart f;
   f.title = "CC-1: fsyncs per commit vs writers (fenecdb: its Stats; SQLite: xSync calls)";
   f.xlabel = "writers";
   f.ylabel = "fsyncs per commit";
   f.logx = true;
   for (const auto& [arm, by_w] : rep.writers) {
-    bench::Series sw{arm, {}}, sf{arm, {}};
+    kit::Series sw{arm, {}}, sf{arm, {}};
     for (const auto& [n, fig] : by_w) {
       sw.points.emplace_back(n, fig.writes_per_s);
       sf.points.emplace_back(n, per_commit(fig));
@@ -102,7 +102,7 @@ void write_plots(bench::Harness& h, const Report& rep) {
 
   // One chart per durability: pinned against locked, the same writers.
   for (const std::string mode : {"buffered", "durable"}) {
-    bench::Chart l;
+    kit::Chart l;
     l.title = fmt::format("CC-5: writers' longest wait per {} ms beside a long read, fenecdb-{} ({})", kWindowMs,
                           mode, rep.long_case);
     l.xlabel = "time in the cell (s); marks: when the locked arm's long reads started";
@@ -126,7 +126,7 @@ struct Line {
   std::string finding, figure, source, ours;
 };
 
-void judge_writers(bench::Harness& h, const Report& rep, std::vector<Line>& lines, bench::Table& targets) {
+void judge_writers(kit::Harness& h, const Report& rep, std::vector<Line>& lines, kit::Table& targets) {
   auto& res = h.results();
   const WriterFig* d1 = writer_fig(rep, "fenecdb-durable", 1);
   const WriterFig* d16 = writer_fig(rep, "fenecdb-durable", 16);
@@ -207,7 +207,7 @@ void judge_writers(bench::Harness& h, const Report& rep, std::vector<Line>& line
   }
 }
 
-void judge_batches(bench::Harness& h, const Report& rep, std::vector<Line>& lines) {
+void judge_batches(kit::Harness& h, const Report& rep, std::vector<Line>& lines) {
   const MixedFig* sq = fig(rep.batches, "sqlite-normal");
   if (sq) {
     lines.push_back({"CC-3", "SQLite readers beside batches (WAL, NORMAL)", "213 k reads/s, longest 4.8 ms",
@@ -247,7 +247,7 @@ void judge_batches(bench::Harness& h, const Report& rep, std::vector<Line>& line
   }
 }
 
-void judge_buffer(bench::Harness& h, const Report& rep, std::vector<Line>& lines) {
+void judge_buffer(kit::Harness& h, const Report& rep, std::vector<Line>& lines) {
   const MixedFig* f = fig(rep.readers, "fenecdb-buffered");
   const MixedFig* n = fig(rep.readers, "fenecdb-buffered-naive");
   if (!f || f->buffer_flushes < 0) {
@@ -300,7 +300,7 @@ std::string long_read_limit(const LongFig& p, const LongFig& l, const std::strin
   return read + fmt::format("scheduling stalls on a shared 2-core box (loadavg {})", loadavg());
 }
 
-void judge_long_read(bench::Harness& h, const Report& rep, std::vector<Line>& lines, bench::Table& targets) {
+void judge_long_read(kit::Harness& h, const Report& rep, std::vector<Line>& lines, kit::Table& targets) {
   // Buffered first, for the verdict: its writers' wait is the lock's, not the disk's.
   bool judged = false;
   for (const std::string mode : {"buffered", "durable"}) {
@@ -349,17 +349,17 @@ void judge_long_read(bench::Harness& h, const Report& rep, std::vector<Line>& li
 
 }  // namespace
 
-void judge(bench::Harness& h, const Report& rep) {
+void judge(kit::Harness& h, const Report& rep) {
   std::vector<Line> lines;
-  bench::Table targets({"finding", "target (issue 3)", "ours", "", "what limits it"});
+  kit::Table targets({"finding", "target (issue 3)", "ours", "", "what limits it"});
   judge_writers(h, rep, lines, targets);
   judge_batches(h, rep, lines);
   judge_buffer(h, rep, lines);
   judge_long_read(h, rep, lines, targets);
 
-  bench::Table t({"finding", "figure", "source (M1, F_FULLFSYNC)", "ours (this machine)"});
+  kit::Table t({"finding", "figure", "source (M1, F_FULLFSYNC)", "ours (this machine)"});
   for (const Line& l : lines) t.row({l.finding, l.figure, l.source, l.ours});
   std::cout << "\n" << t.str() << "\nTargets (reported, not asserted):\n" << targets.str();
 }
 
-}  // namespace fenec::concurrency
+}  // namespace fenec::scenarios::concurrency

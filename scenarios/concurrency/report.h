@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "iobench/lib/harness.h"
+#include "iobench/kit/harness.h"
 
-namespace fenec::concurrency {
+namespace fenec::scenarios::concurrency {
 
 struct WriterFig {
   double writes_per_s = 0;
@@ -50,14 +50,14 @@ struct Report {
 
 // plots/concurrency/: writes_per_s, fsyncs_per_commit, read_wait_batches,
 // read_wait_writers, write_wait_long_read (each .png .svg .gp).
-void write_plots(bench::Harness& h, const Report& rep);
+void write_plots(kit::Harness& h, const Report& rep);
 
 // Prints the figures beside the source's and the targets, adds the
 // target ratios as result rows, and records a Verdict for CC-1..CC-5.
-void judge(bench::Harness& h, const Report& rep);
+void judge(kit::Harness& h, const Report& rep);
 
 // /proc/loadavg's first three fields ("7.92 7.06 4.23"): how shared the
 // machine was, for the metadata and the "what limits it" notes.
 std::string loadavg();
 
-}  // namespace fenec::concurrency
+}  // namespace fenec::scenarios::concurrency

@@ -11,7 +11,7 @@
 #include "scenarios/concurrency/store.h"
 #include "scenarios/concurrency/sync_vfs.h"
 
-namespace fenec::concurrency {
+namespace fenec::scenarios::concurrency {
 namespace {
 
 constexpr int kBusyTimeoutMs = 30000;
@@ -222,4 +222,4 @@ std::unique_ptr<Store> open_sqlite(const ArmSpec& arm, const std::string& dir, s
   return store;
 }
 
-}  // namespace fenec::concurrency
+}  // namespace fenec::scenarios::concurrency

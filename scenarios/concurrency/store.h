@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace fenec::concurrency {
+namespace fenec::scenarios::concurrency {
 
 struct Doc {
   std::string body;
@@ -76,7 +76,6 @@ std::unique_ptr<Store> open_sqlite(const ArmSpec& arm, const std::string& dir, s
 // `part` says which naive switch applies: "writers", "readers", "batches", "long-read".
 std::unique_ptr<Store> open_fenecdb(const ArmSpec& arm, const std::string& part, const std::string& dir,
                                     std::string* err);
-bool fenecdb_available();
 
 inline std::unique_ptr<Store> open_store(const ArmSpec& arm, const std::string& part, const std::string& dir,
                                          std::string* err) {
@@ -84,4 +83,4 @@ inline std::unique_ptr<Store> open_store(const ArmSpec& arm, const std::string& 
                                                 : open_fenecdb(arm, part, dir, err);
 }
 
-}  // namespace fenec::concurrency
+}  // namespace fenec::scenarios::concurrency

@@ -5,7 +5,7 @@
 #include <atomic>
 #include <mutex>
 
-namespace fenec::concurrency {
+namespace fenec::scenarios::concurrency {
 namespace {
 
 constexpr const char* kVfsName = "fenec-count";
@@ -169,4 +169,4 @@ SyncCounts sync_counts() {
           g_other_syncs.load(std::memory_order_relaxed)};
 }
 
-}  // namespace fenec::concurrency
+}  // namespace fenec::scenarios::concurrency

@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-namespace fenec::concurrency {
+namespace fenec::scenarios::concurrency {
 
 struct SyncCounts {
   uint64_t main_db = 0;  // xSync on the database file (WAL checkpoints)
@@ -33,4 +33,4 @@ inline SyncCounts operator-(const SyncCounts& a, const SyncCounts& b) {
   return {a.main_db - b.main_db, a.wal - b.wal, a.other - b.other};
 }
 
-}  // namespace fenec::concurrency
+}  // namespace fenec::scenarios::concurrency

@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "iobench/lib/histogram.h"
+#include "engine/src/base/histogram.h"
 #include "scenarios/concurrency/store.h"
 
-namespace fenec::concurrency {
+namespace fenec::scenarios::concurrency {
 
 struct Budget {
   double seconds = 1.0;
@@ -35,7 +35,7 @@ struct WritersResult {
   uint64_t writes = 0;
   std::vector<uint64_t> per_writer;  // writer w wrote per_writer[w] rows, each with n = w
   double seconds = 0;
-  bench::Histogram write_ns;
+  base::Histogram write_ns;
   Counters counters;
 };
 // CC-1/CC-2: `writers` threads, a row a commit.
@@ -45,10 +45,10 @@ struct MixedResult {
   std::string error;
   uint64_t reads = 0, writes = 0, commits_done = 0;  // writes are rows; commits_done: puts or batches
   double seconds = 0;
-  bench::Histogram read_ns, write_ns;  // write_ns: per put, or per batch
+  base::Histogram read_ns, write_ns;  // write_ns: per put, or per batch
   // Batches, where the engine tells: the write lock's hold between one
   // batch's end and the next's (the batch, plus any handover piece run then).
-  bench::Histogram hold_ns;
+  base::Histogram hold_ns;
   Counters counters;
 };
 // CC-4 (and the readers' side of CC-1): readers read rows 1..preloaded by
@@ -63,7 +63,7 @@ struct LongReadResult {
   std::string error;
   uint64_t writes = 0;
   double seconds = 0;
-  bench::Histogram write_ns;
+  base::Histogram write_ns;
   double alone_ms = 0;                 // one aggregate before the writers start
   double alone_pin_us = -1;            // its pin, with no writer to wait for (-1: the arm does not pin)
   std::vector<double> long_read_ms;    // each aggregate beside the writers
@@ -81,4 +81,4 @@ inline constexpr int kWindowMs = 10;
 LongReadResult run_long_read(Store& store, int writers, uint64_t preloaded, int64_t preloaded_sum, int long_reads,
                              double gap_s, uint64_t seed);
 
-}  // namespace fenec::concurrency
+}  // namespace fenec::scenarios::concurrency

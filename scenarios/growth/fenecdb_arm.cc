@@ -5,25 +5,12 @@
 
 #include <chrono>
 
-#ifdef FENEC_GROWTH_HAVE_DB
 #include <fenec/database.h>
-#endif
 
-#include "iobench/lib/harness.h"
+#include "iobench/kit/harness.h"
 
-namespace fenec::growth {
+namespace fenec::scenarios::growth {
 
-#ifndef FENEC_GROWTH_HAVE_DB
-
-bool fenecdb_available() { return false; }
-
-DbRun run_fenecdb(uint64_t n, KeyStyle, const std::string&, size_t plot_points) {
-  DbRun r(n, plot_points);
-  r.error = "growth-bench was built without libfenec (fenec_dep)";
-  return r;
-}
-
-#else
 
 namespace {
 
@@ -39,7 +26,6 @@ Result<CollectionId> open_users(Database& db, bool create) {
 
 }  // namespace
 
-bool fenecdb_available() { return true; }
 
 DbRun run_fenecdb(uint64_t n, KeyStyle style, const std::string& dir, size_t plot_points) {
   DbRun r(n, plot_points);
@@ -59,7 +45,7 @@ DbRun run_fenecdb(uint64_t n, KeyStyle style, const std::string& dir, size_t plo
   char buf[64];
   Clock::time_point start = Clock::now();
   for (uint64_t i = 0; i < n; ++i) {
-    if ((i & 0xFFFF) == 0 && bench::Harness::interrupted()) {
+    if ((i & 0xFFFF) == 0 && kit::Harness::interrupted()) {
       r.run.interrupted = true;
       break;
     }
@@ -110,6 +96,5 @@ DbRun run_fenecdb(uint64_t n, KeyStyle style, const std::string& dir, size_t plo
   return r;
 }
 
-#endif
 
-}  // namespace fenec::growth
+}  // namespace fenec::scenarios::growth

@@ -11,7 +11,7 @@
 
 #include "scenarios/growth/workload.h"
 
-namespace fenec::growth {
+namespace fenec::scenarios::growth {
 
 struct DbRun {
   DbRun(uint64_t n, size_t plot_points) : run(n, plot_points) {}
@@ -32,7 +32,4 @@ struct DbRun {
 // figure is the write path and not the disk).
 DbRun run_fenecdb(uint64_t n, KeyStyle style, const std::string& dir, size_t plot_points);
 
-// False when growth-bench was built without libfenec.
-bool fenecdb_available();
-
-}  // namespace fenec::growth
+}  // namespace fenec::scenarios::growth

@@ -6,13 +6,13 @@
 #include <string>
 
 #include "engine/src/index/growing_map.h"
-#include "engine/src/index/test_seed.h"
+#include "engine/src/base/seed.h"
 #include "engine/src/index/text_index.h"
 #include "scenarios/growth/lookup.h"
 #include "scenarios/growth/report.h"
 #include "scenarios/growth/workload.h"
 
-namespace fenec::growth {
+namespace fenec::scenarios::growth {
 namespace {
 
 TEST(Keys, DistinctAndShapedAsDocumented) {
@@ -93,7 +93,7 @@ TEST(RunPuts, CountsAddUpForBothArmsAndKinds) {
 }
 
 TEST(Lookups, EveryMapAnswersTheSameCount) {
-  uint64_t seed = index::testing::test_seed("Lookups");
+  uint64_t seed = base::SeedFromEnv("Lookups");
   auto res = run_lookups(20000, 5000, 2, KeyStyle::kEmail, seed);
   ASSERT_EQ(res.size(), 4u);
   for (const auto& r : res) {
@@ -124,4 +124,4 @@ TEST(Memory, ChildReportsSmapsAndAccounting) {
 }
 
 }  // namespace
-}  // namespace fenec::growth
+}  // namespace fenec::scenarios::growth

@@ -17,9 +17,9 @@
 
 #include "engine/src/index/text_index.h"
 #include "engine/src/index/unique_index.h"
-#include "iobench/lib/smaps.h"
+#include "engine/src/base/smaps.h"
 
-namespace fenec::growth {
+namespace fenec::scenarios::growth {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -194,11 +194,11 @@ MemResult measure_memory(const std::string& arm, uint64_t keys, KeyStyle style) 
     // The child inherits the parent's heap, free chunks and all: hand them
     // back first, so what the build allocates shows up as new pages.
     malloc_trim(0);
-    bench::MemSample before = bench::read_smaps_rollup(0, &ok1);
+    base::MemSample before = base::read_smaps_rollup(0, &ok1);
     std::unique_ptr<AnyMap> m = make_map(arm);
     if (m) {
       fill(*m, keys, style, is_text(arm));
-      bench::MemSample after = bench::read_smaps_rollup(0, &ok2);
+      base::MemSample after = base::read_smaps_rollup(0, &ok2);
       double k = static_cast<double>(keys);
       msg[0] = ok1 && ok2 ? 1 : 0;
       msg[1] = static_cast<double>(after.anon_kb - std::min(after.anon_kb, before.anon_kb)) * 1024.0 / k;
@@ -252,4 +252,4 @@ RebuildResult time_rebuild(index::Arm arm, uint64_t keys, KeyStyle style) {
   return res;
 }
 
-}  // namespace fenec::growth
+}  // namespace fenec::scenarios::growth

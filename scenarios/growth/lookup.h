@@ -15,7 +15,7 @@
 
 #include "scenarios/growth/workload.h"
 
-namespace fenec::growth {
+namespace fenec::scenarios::growth {
 
 inline constexpr const char* kLookupArms[] = {"unique-sharded", "unique-naive", "absl-flat",
                                               "std-unordered"};
@@ -55,4 +55,4 @@ struct RebuildResult {
 };
 RebuildResult time_rebuild(index::Arm arm, uint64_t keys, KeyStyle style);
 
-}  // namespace fenec::growth
+}  // namespace fenec::scenarios::growth

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "iobench/lib/console.h"
-#include "iobench/lib/harness.h"
+#include "iobench/kit/console.h"
+#include "iobench/kit/harness.h"
 #include "scenarios/growth/fenecdb_arm.h"
 #include "scenarios/growth/lookup.h"
 #include "scenarios/growth/report.h"
@@ -22,8 +22,8 @@
 
 namespace {
 
-using fenec::bench::Harness;
-using namespace fenec::growth;
+using fenec::kit::Harness;
+using namespace fenec::scenarios::growth;
 
 struct Options {
   uint64_t keys = 0, terms = 0, lookup_keys = 0, lookups = 0;
@@ -35,7 +35,7 @@ struct Options {
 
 PutRun put_part(Harness& h, Kind kind, fenec::index::Arm arm, uint64_t n, const Options& o) {
   const std::string arm_name = arm_of(kind, arm);
-  fenec::bench::Progress progress(fmt::format("growth: {} puts", arm_name), 1);
+  fenec::kit::Progress progress(fmt::format("growth: {} puts", arm_name), 1);
   progress.update(0, fmt::format("{} puts", n));
   PutRun run = run_puts(kind, arm, n, o.key_style == "short" ? KeyStyle::kShort : KeyStyle::kEmail,
                         !o.no_side, o.plot_points);
@@ -91,8 +91,7 @@ int main(int argc, char** argv) {
   h.results().meta().set("discipline", "index under std::shared_mutex (engine write-lock discipline)");
 
   fmt::print("growth-bench: the index under the engine's write-lock discipline (std::shared_mutex: "
-             "puts exclusive, lookups shared), called directly; then{} through fenecdb.\n",
-             fenecdb_available() ? "" : " (not built here)");
+             "puts exclusive, lookups shared), called directly; then through fenecdb.\n");
 
   Summary sum;
   sum.keys = o.keys;
@@ -102,7 +101,7 @@ int main(int argc, char** argv) {
   sum.unique_sharded = put_part(h, Kind::kUnique, Arm::kSharded, o.keys, o);
   if (!Harness::interrupted()) sum.unique_naive = put_part(h, Kind::kUnique, Arm::kNaive, o.keys, o);
   if (!o.skip_db && !Harness::interrupted()) {
-    fenec::bench::Progress progress("growth: fenecdb puts", 1);
+    fenec::kit::Progress progress("growth: fenecdb puts", 1);
     progress.update(0, fmt::format("{} puts", o.keys));
     sum.db = run_fenecdb(o.keys, style, h.data_dir() + "/fenecdb", o.plot_points);
     progress.finish();
@@ -113,7 +112,7 @@ int main(int argc, char** argv) {
     if (!Harness::interrupted()) sum.text_naive = put_part(h, Kind::kText, Arm::kNaive, o.terms, o);
   }
   if (!o.skip_lookup && !Harness::interrupted()) {
-    fenec::bench::Progress progress("growth: lookups", 1);
+    fenec::kit::Progress progress("growth: lookups", 1);
     progress.update(0, fmt::format("{} keys x 4 maps", o.lookup_keys));
     sum.lookups = run_lookups(o.lookup_keys, o.lookups, o.reps, style, h.seed());
     progress.finish();
@@ -131,7 +130,7 @@ int main(int argc, char** argv) {
       cells.emplace_back("text-sharded", o.terms);
       cells.emplace_back("text-naive", o.terms);
     }
-    fenec::bench::Progress progress("growth: memory", cells.size());
+    fenec::kit::Progress progress("growth: memory", cells.size());
     size_t done = 0;
     for (const auto& [arm, n] : cells) {
       if (Harness::interrupted()) break;

@@ -6,10 +6,10 @@
 #include <algorithm>
 
 #include "engine/src/index/hash_table.h"
-#include "iobench/lib/console.h"
-#include "iobench/lib/plot.h"
+#include "iobench/kit/console.h"
+#include "iobench/kit/plot.h"
 
-namespace fenec::growth {
+namespace fenec::scenarios::growth {
 namespace {
 
 constexpr const char* kGR1 = "GR-1";
@@ -35,7 +35,7 @@ const MemResult* memory_of(const Summary& s, const std::string& arm) {
 
 std::string band_cell(const std::optional<PutRun>& run, size_t b) {
   if (!run || b >= run->rec.band_max_ns().size() || run->rec.band_max_ns()[b] == 0) return "-";
-  return bench::format_us(us(run->rec.band_max_ns()[b]));
+  return kit::format_us(us(run->rec.band_max_ns()[b]));
 }
 
 uint64_t growth_max(const PutRun& run, bool cpu) {
@@ -75,11 +75,11 @@ std::string stall_text(const StallPair& p, const char* what) {
       "longest put: naive {} ({}), sharded {} = {:.0f}x shorter (target >= {:.0f}x: {}); "
       "longest growth in CPU time: naive {}, sharded {} = {:.0f}x ({}); sharded's longest put "
       "that moved no {} (scheduling noise): {}",
-      bench::format_us(p.naive_us), p.band, bench::format_us(p.sharded_us), p.ratio(),
+      kit::format_us(p.naive_us), p.band, kit::format_us(p.sharded_us), p.ratio(),
       kStallRatioTarget, p.ratio() >= kStallRatioTarget ? "met" : "missed",
-      bench::format_us(p.naive_cpu_us), bench::format_us(p.sharded_cpu_us), p.cpu_ratio(),
+      kit::format_us(p.naive_cpu_us), kit::format_us(p.sharded_cpu_us), p.cpu_ratio(),
       p.cpu_ratio() >= kStallRatioTarget ? "met" : "missed", what,
-      bench::format_us(p.sharded_plain_us));
+      kit::format_us(p.sharded_plain_us));
 }
 
 std::string stall_verdict(const StallPair& p) {
@@ -88,7 +88,7 @@ std::string stall_verdict(const StallPair& p) {
   if (cpu && p.sharded_plain_us * 2 >= p.sharded_us)
     return fmt::format("reproduced in CPU time; on the wall clock the sharded arm's longest put "
                        "({}) is this machine's scheduling noise (a put that moved nothing took {})",
-                       bench::format_us(p.sharded_us), bench::format_us(p.sharded_plain_us));
+                       kit::format_us(p.sharded_us), kit::format_us(p.sharded_plain_us));
   return "not reproduced";
 }
 
@@ -109,7 +109,7 @@ std::string source_band_figure(const Band& b) {
   }
 }
 
-void add_put_rows(bench::Results& r, Kind kind, index::Arm arm, uint64_t n, const PutRun& run) {
+void add_put_rows(kit::Results& r, Kind kind, index::Arm arm, uint64_t n, const PutRun& run) {
   const std::string a = arm_of(kind, arm);
   const char* f = finding_of(kind);
   r.add_latency(f, a, "keys=all", run.rec.histogram(), "put");
@@ -158,7 +158,7 @@ void add_put_rows(bench::Results& r, Kind kind, index::Arm arm, uint64_t n, cons
   }
 }
 
-void add_lookup_rows(bench::Results& r, const std::vector<LookupResult>& lookups) {
+void add_lookup_rows(kit::Results& r, const std::vector<LookupResult>& lookups) {
   const LookupResult* absl = nullptr;
   for (const auto& l : lookups)
     if (l.arm == "absl-flat") absl = &l;
@@ -172,7 +172,7 @@ void add_lookup_rows(bench::Results& r, const std::vector<LookupResult>& lookups
   }
 }
 
-void add_memory_rows(bench::Results& r, const MemResult& m) {
+void add_memory_rows(kit::Results& r, const MemResult& m) {
   const char* f = m.arm.rfind("text-", 0) == 0 ? kGR2 : kGR1;
   const std::string c = fmt::format("keys={};source=smaps_rollup", m.keys);
   if (!m.ok) {
@@ -191,7 +191,7 @@ void add_memory_rows(bench::Results& r, const MemResult& m) {
   }
 }
 
-void add_rebuild_rows(bench::Results& r, const RebuildResult& rb) {
+void add_rebuild_rows(kit::Results& r, const RebuildResult& rb) {
   const std::string c = fmt::format("keys={}", rb.keys);
   if (!rb.same) {
     r.skip(rb.arm, c, "rebuild did not reproduce the keys: a bug, see the test suite 'index'");
@@ -200,7 +200,7 @@ void add_rebuild_rows(bench::Results& r, const RebuildResult& rb) {
   r.add(kGR1, rb.arm, c, "rebuild_s", rb.rebuild_s, "s");
 }
 
-void add_db_rows(bench::Results& r, const DbRun& d, uint64_t n) {
+void add_db_rows(kit::Results& r, const DbRun& d, uint64_t n) {
   const char* a = "fenecdb-unique";
   if (!d.ok) {
     r.skip(a, "keys=all", d.error);
@@ -230,7 +230,7 @@ void add_db_rows(bench::Results& r, const DbRun& d, uint64_t n) {
 
 void print_summary(const Summary& s) {
   uint64_t n = std::max(s.keys, s.terms);
-  bench::Table bands({"band", "unique-naive", "unique-sharded", "source naive", "fenecdb-unique",
+  kit::Table bands({"band", "unique-naive", "unique-sharded", "source naive", "fenecdb-unique",
                       "text-naive", "text-sharded"});
   std::optional<PutRun> db_run;
   if (s.db && s.db->ok) db_run = s.db->run;
@@ -241,19 +241,19 @@ void print_summary(const Summary& s) {
                band_cell(s.text_sharded, b)});
   fmt::print("\nLongest put per doubling band (band = key count before the put):\n{}", bands.str());
 
-  bench::Table top({"rank", "unique-naive", "unique-sharded", "text-naive", "text-sharded"});
+  kit::Table top({"rank", "unique-naive", "unique-sharded", "text-naive", "text-sharded"});
   auto cell = [](const std::optional<PutRun>& run, size_t i) -> std::string {
     if (!run) return "-";
     auto t = run->rec.top();
     if (i >= t.size()) return "-";
-    return fmt::format("{} @ {}", bench::format_us(us(t[i].ns)), t[i].keys);
+    return fmt::format("{} @ {}", kit::format_us(us(t[i].ns)), t[i].keys);
   };
   for (size_t i = 0; i < PutRecorder::kTop; ++i)
     top.row({std::to_string(i + 1), cell(s.unique_naive, i), cell(s.unique_sharded, i),
              cell(s.text_naive, i), cell(s.text_sharded, i)});
   fmt::print("\nTen longest puts (latency @ key count):\n{}", top.str());
 
-  bench::Table g({"arm", "puts", "growths", "max moved", "puts that grew", "hashes",
+  kit::Table g({"arm", "puts", "growths", "max moved", "puts that grew", "hashes",
                   "longest growth wall/cpu", "longest put that did not grow",
                   "side ops waited on growth", "side longest wait"});
   auto grow_row = [&](const char* name, const std::optional<PutRun>& run) {
@@ -262,11 +262,11 @@ void print_summary(const Summary& s) {
     g.row({name, std::to_string(run->rec.histogram().count()), std::to_string(run->stats.growths),
            std::to_string(run->stats.max_keys_moved), std::to_string(run->stats.puts_that_grew),
            std::to_string(run->stats.hash_computations),
-           fmt::format("{} / {}", bench::format_us(us(growth_max(*run, false))),
-                       bench::format_us(us(growth_max(*run, true)))),
-           bench::format_us(us(run->rec.max_plain_ns())),
+           fmt::format("{} / {}", kit::format_us(us(growth_max(*run, false))),
+                       kit::format_us(us(growth_max(*run, true)))),
+           kit::format_us(us(run->rec.max_plain_ns())),
            fmt::format("{} of {}", sd.reads_waited_on_growth + sd.writes_waited_on_growth, sd.reads + sd.writes),
-           bench::format_us(us(std::max(sd.read_wait_max_ns, sd.write_wait_max_ns)))});
+           kit::format_us(us(std::max(sd.read_wait_max_ns, sd.write_wait_max_ns)))});
   };
   grow_row("unique-naive", s.unique_naive);
   grow_row("unique-sharded", s.unique_sharded);
@@ -276,7 +276,7 @@ void print_summary(const Summary& s) {
 
   if (!s.lookups.empty()) {
     const LookupResult* absl = lookup_of(s, "absl-flat");
-    bench::Table t({"map", "keys", "hit ns", "miss ns", "vs absl", "build s"});
+    kit::Table t({"map", "keys", "hit ns", "miss ns", "vs absl", "build s"});
     for (const auto& l : s.lookups)
       t.row({l.arm, std::to_string(l.keys), fmt::format("{:.1f}", l.hit_ns), fmt::format("{:.1f}", l.miss_ns),
              absl ? fmt::format("{:.2f}x", l.hit_ns / absl->hit_ns) : "-", fmt::format("{:.2f}", l.build_s)});
@@ -286,9 +286,9 @@ void print_summary(const Summary& s) {
     fmt::print("\nThrough fenecdb (Database::Put, @unique email, kBuffered): {} puts, longest {}, p99.9 {}; "
                "the engine's longest write-lock hold {}; a stored key put again {}; reopened in {:.2f} s "
                "with {} documents, a stored key {} after the reopen\n",
-               s.db->run.rec.histogram().count(), bench::format_us(us(s.db->run.rec.histogram().max())),
-               bench::format_us(us(s.db->run.rec.histogram().percentile(99.9))),
-               bench::format_us(us(s.db->lock_hold_max_ns)),
+               s.db->run.rec.histogram().count(), kit::format_us(us(s.db->run.rec.histogram().max())),
+               kit::format_us(us(s.db->run.rec.histogram().percentile(99.9))),
+               kit::format_us(us(s.db->lock_hold_max_ns)),
                s.db->duplicate_rejected ? "was rejected (kConstraint)" : "was NOT rejected",
                s.db->open_s, s.db->count_after_open, s.db->found_after_open ? "still clashes" : "does NOT clash");
   else if (s.db)
@@ -297,7 +297,7 @@ void print_summary(const Summary& s) {
     fmt::print("Open: {} rebuilt from {} (key, row) pairs in {:.2f} s{}\n", rb.arm, rb.keys, rb.rebuild_s,
                rb.same ? " (every key found, no growth)" : " -- WRONG ANSWERS");
   if (!s.memory.empty()) {
-    bench::Table t({"structure", "keys", "smaps B/key", "own B/key", "slots/key", "hash B/key"});
+    kit::Table t({"structure", "keys", "smaps B/key", "own B/key", "slots/key", "hash B/key"});
     for (const auto& m : s.memory) {
       if (!m.ok) {
         t.row({m.arm, std::to_string(m.keys), "skipped: " + m.error, "", "", ""});
@@ -313,12 +313,12 @@ void print_summary(const Summary& s) {
   }
 }
 
-void write_plots(bench::Harness& h, const Summary& s) {
+void write_plots(kit::Harness& h, const Summary& s) {
   auto chart = [&](const char* name, const char* what, const std::optional<PutRun>& naive,
                    const std::optional<PutRun>& sharded, const char* naive_arm, const char* sharded_arm,
                    uint64_t n) {
     if (!naive && !sharded) return;
-    bench::Chart c;
+    kit::Chart c;
     c.title = fmt::format("{}: put latency over key count (chunks of {} puts; dashed: naive doublings)",
                           what, std::max<uint64_t>(1, n / std::max<size_t>(1, s.plot_points)));
     c.xlabel = "keys in the index";
@@ -328,7 +328,7 @@ void write_plots(bench::Harness& h, const Summary& s) {
     // noise floor), and in front of it every put that grew, as a point.
     for (const auto& [run, arm] : {std::pair{&naive, naive_arm}, std::pair{&sharded, sharded_arm}}) {
       if (!*run) continue;
-      bench::Series chunk;
+      kit::Series chunk;
       chunk.title = fmt::format("{}: longest put per chunk", arm);
       chunk.style = "lines lw 0.5";
       for (const auto& [k, ns] : (*run)->rec.chunks()) chunk.points.emplace_back(static_cast<double>(k), us(ns));
@@ -336,14 +336,14 @@ void write_plots(bench::Harness& h, const Summary& s) {
     }
     for (const auto& [run, arm] : {std::pair{&naive, naive_arm}, std::pair{&sharded, sharded_arm}}) {
       if (!*run) continue;
-      bench::Series grew;
+      kit::Series grew;
       grew.title = fmt::format("{}: each put that grew", arm);
       grew.style = "points pt 7 ps 0.6";
       for (const auto& [k, ns] : (*run)->rec.grew()) grew.points.emplace_back(static_cast<double>(k), us(ns));
       c.series.push_back(std::move(grew));
     }
     for (uint64_t d : doublings_up_to(n)) c.marks.push_back({static_cast<double>(d), fmt::format("x2 @ {}", d)});
-    if (std::string err = bench::write_chart(c, h.plot_path(name)); !err.empty())
+    if (std::string err = kit::write_chart(c, h.plot_path(name)); !err.empty())
       fmt::print(stderr, "growth-bench: plot {} not written: {}\n", name, err);
   };
   chart("unique-put-latency", "@unique puts", s.unique_naive, s.unique_sharded, "unique-naive",
@@ -352,8 +352,8 @@ void write_plots(bench::Harness& h, const Summary& s) {
         "text-sharded", s.terms);
 }
 
-std::vector<bench::Verdict> verdicts(const bench::Harness& h, const Summary& s) {
-  std::vector<bench::Verdict> out;
+std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s) {
+  std::vector<kit::Verdict> out;
   if (s.unique_naive && s.unique_sharded) {
     StallPair p = stalls(s.unique_naive, s.unique_sharded, s.keys);
     const LookupResult* ours = lookup_of(s, "unique-sharded");
@@ -365,8 +365,8 @@ std::vector<bench::Verdict> verdicts(const bench::Harness& h, const Summary& s) 
     const auto& bm = s.unique_naive->rec.band_max_ns();
     std::vector<Band> bl = bands_up_to(s.keys);
     for (size_t b = 2; b < bl.size() && b < bm.size(); ++b)
-      naive_bands += (naive_bands.empty() ? "" : ", ") + bench::format_us(us(bm[b]));
-    bench::Verdict v;
+      naive_bands += (naive_bands.empty() ? "" : ", ") + kit::format_us(us(bm[b]));
+    kit::Verdict v;
     v.finding = kGR1;
     v.claim = "a @unique index doubling under the write lock stalls every write; 256 tables that grow on their own do not";
     v.source = "naive 7, 19, 49, 109, 235-267 ms at the doublings from 229 376 keys; sharded longest put 2.5-3.6 ms; "
@@ -389,7 +389,7 @@ std::vector<bench::Verdict> verdicts(const bench::Harness& h, const Summary& s) 
   }
   if (s.text_naive && s.text_sharded) {
     StallPair p = stalls(s.text_naive, s.text_sharded, s.terms);
-    bench::Verdict v;
+    kit::Verdict v;
     v.finding = kGR2;
     v.claim = "a text index's term table stalls at its doublings; as 256 tables it does not";
     v.source = "276-324 ms at 3.7 M terms; as 256 tables the longest put is 5 ms";
@@ -401,4 +401,4 @@ std::vector<bench::Verdict> verdicts(const bench::Harness& h, const Summary& s) 
   return out;
 }
 
-}  // namespace fenec::growth
+}  // namespace fenec::scenarios::growth

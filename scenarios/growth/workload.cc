@@ -14,9 +14,9 @@
 
 #include "engine/src/index/text_index.h"
 #include "engine/src/index/unique_index.h"
-#include "iobench/lib/harness.h"
+#include "iobench/kit/harness.h"
 
-namespace fenec::growth {
+namespace fenec::scenarios::growth {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -195,7 +195,7 @@ PutRun run_puts(Kind kind, index::Arm arm, uint64_t n, KeyStyle style, bool side
   char buf[64];
   Clock::time_point start = Clock::now();
   for (uint64_t i = 0; i < n; ++i) {
-    if ((i & 0xFFFF) == 0 && bench::Harness::interrupted()) {
+    if ((i & 0xFFFF) == 0 && kit::Harness::interrupted()) {
       run.interrupted = true;
       break;
     }
@@ -221,4 +221,4 @@ PutRun run_puts(Kind kind, index::Arm arm, uint64_t n, KeyStyle style, bool side
   return run;
 }
 
-}  // namespace fenec::growth
+}  // namespace fenec::scenarios::growth

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "engine/src/index/index_types.h"
-#include "iobench/lib/histogram.h"
+#include "engine/src/base/histogram.h"
 
-namespace fenec::growth {
+namespace fenec::scenarios::growth {
 
 // Keys as a unique field would hold them. kEmail: "user<n>@example.com"
 // (17-26 bytes, heap-held by every map measured); kShort: "u<n>" (<= 15
@@ -52,7 +52,7 @@ class PutRecorder {
   struct Top {
     uint64_t ns, keys;
   };
-  const bench::Histogram& histogram() const { return hist_; }
+  const base::Histogram& histogram() const { return hist_; }
   const std::vector<uint64_t>& band_max_ns() const { return band_max_; }
   // Longest put that grew / that did not: the second is this machine's noise
   // floor (preemption, page faults of a neighbour), not the index's doing.
@@ -66,7 +66,7 @@ class PutRecorder {
   static constexpr size_t kTop = 10;
 
  private:
-  bench::Histogram hist_;
+  base::Histogram hist_;
   std::vector<uint64_t> band_max_;
   uint64_t max_grew_ = 0, max_plain_ = 0;
   std::vector<std::pair<uint64_t, uint64_t>> grew_;
@@ -98,4 +98,4 @@ enum class Kind { kUnique, kText };
 PutRun run_puts(Kind kind, index::Arm arm, uint64_t n, KeyStyle style, bool side,
                 size_t plot_points);
 
-}  // namespace fenec::growth
+}  // namespace fenec::scenarios::growth

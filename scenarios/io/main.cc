@@ -13,8 +13,8 @@
 #include <iostream>
 #include <unistd.h>
 
-#include "iobench/lib/console.h"
-#include "iobench/lib/harness.h"
+#include "iobench/kit/console.h"
+#include "iobench/kit/harness.h"
 #include "iobench/src/sweep_report.h"
 #include "iobench/src/units.h"
 #include "scenarios/io/verdicts.h"
@@ -26,7 +26,7 @@ using namespace fenec::iobench;
 
 constexpr unsigned kMergeBatch = 16;
 
-bool should_stop() { return bench::Harness::interrupted() || stop_requested(); }
+bool should_stop() { return kit::Harness::interrupted() || stop_requested(); }
 
 struct Block {
   std::string finding;
@@ -104,7 +104,7 @@ Plan make_plan(bool quick, const ProbeResult& p) {
 }
 
 // Runs a block's cells; false if the run must stop (Ctrl-C, ENOSPC).
-bool run_block(Block& b, const SweepEnv& env, bench::Results& results, bench::Progress& progress, size_t* done) {
+bool run_block(Block& b, const SweepEnv& env, kit::Results& results, kit::Progress& progress, size_t* done) {
   for (const CellSpec& s : b.specs) {
     progress.update((*done)++, fmt::format("{} {} {}", b.finding, s.arm(), s.case_()));
     b.cells.push_back(run_cell(s, env));
@@ -124,7 +124,7 @@ void print_block(const Block& b) {
   if (!b.cells.empty()) std::cout << fmt::format("\n{}\n{}", b.finding, sweep_table(b.cells));
 }
 
-std::string plot(bench::Harness& h, const std::string& name, const std::vector<CellResult>& cells,
+std::string plot(kit::Harness& h, const std::string& name, const std::vector<CellResult>& cells,
                  std::string (*draw)(const std::vector<CellResult>&, const std::string&)) {
   std::string base = h.plot_path(name);
   std::string err = draw(cells, base);
@@ -138,7 +138,7 @@ std::string plot(bench::Harness& h, const std::string& name, const std::vector<C
 // A latency measured while the CPUs are oversubscribed says more about the
 // scheduler than the disk: a woken writer can wait out another task's slice
 // (a 4 ms tick here). Say so beside the figures that depend on it.
-bench::Verdict with_load_note(bench::Verdict v, const std::string& load) {
+kit::Verdict with_load_note(kit::Verdict v, const std::string& load) {
   double one = std::atof(load.c_str());
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   if (cpus > 0 && one > cpus) v.ours += fmt::format(" [under shared load: loadavg {} on {} CPUs]", load, cpus);
@@ -146,7 +146,7 @@ bench::Verdict with_load_note(bench::Verdict v, const std::string& load) {
 }
 
 int run(int argc, char** argv) {
-  bench::Harness h("io", "io-bench: what a durable write costs on this disk (IO-1..IO-5, IO-7)");
+  kit::Harness h("io", "io-bench: what a durable write costs on this disk (IO-1..IO-5, IO-7)");
   if (int rc = h.parse(argc, argv); rc >= 0) return rc;
   ProbeResult p = probe(h.data_dir());
   if (!p.error.empty()) {
@@ -154,7 +154,7 @@ int run(int argc, char** argv) {
     return 1;
   }
   std::cout << probe_table(p);
-  bench::Results& results = h.results();
+  kit::Results& results = h.results();
   // The machine may be shared: the load says how much to trust a latency.
   results.meta().set("loadavg_start", load_average());
   add_probe_rows(results, p);
@@ -167,7 +167,7 @@ int run(int argc, char** argv) {
   env.probe = &p;
   env.stop = should_stop;
   const size_t steps = plan.cells() + 2;
-  bench::Progress progress("io-bench", steps);
+  kit::Progress progress("io-bench", steps);
   size_t done = 0;
   bool go = true;
   for (Block* b : {&plan.sizes, &plan.jobs, &plan.drain, &plan.merged})
@@ -218,7 +218,7 @@ int run(int argc, char** argv) {
     results.verdict(io5_verdict(coh, p));
   }
   results.verdict(with_load_note(io7_verdict(plan.merged.cells, plan.durable, kMergeBatch, p_merge), load));
-  if (stop_requested() && !bench::Harness::interrupted()) results.mark_incomplete("interrupted");
+  if (stop_requested() && !kit::Harness::interrupted()) results.mark_incomplete("interrupted");
   return h.finish();
 }
 

@@ -15,7 +15,7 @@ using iobench::Mode;
 using iobench::SubmitKind;
 
 double p50_us(const CellResult& c) {
-  return bench::LatencySummary::of(iobench::mode_sync(c.spec.mode) != iobench::SyncCall::kNone ? c.commit : c.lat)
+  return base::LatencySummary::of(iobench::mode_sync(c.spec.mode) != iobench::SyncCall::kNone ? c.commit : c.lat)
       .p50_us;
 }
 
@@ -39,8 +39,8 @@ const CellResult* find_cell(const std::vector<CellResult>& cells, Mode mode, uin
   return nullptr;
 }
 
-bench::Verdict io1_verdict(const std::vector<CellResult>& cells, Mode durable, const std::string& plot) {
-  bench::Verdict v;
+kit::Verdict io1_verdict(const std::vector<CellResult>& cells, Mode durable, const std::string& plot) {
+  kit::Verdict v;
   v.finding = "IO-1";
   v.claim = "Durable small writes are bounded by the count of writes, not bytes";
   v.source = "16 KB durable 126 MB/s vs 553 MB/s buffered (i4i); io2: 8 KB durable 7 MB/s, 1 MB 502 MB/s; "
@@ -73,9 +73,9 @@ bench::Verdict io1_verdict(const std::vector<CellResult>& cells, Mode durable, c
   return v;
 }
 
-bench::Verdict io2_verdict(const std::vector<CellResult>& cells, const std::vector<CellResult>& sizes, Mode durable,
+kit::Verdict io2_verdict(const std::vector<CellResult>& cells, const std::vector<CellResult>& sizes, Mode durable,
                            uint64_t size, const std::string& plot) {
-  bench::Verdict v;
+  kit::Verdict v;
   v.finding = "IO-2";
   v.claim = "Concurrency raises total durable throughput a little and latency a lot";
   v.source = "8 KB durable: 1 thread 15.5 MB/s; 16 threads 5.7 MB/s each (91 MB/s total); 128 threads 522 MB/s total";
@@ -105,8 +105,8 @@ bench::Verdict io2_verdict(const std::vector<CellResult>& cells, const std::vect
   return v;
 }
 
-bench::Verdict io3_verdict(const CellResult* c, uint64_t dirty_bytes, const std::string& plot) {
-  bench::Verdict v;
+kit::Verdict io3_verdict(const CellResult* c, uint64_t dirty_bytes, const std::string& plot) {
+  kit::Verdict v;
   v.finding = "IO-3";
   v.claim = "Buffered writes are fast until the page cache must drain";
   v.source = "1.3 GB/s -> ~550 MB/s past ~1 GB (i4i)";
@@ -161,8 +161,8 @@ uint64_t dirty_background_bytes() {
   return ratio * avail / 100;
 }
 
-bench::Verdict io4_verdict(const iobench::LiesResult& r) {
-  bench::Verdict v;
+kit::Verdict io4_verdict(const iobench::LiesResult& r) {
+  kit::Verdict v;
   v.finding = "IO-4";
   v.claim = "Some disks lie about durability";
   v.source = "ephemeral cloud NVMe: small durable writes cost almost nothing extra; io2 / physical NVMe: 10x or more";
@@ -190,8 +190,8 @@ bench::Verdict io4_verdict(const iobench::LiesResult& r) {
   return v;
 }
 
-bench::Verdict io5_verdict(const iobench::CoherenceResult& c, const iobench::ProbeResult& p) {
-  bench::Verdict v;
+kit::Verdict io5_verdict(const iobench::CoherenceResult& c, const iobench::ProbeResult& p) {
+  kit::Verdict v;
   v.finding = "IO-5";
   v.claim = "Read-after-direct-write coherence";
   v.source = "Docker on Windows over CIFS: re-read after a direct write into a range already read returned zeros";
@@ -207,8 +207,8 @@ bench::Verdict io5_verdict(const iobench::CoherenceResult& c, const iobench::Pro
   return v;
 }
 
-bench::Verdict io7_verdict(const std::vector<CellResult>& cells, Mode durable, unsigned batch, const std::string& plot) {
-  bench::Verdict v;
+kit::Verdict io7_verdict(const std::vector<CellResult>& cells, Mode durable, unsigned batch, const std::string& plot) {
+  kit::Verdict v;
   v.finding = "IO-7";
   v.claim = "Vectored I/O: merging buffers into one pwritev presents the disk fewer, bigger writes";
   v.source = "no figure: many buffers in one pwritev (or one ring submission) instead of one write each";

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "iobench/lib/results.h"
+#include "iobench/kit/results.h"
 #include "iobench/src/coherence.h"
 #include "iobench/src/lies.h"
 #include "iobench/src/sweep.h"
@@ -21,17 +21,17 @@ const CellResult* find_cell(const std::vector<CellResult>& cells, iobench::Mode 
                             iobench::SubmitKind submit = iobench::SubmitKind::kPwrite, unsigned batch = 1);
 
 // `durable` is the O_DIRECT|O_DSYNC mode, or O_DSYNC where O_DIRECT cannot run.
-bench::Verdict io1_verdict(const std::vector<CellResult>& sizes, iobench::Mode durable, const std::string& plot);
-bench::Verdict io2_verdict(const std::vector<CellResult>& jobs, const std::vector<CellResult>& sizes,
+kit::Verdict io1_verdict(const std::vector<CellResult>& sizes, iobench::Mode durable, const std::string& plot);
+kit::Verdict io2_verdict(const std::vector<CellResult>& jobs, const std::vector<CellResult>& sizes,
                            iobench::Mode durable, uint64_t size, const std::string& plot);
 // dirty_bytes: how much the kernel lets be dirty before writeback starts
 // (vm.dirty_background_*); a fall before that much was written is not IO-3.
-bench::Verdict io3_verdict(const CellResult* drain, uint64_t dirty_bytes, const std::string& plot);
+kit::Verdict io3_verdict(const CellResult* drain, uint64_t dirty_bytes, const std::string& plot);
 // vm.dirty_background_bytes, else dirty_background_ratio of MemAvailable; 0 if unknown.
 uint64_t dirty_background_bytes();
-bench::Verdict io4_verdict(const iobench::LiesResult& lies);
-bench::Verdict io5_verdict(const iobench::CoherenceResult& c, const iobench::ProbeResult& p);
-bench::Verdict io7_verdict(const std::vector<CellResult>& merged, iobench::Mode durable, unsigned batch,
+kit::Verdict io4_verdict(const iobench::LiesResult& lies);
+kit::Verdict io5_verdict(const iobench::CoherenceResult& c, const iobench::ProbeResult& p);
+kit::Verdict io7_verdict(const std::vector<CellResult>& merged, iobench::Mode durable, unsigned batch,
                            const std::string& plot);
 
 }  // namespace fenec::scenarios::io

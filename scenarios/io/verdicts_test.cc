@@ -33,7 +33,7 @@ TEST(Io1, ReproducedWhenDurableThroughputFollowsWriteCount) {
   std::vector<CellResult> cells = {
       made(Mode::kDirectDsync, 4096, 1, 250, 1, 4000), made(Mode::kDirectDsync, 16384, 1, 240, 1, 4100),
       made(Mode::kDirectDsync, 16 << 20, 1, 60, 1, 16000), made(Mode::kBuffered, 16384, 1, 60000, 1, 5)};
-  bench::Verdict v = io1_verdict(cells, Mode::kDirectDsync, "p.png");
+  kit::Verdict v = io1_verdict(cells, Mode::kDirectDsync, "p.png");
   EXPECT_EQ(v.verdict, "reproduced") << v.ours;
   EXPECT_NE(v.ours.find("16m"), std::string::npos);
   // Durable 16m no faster than 16k x 4: bytes, not writes, would be the bound.
@@ -92,7 +92,7 @@ TEST(Io7, MergedWritesMustWinClearly) {
   std::vector<CellResult> cells = {
       made(Mode::kDirectDsync, 4096, 1, 15, 1, 60000, SubmitKind::kPwrite, 16),
       made(Mode::kDirectDsync, 4096, 1, 230, 1, 4000, SubmitKind::kPwritev, 16)};
-  bench::Verdict v = io7_verdict(cells, Mode::kDirectDsync, 16, "");
+  kit::Verdict v = io7_verdict(cells, Mode::kDirectDsync, 16, "");
   EXPECT_EQ(v.verdict, "reproduced") << v.ours;
   cells[1] = made(Mode::kDirectDsync, 4096, 1, 20, 1, 4000, SubmitKind::kPwritev, 16);
   EXPECT_NE(io7_verdict(cells, Mode::kDirectDsync, 16, "").verdict.find("not reproduced"), std::string::npos);

@@ -9,19 +9,18 @@
 #include <filesystem>
 #include <set>
 
-#include "iobench/lib/test_scratch.h"
-#include "iobench/lib/test_seed.h"
+#include "engine/src/base/testing.h"
 #include "scenarios/journals/workload.h"
 
-namespace fenec::journals {
+namespace fenec::scenarios::journals {
 namespace {
 
 uint64_t test_seed() {  // one seed for the whole binary, logged once
-  static const uint64_t seed = bench::test_seed("journals_test");
+  static const uint64_t seed = base::SeedFromEnv("journals_test");
   return seed;
 }
 
-using Scratch = bench::ScratchTest;
+using Scratch = base::ScratchTest;
 
 TEST(Workload, DocumentsFitTheSchemaAndIndexedValuesNeverRepeat) {
   for (int n : {0, 1, 4, 8, 16}) {
@@ -160,4 +159,4 @@ TEST_F(Scratch, RecoveryAfterKillNineMissesNothing) {
 }
 
 }  // namespace
-}  // namespace fenec::journals
+}  // namespace fenec::scenarios::journals

@@ -19,13 +19,13 @@
 #include <filesystem>
 #include <iostream>
 
-#include "iobench/lib/console.h"
-#include "iobench/lib/harness.h"
+#include "iobench/kit/console.h"
+#include "iobench/kit/harness.h"
 #include "scenarios/journals/report.h"
 #include "scenarios/journals/workload.h"
 
-namespace fj = fenec::journals;
-using fenec::bench::Harness;
+namespace fj = fenec::scenarios::journals;
+using fenec::kit::Harness;
 
 namespace {
 
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
 
   fj::Report rep;
   bool cell_failed = false;
-  fenec::bench::Progress progress("journals cells", c.indexes.size() * c.writers.size() * c.modes.size());
+  fenec::kit::Progress progress("journals cells", c.indexes.size() * c.writers.size() * c.modes.size());
   size_t done = 0, cell = 0;
   for (int n : c.indexes) {
     for (int w : c.writers) {
@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
 
   if (Harness::interrupted()) h.results().mark_incomplete("interrupted");
   fj::write_plots(h, rep);
-  for (fenec::bench::Verdict& v : fj::verdicts(h, rep)) h.results().verdict(v);
+  for (fenec::kit::Verdict& v : fj::verdicts(h, rep)) h.results().verdict(v);
   fj::print_tables(rep);
   int rc = h.finish();
   if (rep.recovery_failed()) {

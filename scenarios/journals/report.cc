@@ -7,17 +7,17 @@
 #include <iostream>
 #include <set>
 
-#include "iobench/lib/console.h"
-#include "iobench/lib/plot.h"
+#include "iobench/kit/console.h"
+#include "iobench/kit/plot.h"
 
-namespace fenec::journals {
+namespace fenec::scenarios::journals {
 namespace {
 
 constexpr const char* kFinding = "JR-1";
 
 double per(uint64_t n, uint64_t puts) { return puts ? static_cast<double>(n) / static_cast<double>(puts) : 0; }
 
-std::string rel_plot(const bench::Harness& h, const std::string& name) { return h.plot_path(name) + ".png"; }
+std::string rel_plot(const kit::Harness& h, const std::string& name) { return h.plot_path(name) + ".png"; }
 
 // The (indexes, writers) measured in both modes closest to the wanted one:
 // indexes first (the finding is about the number of branches), then writers.
@@ -53,7 +53,7 @@ bool Report::recovery_failed() const {
 
 std::string cell_case(int indexes, int writers) { return fmt::format("indexes={};writers={}", indexes, writers); }
 
-void add_cell(bench::Results& r, const std::string& mode, const CellConfig& cfg, const CellResult& res,
+void add_cell(kit::Results& r, const std::string& mode, const CellConfig& cfg, const CellResult& res,
               Report& rep) {
   const std::string c = cell_case(cfg.indexes, cfg.writers);
   Figures f;
@@ -62,7 +62,7 @@ void add_cell(bench::Results& r, const std::string& mode, const CellConfig& cfg,
   f.writes_per_put = per(res.env.writes, res.puts);
   f.fsyncs_per_put = per(res.env.syncs, res.puts);
   f.dir_syncs_per_put = per(res.env.dir_syncs, res.puts);
-  const bench::LatencySummary l = bench::LatencySummary::of(res.put_ns);
+  const base::LatencySummary l = base::LatencySummary::of(res.put_ns);
   f.p50_us = l.p50_us;
   f.p99_us = l.p99_us;
   f.p999_us = l.p999_us;
@@ -89,7 +89,7 @@ void add_cell(bench::Results& r, const std::string& mode, const CellConfig& cfg,
   r.add(kFinding, mode, c, "branch_journal_fsyncs_per_put", per(s.branch_journal_fsyncs, res.puts), "count/put");
 }
 
-void add_recovery(bench::Results& r, const std::string& mode, const RecoveryConfig& cfg,
+void add_recovery(kit::Results& r, const std::string& mode, const RecoveryConfig& cfg,
                   const RecoveryResult& res, Report& rep) {
   rep.recovery[mode] = res;
   rep.recovery_cfg = cfg;
@@ -108,10 +108,10 @@ void add_recovery(bench::Results& r, const std::string& mode, const RecoveryConf
   r.add(kFinding, mode, c, "recovery_journals_shared", res.journals_shared ? 1 : 0, "bool");
 }
 
-void write_plots(bench::Harness& h, const Report& rep) {
+void write_plots(kit::Harness& h, const Report& rep) {
   std::set<std::pair<std::string, int>> lines;  // (mode, writers)
   for (const auto& [key, f] : rep.cells) lines.insert({std::get<0>(key), std::get<2>(key)});
-  bench::Chart tp, fs;
+  kit::Chart tp, fs;
   tp.title = "Durable single puts vs indexes (each index a branch storage)";
   fs.title = "fsyncs per put vs indexes (counted by the Env)";
   tp.xlabel = fs.xlabel = "indexed fields (branches)";
@@ -120,8 +120,8 @@ void write_plots(bench::Harness& h, const Report& rep) {
   // Log y: one writer and sixteen differ some fifty-fold, and a linear axis flattens the one-writer lines.
   tp.logy = fs.logy = true;
   for (const auto& [mode, w] : lines) {
-    bench::Series s{fmt::format("{}, {} writer{}", mode, w, w == 1 ? "" : "s"), {}};
-    bench::Series y = s;
+    kit::Series s{fmt::format("{}, {} writer{}", mode, w, w == 1 ? "" : "s"), {}};
+    kit::Series y = s;
     for (const auto& [key, f] : rep.cells) {
       if (std::get<0>(key) != mode || std::get<2>(key) != w) continue;
       if (f.puts == 0) continue;  // nothing to place on a log axis
@@ -133,15 +133,15 @@ void write_plots(bench::Harness& h, const Report& rep) {
   }
   for (const auto& [chart, name] : {std::pair{&tp, "puts_per_s"}, {&fs, "fsyncs_per_put"}}) {
     if (chart->series.empty()) continue;
-    if (std::string err = bench::write_chart(*chart, h.plot_path(name)); !err.empty())
+    if (std::string err = kit::write_chart(*chart, h.plot_path(name)); !err.empty())
       std::cerr << "journals-bench: plot " << name << ": " << err << "\n";
   }
 }
 
-std::vector<bench::Verdict> verdicts(const bench::Harness& h, const Report& rep) {
-  std::vector<bench::Verdict> out;
+std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Report& rep) {
+  std::vector<kit::Verdict> out;
 
-  bench::Verdict tp;
+  kit::Verdict tp;
   tp.finding = kFinding;
   tp.claim = fmt::format("shared journals: >= {:g}x the durable puts/s of separate ones at indexes=8, writers=16",
                          kTargetRatio);
@@ -171,7 +171,7 @@ std::vector<bench::Verdict> verdicts(const bench::Harness& h, const Report& rep)
   out.push_back(tp);
 
   // fsyncs per put where group commit cannot share them: the fewest writers measured (1 by default).
-  bench::Verdict fv;
+  kit::Verdict fv;
   fv.finding = kFinding;
   fv.claim = "fsyncs per put: separate ~ indexes + 1, shared ~ 1";
   fv.source = "a put into a collection with n indexes is n + 1 journal writes and fsyncs with separate "
@@ -217,7 +217,7 @@ std::vector<bench::Verdict> verdicts(const bench::Harness& h, const Report& rep)
   }
   out.push_back(fv);
 
-  bench::Verdict rv;
+  kit::Verdict rv;
   rv.finding = kFinding;
   rv.claim = "after kill -9, every acknowledged put is in the root and in every index";
   rv.source = "each storage recovers alone from its own Journals/ (hard links keep the shared file there)";
@@ -242,18 +242,18 @@ std::vector<bench::Verdict> verdicts(const bench::Harness& h, const Report& rep)
 }
 
 void print_tables(const Report& rep) {
-  bench::Table t({"mode", "indexes", "writers", "puts/s", "p50", "p99", "p99.9", "writes/put", "fsyncs/put",
+  kit::Table t({"mode", "indexes", "writers", "puts/s", "p50", "p99", "p99.9", "writes/put", "fsyncs/put",
                   "dirsyncs/put", "shared"});
   for (const auto& [key, f] : rep.cells) {
     const auto& [mode, i, w] = key;
-    t.row({mode, std::to_string(i), std::to_string(w), fmt::format("{:.0f}", f.puts_per_s), bench::format_us(f.p50_us),
-           bench::format_us(f.p99_us), bench::format_us(f.p999_us), fmt::format("{:.2f}", f.writes_per_put),
+    t.row({mode, std::to_string(i), std::to_string(w), fmt::format("{:.0f}", f.puts_per_s), kit::format_us(f.p50_us),
+           kit::format_us(f.p99_us), kit::format_us(f.p999_us), fmt::format("{:.2f}", f.writes_per_put),
            fmt::format("{:.2f}", f.fsyncs_per_put), fmt::format("{:.3f}", f.dir_syncs_per_put),
            f.journals_shared ? "1" : "0"});
   }
   std::cout << "\n" << t.str();
   if (rep.recovery.empty()) return;
-  bench::Table r({"recovery", "case", "acked", "missing", "root miss", "index miss", "check", "recovery ms",
+  kit::Table r({"recovery", "case", "acked", "missing", "root miss", "index miss", "check", "recovery ms",
                   "recovered", "rebuilt", "records"});
   for (const auto& [mode, x] : rep.recovery) {
     r.row({mode, cell_case(rep.recovery_cfg.indexes, rep.recovery_cfg.writers), std::to_string(x.v.acked),
@@ -269,4 +269,4 @@ void print_tables(const Report& rep) {
   }
 }
 
-}  // namespace fenec::journals
+}  // namespace fenec::scenarios::journals

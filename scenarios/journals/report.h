@@ -6,11 +6,11 @@
 #include <tuple>
 #include <vector>
 
-#include "iobench/lib/harness.h"
-#include "iobench/lib/results.h"
+#include "iobench/kit/harness.h"
+#include "iobench/kit/results.h"
 #include "scenarios/journals/workload.h"
 
-namespace fenec::journals {
+namespace fenec::scenarios::journals {
 
 // The target JR-1 is held to: shared journals at least this many times the
 // puts/s of separate ones at indexes=8, writers=16.
@@ -37,15 +37,15 @@ struct Report {
 std::string cell_case(int indexes, int writers);
 
 // The tidy rows of one cell (and the figures kept for plots and verdicts).
-void add_cell(bench::Results& r, const std::string& mode, const CellConfig& cfg, const CellResult& res,
+void add_cell(kit::Results& r, const std::string& mode, const CellConfig& cfg, const CellResult& res,
               Report& rep);
-void add_recovery(bench::Results& r, const std::string& mode, const RecoveryConfig& cfg,
+void add_recovery(kit::Results& r, const std::string& mode, const RecoveryConfig& cfg,
                   const RecoveryResult& res, Report& rep);
 
-void write_plots(bench::Harness& h, const Report& rep);
+void write_plots(kit::Harness& h, const Report& rep);
 // Throughput (shared/separate at the cell closest to indexes=8;writers=16),
 // fsyncs per put at 1 writer, and recovery (no acknowledged put missing).
-std::vector<bench::Verdict> verdicts(const bench::Harness& h, const Report& rep);
+std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Report& rep);
 void print_tables(const Report& rep);
 
-}  // namespace fenec::journals
+}  // namespace fenec::scenarios::journals

@@ -19,7 +19,7 @@
 
 #include "engine/src/io/posix_env.h"
 
-namespace fenec::journals {
+namespace fenec::scenarios::journals {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -115,7 +115,7 @@ CellResult run_cell(const CellConfig& cfg, const std::string& dir) {
   std::vector<std::thread> threads;
   for (int w = 0; w < cfg.writers; ++w) {
     threads.emplace_back([&, w] {
-      bench::Histogram h;
+      base::Histogram h;
       uint64_t done = 0;
       for (int64_t seq = 0; !stop.load(std::memory_order_relaxed); ++seq) {
         if (claimed.fetch_add(1, std::memory_order_relaxed) >= cfg.max_puts) break;
@@ -361,4 +361,4 @@ RecoveryResult run_recovery(const RecoveryConfig& cfg, const std::string& dir) {
   return r;
 }
 
-}  // namespace fenec::journals
+}  // namespace fenec::scenarios::journals

@@ -13,9 +13,9 @@
 
 #include <fenec/database.h>
 
-#include "iobench/lib/histogram.h"
+#include "engine/src/base/histogram.h"
 
-namespace fenec::journals {
+namespace fenec::scenarios::journals {
 
 // "separate" | "shared", the arms' names in the CSV.
 const std::vector<std::string>& mode_names();
@@ -36,7 +36,7 @@ struct CellResult {
   std::string error;               // non-empty: the cell failed (open, put ...)
   uint64_t puts = 0;               // acknowledged puts
   double seconds = 0;
-  bench::Histogram put_ns;         // each put's latency, every writer merged
+  base::Histogram put_ns;         // each put's latency, every writer merged
   EnvCounters env;                 // the private PosixEnv's counts during the timed part
   Stats stats;                     // the database's, reset at the timed part's start
 };
@@ -107,4 +107,4 @@ struct RecoveryResult {
 // threads running (fork).
 RecoveryResult run_recovery(const RecoveryConfig& cfg, const std::string& dir);
 
-}  // namespace fenec::journals
+}  // namespace fenec::scenarios::journals

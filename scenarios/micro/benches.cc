@@ -11,7 +11,7 @@
 
 #include "scenarios/micro/visited.h"
 
-namespace fenec::micro {
+namespace fenec::scenarios::micro {
 namespace {
 
 constexpr size_t kBatch = 256;        // MM-3 items registered per call
@@ -207,4 +207,4 @@ void register_benchmarks(Fixtures& f, const FixtureSizes& sizes,
   }
 }
 
-}  // namespace fenec::micro
+}  // namespace fenec::scenarios::micro

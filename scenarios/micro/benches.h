@@ -11,7 +11,7 @@
 
 #include "scenarios/micro/kernels.h"
 
-namespace fenec::micro {
+namespace fenec::scenarios::micro {
 
 struct Fixtures {
   Graph graph;
@@ -38,4 +38,4 @@ void close_fixtures(Fixtures* f);
 void register_benchmarks(Fixtures& f, const FixtureSizes& sizes,
                          std::map<std::string, std::string>* cases);
 
-}  // namespace fenec::micro
+}  // namespace fenec::scenarios::micro

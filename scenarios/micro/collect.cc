@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-namespace fenec::micro {
+namespace fenec::scenarios::micro {
 namespace {
 
 const Figure* find(const std::vector<Figure>& figs, const std::string& finding,
@@ -85,7 +85,7 @@ std::vector<Figure> figures_of(const std::vector<benchmark::BenchmarkReporter::R
   return figs;
 }
 
-void add_rows(bench::Results& r, const std::vector<Figure>& figs) {
+void add_rows(kit::Results& r, const std::vector<Figure>& figs) {
   for (const Figure& f : figs) {
     if (!f.error.empty()) {
       r.skip(f.arm, f.case_, f.error);
@@ -104,7 +104,7 @@ void add_rows(bench::Results& r, const std::vector<Figure>& figs) {
   }
 }
 
-void add_verdicts(bench::Results& r, const std::vector<Figure>& figs, const std::string& plot) {
+void add_verdicts(kit::Results& r, const std::vector<Figure>& figs, const std::string& plot) {
   {
     const Figure* clear = find(figs, "MM-2", "hash_clear", 1);
     const Figure* fresh = find(figs, "MM-2", "hash_new", 1);
@@ -112,7 +112,7 @@ void add_verdicts(bench::Results& r, const std::vector<Figure>& figs, const std:
     const Figure* ffresh = find(figs, "MM-2", "flat_new", 1);
     const Figure* bitmap = find(figs, "MM-2", "bitmap_clear", 1);
     const Figure* vers = find(figs, "MM-2", "versioned_bitmap", 1);
-    bench::Verdict v{"MM-2",
+    kit::Verdict v{"MM-2",
                      "clearing a big hash set can cost more than a new one; a versioned bitmap "
                      "clears in O(1)",
                      "allocating a new HashSet per walk beat Clear(); the versioned bitmap was "
@@ -141,7 +141,7 @@ void add_verdicts(bench::Results& r, const std::vector<Figure>& figs, const std:
     const Figure* batch2 = find(figs, "MM-3", "per_batch", 2);
     const Figure* item1 = find(figs, "MM-3", "per_item", 1);
     const Figure* batch1 = find(figs, "MM-3", "per_batch", 1);
-    bench::Verdict v{"MM-3",
+    kit::Verdict v{"MM-3",
                      "one atomic add per batch instead of one increment per item cuts contention",
                      "lock inc per item vs one lock add per batch: 'drastically reduces the "
                      "contention' (no figure given)",
@@ -159,7 +159,7 @@ void add_verdicts(bench::Results& r, const std::vector<Figure>& figs, const std:
   {
     const Figure* shared2 = find(figs, "MM-4", "shared_checkout", 2);
     const Figure* local2 = find(figs, "MM-4", "per_thread", 2);
-    bench::Verdict v{"MM-4",
+    kit::Verdict v{"MM-4",
                      "a shared matcher that checks out scratch state allocates under concurrency; "
                      "per-thread instances avoid it",
                      "shared Regex under concurrent use up to 5-6x slower than single-threaded "
@@ -182,7 +182,7 @@ void add_verdicts(bench::Results& r, const std::vector<Figure>& figs, const std:
     const Figure* pread = find(figs, "MM-5", "pread", 1);
     const Figure* once = find(figs, "MM-5", "read_once", 1);
     const Figure* map = find(figs, "MM-5", "mmap", 1);
-    bench::Verdict v{"MM-5",
+    kit::Verdict v{"MM-5",
                      "many tiny positioned reads cost far more than reading the file once or "
                      "mapping it",
                      "1.15 billion tiny preads ~50 min; one read (or mmap) under 3 min (>16x)",
@@ -202,4 +202,4 @@ void add_verdicts(bench::Results& r, const std::vector<Figure>& figs, const std:
   }
 }
 
-}  // namespace fenec::micro
+}  // namespace fenec::scenarios::micro

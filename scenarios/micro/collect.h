@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "iobench/lib/results.h"
+#include "iobench/kit/results.h"
 
-namespace fenec::micro {
+namespace fenec::scenarios::micro {
 
 // One benchmark instance's figure: per repetition and the median over them.
 struct Figure {
@@ -39,7 +39,7 @@ std::vector<Figure> figures_of(const std::vector<benchmark::BenchmarkReporter::R
 
 // Rows: ns_per_item and items_per_s (median) and every counter; with more than
 // one repetition also ns_per_item per repetition, case suffixed ";rep=N".
-void add_rows(bench::Results& r, const std::vector<Figure>& figs);
-void add_verdicts(bench::Results& r, const std::vector<Figure>& figs, const std::string& plot);
+void add_rows(kit::Results& r, const std::vector<Figure>& figs);
+void add_verdicts(kit::Results& r, const std::vector<Figure>& figs, const std::string& plot);
 
-}  // namespace fenec::micro
+}  // namespace fenec::scenarios::micro

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "engine/src/index/unique_index.h"
-#include "journal/format.h"
+#include "engine/src/journal/format.h"
 
-namespace fenec::micro {
+namespace fenec::scenarios::micro {
 namespace {
 
 constexpr size_t kIndexKeys = 100000;  // past nothing in particular: a mid-size @unique index
@@ -152,4 +152,4 @@ void register_engine_benchmarks(std::map<std::string, std::string>* cases) {
   (*cases)["ENG/journal_verify"] = fmt::format("payload={}", kPayload);
 }
 
-}  // namespace fenec::micro
+}  // namespace fenec::scenarios::micro

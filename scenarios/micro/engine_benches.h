@@ -1,7 +1,7 @@
 // The engine's own hot paths as micro-benchmarks (names "ENG/<path>"): they
 // back no finding, they are here so the CI charts see a change that slows them.
-// Built only when the engine's libraries exist (FENEC_MICRO_ENGINE). The same
-// hot paths with fixed work, for micro-icount: engine_icount_kernels() in icount.h.
+// The same hot paths with fixed work, for micro-icount: engine_icount_kernels()
+// in icount.h.
 #pragma once
 
 #include <map>
@@ -9,8 +9,8 @@
 
 #include "scenarios/micro/icount.h"
 
-namespace fenec::micro {
+namespace fenec::scenarios::micro {
 
 void register_engine_benchmarks(std::map<std::string, std::string>* cases);
 
-}  // namespace fenec::micro
+}  // namespace fenec::scenarios::micro

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "engine/src/index/unique_index.h"
-#include "journal/format.h"
+#include "engine/src/journal/format.h"
 #include "scenarios/micro/engine_benches.h"
 
-namespace fenec::micro {
+namespace fenec::scenarios::micro {
 namespace {
 
 std::vector<std::string> keys(size_t n) {
@@ -22,17 +22,18 @@ std::vector<std::string> keys(size_t n) {
 
 }  // namespace
 
-std::vector<std::pair<const char*, IcountPrepare>> engine_icount_kernels() {
-  std::vector<std::pair<const char*, IcountPrepare>> out;
-  out.emplace_back("ENG/unique_put", []() -> IcountWork {
+std::vector<IcountKernel> engine_icount_kernels() {
+  std::vector<IcountKernel> out;
+  out.reserve(64);  // one fixed-size block, as micro-icount's
+  out.push_back({"ENG/unique_put", []() -> IcountWork {
     auto k = std::make_shared<const std::vector<std::string>>(keys(5000));
     return [k] {
       index::UniqueIndex u;
       for (size_t i = 0; i < k->size(); ++i) u.put((*k)[i], i + 1);
       return static_cast<uint64_t>(u.size());
     };
-  });
-  out.emplace_back("ENG/unique_find", []() -> IcountWork {
+  }});
+  out.push_back({"ENG/unique_find", []() -> IcountWork {
     auto k = std::make_shared<const std::vector<std::string>>(keys(5000));
     auto u = std::make_shared<index::UniqueIndex>();
     for (size_t i = 0; i < k->size(); ++i) u->put((*k)[i], i + 1);
@@ -43,8 +44,8 @@ std::vector<std::pair<const char*, IcountPrepare>> engine_icount_kernels() {
       }
       return found;
     };
-  });
-  out.emplace_back("ENG/journal_encode", []() -> IcountWork {
+  }});
+  out.push_back({"ENG/journal_encode", []() -> IcountWork {
     return [] {
       const std::vector<uint8_t> payload(256, 0x5a);
       std::vector<uint8_t> buf;
@@ -58,8 +59,8 @@ std::vector<std::pair<const char*, IcountPrepare>> engine_icount_kernels() {
       }
       return bytes + buf.size();
     };
-  });
-  out.emplace_back("ENG/journal_verify", []() -> IcountWork {
+  }});
+  out.push_back({"ENG/journal_verify", []() -> IcountWork {
     return [] {
       const std::vector<uint8_t> payload(256, 0xa5);
       std::vector<uint8_t> rec;
@@ -70,8 +71,8 @@ std::vector<std::pair<const char*, IcountPrepare>> engine_icount_kernels() {
       for (int i = 0; i < 2000; ++i) ok += journal::ParseRecord(rec, 7, &h, &body) == journal::ReadResult::kOk;
       return ok;
     };
-  });
+  }});
   return out;
 }
 
-}  // namespace fenec::micro
+}  // namespace fenec::scenarios::micro

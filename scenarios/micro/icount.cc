@@ -2,7 +2,7 @@
 // and a fixed seed, so that under callgrind its instruction count is a
 // stable metric: the same source gives the same count in any build dir or
 // clone path, whatever the environment, ASLR, the machine's load, the other
-// kernels or --only. micro-icount-engine (-DFENEC_ICOUNT_ENGINE, linked with
+// kernels or --only. micro-icount-engine (icount_engine_main.cc, linked with
 // the engine) runs the engine's kernels (ENG/*) the same way: a binary of its
 // own, because loading libfenec.so changed MM4's counts (which copy of the
 // C++20 std::string members the process binds to). Each kernel is bracketed
@@ -55,20 +55,18 @@
 #include <type_traits>
 #include <vector>
 
+#include "engine/src/base/scratch.h"
 #include "scenarios/micro/icount.h"
 #include "scenarios/micro/kernels.h"
 #include "scenarios/micro/visited.h"
 
 namespace {
 
-using namespace fenec::micro;
+using namespace fenec::scenarios::micro;
 
 constexpr uint64_t kSeed = 42;  // fixed: the counts must not move from run to run
 
-struct Kernel {
-  const char* name;       // a literal: the list puts nothing on the heap the children inherit
-  IcountPrepare prepare;  // builds the kernel's inputs (not counted), returns its work (counted)
-};
+using Kernel = IcountKernel;
 
 template <class V>
 V make_visited(const Graph& g) {
@@ -127,25 +125,23 @@ IcountWork matches() {
 // MM-5's file of strings, written by the kernel's child and removed when the
 // kernel's work is destroyed.
 struct TempStrings {
-  char dir[32] = "/tmp/fenec-icount-XXXXXX";
+  fenec::base::ScratchDir dir{"icount"};
   std::string path;
   StringFile file;
   int fd = -1;
   std::string error;
   TempStrings() {
-    if (mkdtemp(dir) == nullptr) {
-      error = "mkdtemp failed";
+    if (!dir.ok()) {
+      error = dir.error();
       return;
     }
-    path = std::string(dir) + "/strings.dat";
+    path = dir.path("strings.dat");
     error = make_string_file(path, 2000, kSeed, &file);
     if (error.empty()) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (error.empty() && fd < 0) error = "open " + path + " failed";
   }
   ~TempStrings() {
     if (fd >= 0) ::close(fd);
-    if (!path.empty()) ::unlink(path.c_str());
-    ::rmdir(dir);
   }
   TempStrings(const TempStrings&) = delete;
   TempStrings& operator=(const TempStrings&) = delete;
@@ -185,28 +181,6 @@ void make_heap_noise(size_t n, std::vector<std::unique_ptr<char[]>>* keep) {
   }
 }
 
-std::vector<Kernel> all_kernels() {
-  std::vector<Kernel> k;
-  k.reserve(64);  // one fixed-size block whatever is compiled in
-#ifdef FENEC_ICOUNT_ENGINE
-  for (const auto& [name, prepare] : engine_icount_kernels()) k.push_back({name, prepare});
-#else
-  k.push_back({"MM2/hash_clear", walks<HashVisited, false>});
-  k.push_back({"MM2/hash_new", walks<HashVisited, true>});
-  k.push_back({"MM2/flat_clear", walks<FlatVisited, false>});
-  k.push_back({"MM2/flat_new", walks<FlatVisited, true>});
-  k.push_back({"MM2/bitmap_clear", walks<BitmapVisited, false>});
-  k.push_back({"MM2/versioned_bitmap", walks<VersionedBitmap, false>});
-  k.push_back({"MM3/per_item", registers<true>});
-  k.push_back({"MM3/per_batch", registers<false>});
-  k.push_back({"MM4/shared_checkout", matches<SharedMatcher>});
-  k.push_back({"MM4/per_thread", matches<LocalMatcher>});
-  k.push_back({"MM5/pread", sorts<Mm5::kPread>});
-  k.push_back({"MM5/read_once", sorts<Mm5::kReadOnce>});
-  k.push_back({"MM5/mmap", sorts<Mm5::kMmap>});
-#endif
-  return k;
-}
 
 // In the kernel's child, with the stack already at a fixed page offset.
 [[gnu::noinline]] int run_counted(const Kernel& k) {
@@ -235,7 +209,28 @@ int run_child(const Kernel& k) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace fenec::scenarios::micro {
+
+std::vector<IcountKernel> mm_icount_kernels() {
+  std::vector<IcountKernel> k;
+  k.reserve(64);  // one fixed-size block whichever kernels a binary runs
+  k.push_back({"MM2/hash_clear", walks<HashVisited, false>});
+  k.push_back({"MM2/hash_new", walks<HashVisited, true>});
+  k.push_back({"MM2/flat_clear", walks<FlatVisited, false>});
+  k.push_back({"MM2/flat_new", walks<FlatVisited, true>});
+  k.push_back({"MM2/bitmap_clear", walks<BitmapVisited, false>});
+  k.push_back({"MM2/versioned_bitmap", walks<VersionedBitmap, false>});
+  k.push_back({"MM3/per_item", registers<true>});
+  k.push_back({"MM3/per_batch", registers<false>});
+  k.push_back({"MM4/shared_checkout", matches<SharedMatcher>});
+  k.push_back({"MM4/per_thread", matches<LocalMatcher>});
+  k.push_back({"MM5/pread", sorts<Mm5::kPread>});
+  k.push_back({"MM5/read_once", sorts<Mm5::kReadOnce>});
+  k.push_back({"MM5/mmap", sorts<Mm5::kMmap>});
+  return k;
+}
+
+int icount_main(int argc, char** argv, std::vector<IcountKernel> (*make_kernels)()) {
   // The same heap behaviour whatever the caller's GLIBC_TUNABLES or the heap's
   // history: no dynamic mmap threshold, no trimming, sbrk in large steps.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
@@ -264,7 +259,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  const std::vector<Kernel> kernels = all_kernels();
+  const std::vector<Kernel> kernels = make_kernels();
   std::vector<std::unique_ptr<char[]>> noise;
   make_heap_noise(heap_noise, &noise);
   int rc = 0;
@@ -306,3 +301,5 @@ int main(int argc, char** argv) {
   }
   return rc;
 }
+
+}  // namespace fenec::scenarios::micro

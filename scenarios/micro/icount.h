@@ -6,15 +6,24 @@
 
 #include <cstdint>
 #include <functional>
-#include <utility>
 #include <vector>
 
-namespace fenec::micro {
+namespace fenec::scenarios::micro {
 
 using IcountWork = std::function<uint64_t()>;
 using IcountPrepare = IcountWork (*)();
 
-// The engine's hot paths ("ENG/<path>"), built only with FENEC_MICRO_ENGINE.
-std::vector<std::pair<const char*, IcountPrepare>> engine_icount_kernels();
+struct IcountKernel {
+  const char* name;       // a literal: the list puts nothing on the heap the children inherit
+  IcountPrepare prepare;  // builds the kernel's inputs (not counted), returns its work (counted)
+};
 
-}  // namespace fenec::micro
+// The MM-2..MM-5 kernels (micro-icount).
+std::vector<IcountKernel> mm_icount_kernels();
+// The engine's hot paths, "ENG/<path>" (micro-icount-engine).
+std::vector<IcountKernel> engine_icount_kernels();
+
+// The driver both binaries run: flags, then each kernel in a child of its own.
+int icount_main(int argc, char** argv, std::vector<IcountKernel> (*make_kernels)());
+
+}  // namespace fenec::scenarios::micro

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <random>
 
-namespace fenec::micro {
+namespace fenec::scenarios::micro {
 
 Graph make_graph(size_t nodes, uint64_t seed, size_t hub_every, size_t hub_degree) {
   std::mt19937_64 rng(seed);
@@ -198,4 +198,4 @@ std::string sort_by_mmap(int fd, uint64_t bytes, std::vector<uint64_t>& offsets)
   return "";
 }
 
-}  // namespace fenec::micro
+}  // namespace fenec::scenarios::micro

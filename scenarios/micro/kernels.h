@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace fenec::micro {
+namespace fenec::scenarios::micro {
 
 // ---- MM-2: a social graph and a friends-of-friends walk ----------------------
 struct Graph {
@@ -108,4 +108,4 @@ std::string sort_by_read(int fd, uint64_t bytes, std::vector<uint64_t>& offsets)
 // Map the file and compare through the mapping.
 std::string sort_by_mmap(int fd, uint64_t bytes, std::vector<uint64_t>& offsets);
 
-}  // namespace fenec::micro
+}  // namespace fenec::scenarios::micro

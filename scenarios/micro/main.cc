@@ -9,17 +9,15 @@
 #include <iostream>
 #include <sstream>
 
-#include "iobench/lib/harness.h"
-#include "iobench/lib/plot.h"
+#include "iobench/kit/harness.h"
+#include "iobench/kit/plot.h"
 #include "scenarios/micro/benches.h"
 #include "scenarios/micro/collect.h"
-#ifdef FENEC_MICRO_ENGINE
 #include "scenarios/micro/engine_benches.h"
-#endif
 
 namespace {
 
-using fenec::bench::Harness;
+using fenec::kit::Harness;
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
@@ -37,23 +35,23 @@ std::string merge_json(std::string gbench, const std::string& fenec_json) {
   return gbench;
 }
 
-void plot_ratios(Harness& h, const std::vector<fenec::micro::Figure>& figs) {
+void plot_ratios(Harness& h, const std::vector<fenec::scenarios::micro::Figure>& figs) {
   struct Pair {
     int finding;
     const char *slow, *fast;
   };
   const Pair pairs[] = {{2, "hash_clear", "versioned_bitmap"}, {3, "per_item", "per_batch"},
                         {4, "shared_checkout", "per_thread"}, {5, "pread", "read_once"}};
-  fenec::bench::Chart c;
+  fenec::kit::Chart c;
   c.title = "MM-2..MM-5: the source's slow pattern over its fix (ns per item ratio)";
   c.xlabel = "finding MM-n (2 hash clear/versioned bitmap, 3 per-item/per-batch atomics, "
              "4 shared/per-thread matcher, 5 preads/one read)";
   c.ylabel = "times slower";
   c.logy = true;
   for (int threads : {1, 2}) {
-    fenec::bench::Series s{fmt::format("{} thread{}", threads, threads > 1 ? "s" : ""), {}, "points pt 7 ps 2"};
+    fenec::kit::Series s{fmt::format("{} thread{}", threads, threads > 1 ? "s" : ""), {}, "points pt 7 ps 2"};
     for (const Pair& p : pairs) {
-      const fenec::micro::Figure *a = nullptr, *b = nullptr;
+      const fenec::scenarios::micro::Figure *a = nullptr, *b = nullptr;
       const std::string tail = fmt::format("threads={}", threads);
       for (const auto& f : figs) {
         if (f.finding != fmt::format("MM-{}", p.finding) || !f.case_.ends_with(tail)) continue;
@@ -64,7 +62,7 @@ void plot_ratios(Harness& h, const std::vector<fenec::micro::Figure>& figs) {
     }
     if (!s.points.empty()) c.series.push_back(s);
   }
-  if (const std::string err = fenec::bench::write_chart(c, h.plot_path("ratios")); !err.empty()) {
+  if (const std::string err = fenec::kit::write_chart(c, h.plot_path("ratios")); !err.empty()) {
     std::cerr << "micro-bench: plot: " << err << "\n";
   }
 }
@@ -79,7 +77,7 @@ int main(int argc, char** argv) {
   std::string filter = ".";
   int reps = 1;
   double min_time = 0;
-  fenec::micro::FixtureSizes sizes;
+  fenec::scenarios::micro::FixtureSizes sizes;
   auto& app = h.app();
   app.add_option("--filter", filter, "regex of benchmarks to run, e.g. 'MM2|MM5/pread' (default all)");
   app.add_option("--reps", reps,
@@ -95,19 +93,14 @@ int main(int argc, char** argv) {
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
   if (min_time == 0) min_time = h.quick() ? 0.05 : 0.5;
 
-  fenec::micro::Fixtures fx;
-  if (std::string err = fenec::micro::build_fixtures(sizes, h.seed(), h.data_dir(), &fx); !err.empty()) {
+  fenec::scenarios::micro::Fixtures fx;
+  if (std::string err = fenec::scenarios::micro::build_fixtures(sizes, h.seed(), h.data_dir(), &fx); !err.empty()) {
     std::cerr << "micro-bench: " << err << "\n";
     return 1;
   }
   std::map<std::string, std::string> cases;
-  fenec::micro::register_benchmarks(fx, sizes, &cases);
-#ifdef FENEC_MICRO_ENGINE
-  fenec::micro::register_engine_benchmarks(&cases);
-  h.results().meta().set("engine_benchmarks", "yes");
-#else
-  h.results().meta().set("engine_benchmarks", "no: the engine's libraries were not built");
-#endif
+  fenec::scenarios::micro::register_benchmarks(fx, sizes, &cases);
+  fenec::scenarios::micro::register_engine_benchmarks(&cases);
 
   const std::string gbench_out = h.data_dir() + "/gbench.json";
   std::vector<std::string> args = {
@@ -125,14 +118,14 @@ int main(int argc, char** argv) {
   for (auto& a : args) gargv.push_back(a.data());
   int gargc = static_cast<int>(gargv.size());
   benchmark::Initialize(&gargc, gargv.data());
-  fenec::micro::CollectingReporter reporter;
+  fenec::scenarios::micro::CollectingReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
-  fenec::micro::close_fixtures(&fx);
+  fenec::scenarios::micro::close_fixtures(&fx);
 
-  const auto figs = fenec::micro::figures_of(reporter.runs(), cases);
-  fenec::micro::add_rows(h.results(), figs);
-  fenec::micro::add_verdicts(h.results(), figs, h.plot_path("ratios") + ".png");
+  const auto figs = fenec::scenarios::micro::figures_of(reporter.runs(), cases);
+  fenec::scenarios::micro::add_rows(h.results(), figs);
+  fenec::scenarios::micro::add_verdicts(h.results(), figs, h.plot_path("ratios") + ".png");
   h.results().meta().set("regex_library", "std::regex (libstdc++)");
   plot_ratios(h, figs);
   const std::string gbench = read_file(gbench_out);

@@ -11,15 +11,15 @@
 #include <set>
 #include <thread>
 
-#include "iobench/lib/test_seed.h"
+#include "engine/src/base/testing.h"
 #include "scenarios/micro/kernels.h"
 #include "scenarios/micro/visited.h"
 
-namespace fenec::micro {
+namespace fenec::scenarios::micro {
 namespace {
 
 uint64_t test_seed() {  // one seed for the whole binary, logged once
-  static const uint64_t seed = bench::test_seed("micro_test");
+  static const uint64_t seed = base::SeedFromEnv("micro_test");
   return seed;
 }
 
@@ -127,9 +127,9 @@ TEST(Matchers, ConcurrentCallersStillMatchCorrectly) {
 }
 
 TEST(StringSort, AllThreeArmsAgreeAndPreadCountsItsCalls) {
-  char dir[] = "/tmp/fenec-micro-test-XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  const std::string path = std::string(dir) + "/strings.dat";
+  base::ScratchDir dir("micro-test");
+  ASSERT_TRUE(dir.ok()) << dir.error();
+  const std::string path = dir.path("strings.dat");
   StringFile f;
   ASSERT_EQ(make_string_file(path, 3000, test_seed(), &f), "");
   const int fd = ::open(path.c_str(), O_RDONLY);
@@ -146,9 +146,7 @@ TEST(StringSort, AllThreeArmsAgreeAndPreadCountsItsCalls) {
   EXPECT_GE(preads, 2u * 2999);
   EXPECT_EQ(preads % 2, 0u);
   ::close(fd);
-  ::unlink(path.c_str());
-  ::rmdir(dir);
 }
 
 }  // namespace
-}  // namespace fenec::micro
+}  // namespace fenec::scenarios::micro

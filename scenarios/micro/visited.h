@@ -14,7 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
-namespace fenec::micro {
+namespace fenec::scenarios::micro {
 
 class HashVisited {
  public:
@@ -123,4 +123,4 @@ class VersionedBitmap {
   uint64_t real_clears_ = 0;
 };
 
-}  // namespace fenec::micro
+}  // namespace fenec::scenarios::micro

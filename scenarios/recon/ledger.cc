@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-namespace fenec::recon {
+namespace fenec::scenarios::recon {
 
 const char* const kCreateAccounts =
     R"j({"statement": "CREATE COLLECTION accounts (name TEXT @unique, owner INT, opening INT)"})j";
@@ -135,4 +135,4 @@ std::string AccountsDocs(const LedgerShape& shape) {
   return out;
 }
 
-}  // namespace fenec::recon
+}  // namespace fenec::scenarios::recon

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-namespace fenec::recon {
+namespace fenec::scenarios::recon {
 
 struct LedgerShape {
   int clients = 4;
@@ -91,4 +91,4 @@ std::string TransferBody(int client, uint64_t seq, const Transfer& t);
 std::string EntriesDocs(int client, uint64_t first_seq, const std::vector<Transfer>& ts);
 std::string AccountsDocs(const LedgerShape& shape);
 
-}  // namespace fenec::recon
+}  // namespace fenec::scenarios::recon

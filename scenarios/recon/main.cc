@@ -16,9 +16,9 @@
 
 #include <fmt/format.h>
 
-#include "iobench/lib/console.h"
-#include "iobench/lib/harness.h"
-#include "iobench/lib/histogram.h"
+#include "iobench/kit/console.h"
+#include "iobench/kit/harness.h"
+#include "engine/src/base/histogram.h"
 #include "scenarios/recon/ledger.h"
 #include "scenarios/recon/report.h"
 #include "scenarios/recon/run.h"
@@ -27,8 +27,8 @@
 namespace {
 
 namespace fs = std::filesystem;
-using fenec::bench::Harness;
-using namespace fenec::recon;
+using fenec::kit::Harness;
+using namespace fenec::scenarios::recon;
 
 struct Flags {
   std::string server;
@@ -70,7 +70,7 @@ void ProbeGets(Harness& h, int port, const LedgerShape& shape) {
   httplib::Client cli("127.0.0.1", port);
   cli.set_keep_alive(true);
   cli.set_tcp_nodelay(true);
-  fenec::bench::Histogram rt;
+  fenec::base::Histogram rt;
   for (int i = 0; i < 2000; ++i) {
     auto t0 = std::chrono::steady_clock::now();
     auto r = cli.Get(fmt::format("/docs/accounts/{}", 1 + i % shape.accounts()));
@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
   std::map<std::string, std::vector<RunFigures>> figures;
   std::map<std::string, RunResult> first_runs;
   bool broken = false;
-  fenec::bench::Progress progress("recon runs", static_cast<uint64_t>(f.runs) * f.arms.size());
+  fenec::kit::Progress progress("recon runs", static_cast<uint64_t>(f.runs) * f.arms.size());
   uint64_t done = 0;
   for (int run = 1; run <= f.runs && !Harness::interrupted(); ++run) {
     for (const auto& arm : f.arms) {

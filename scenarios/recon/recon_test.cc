@@ -9,12 +9,12 @@
 #include <filesystem>
 #include <random>
 
-#include "iobench/lib/test_seed.h"
+#include "engine/src/base/testing.h"
 #include "scenarios/recon/ledger.h"
 #include "scenarios/recon/run.h"
 #include "scenarios/recon/server_process.h"
 
-namespace fenec::recon {
+namespace fenec::scenarios::recon {
 namespace {
 
 const bool kSigpipeIgnored = [] {
@@ -22,7 +22,7 @@ const bool kSigpipeIgnored = [] {
   return true;
 }();
 
-uint64_t Seed() { return bench::test_seed("recon_test"); }
+uint64_t Seed() { return base::SeedFromEnv("recon_test"); }
 
 // A ledger built in memory: books, and the totals a database holding transfers 1..upto[c] would show.
 struct Fake {
@@ -136,8 +136,9 @@ TEST(RealServer, ShortRunHoldsTheInvariantAndCatchesAHalfTransfer) {
   const char* bin = std::getenv("FENEC_SERVER_BIN");
   if (!bin) GTEST_SKIP() << "FENEC_SERVER_BIN not set (meson test sets it)";
   uint64_t seed = Seed();
-  std::string dir = (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + std::string("/recon-test-XXXXXX");
-  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  base::ScratchDir scratch("recon-test");
+  ASSERT_TRUE(scratch.ok()) << scratch.error();
+  const std::string dir = scratch.path();
   {
     ServerProcess server;
     ASSERT_EQ(server.Start(bin, {"--data", dir + "/db", "--long-reads", "pinned"}, dir + "/server.log"), "");
@@ -177,8 +178,7 @@ TEST(RealServer, ShortRunHoldsTheInvariantAndCatchesAHalfTransfer) {
     EXPECT_NE(ReconcileOnce(server.port(), shape, books), "");
     EXPECT_EQ(server.Stop(), 0);
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
-}  // namespace fenec::recon
+}  // namespace fenec::scenarios::recon

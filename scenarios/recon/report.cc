@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "iobench/lib/plot.h"
+#include "iobench/kit/plot.h"
 
-namespace fenec::recon {
+namespace fenec::scenarios::recon {
 
 double PromValue(const std::string& text, const std::string& series) {
   std::string padded = "\n" + text;
@@ -20,7 +20,7 @@ double PromValue(const std::string& text, const std::string& series) {
   }
 }
 
-RunFigures AddRunRows(bench::Results& results, const std::string& arm, int run, const RunResult& r,
+RunFigures AddRunRows(kit::Results& results, const std::string& arm, int run, const RunResult& r,
                       const std::string& server_metrics, int server_exit) {
   RunFigures f;
   f.run = run;
@@ -69,11 +69,11 @@ RunFigures AddRunRows(bench::Results& results, const std::string& arm, int run, 
   return f;
 }
 
-std::string WritePlots(bench::Harness& h, const std::map<std::string, RunResult>& first_runs,
+std::string WritePlots(kit::Harness& h, const std::map<std::string, RunResult>& first_runs,
                        const std::map<std::string, std::vector<RunFigures>>& figures) {
   std::string main_plot;
   for (const auto& [arm, r] : first_runs) {
-    bench::Chart chart;
+    kit::Chart chart;
     chart.title = fmt::format("RC-1 {}: transfers' latency over time (run 1), reconciliations marked", arm);
     chart.xlabel = "time in run (s)";
     chart.ylabel = "transfer round trip (ms)";
@@ -85,7 +85,7 @@ std::string WritePlots(bench::Harness& h, const std::map<std::string, RunResult>
     size_t fast = 0;
     for (const auto& p : r.points) fast += p.latency_ms < kSlowMs;
     const size_t stride = std::max<size_t>(1, (fast + kBulkPoints - 1) / kBulkPoints);
-    bench::Series bulk, slow;
+    kit::Series bulk, slow;
     bulk.title = stride > 1 ? fmt::format("transfers under {} ms (1 in {})", kSlowMs, stride)
                             : fmt::format("transfers under {} ms", kSlowMs);
     bulk.style = "dots";
@@ -101,7 +101,7 @@ std::string WritePlots(bench::Harness& h, const std::map<std::string, RunResult>
     }
     chart.series.push_back(std::move(bulk));
     if (!slow.points.empty()) chart.series.push_back(std::move(slow));
-    bench::Series limit;
+    kit::Series limit;
     limit.title = "50 ms";
     limit.style = "lines";
     limit.points = {{0, 50}, {r.seconds, 50}};
@@ -110,25 +110,25 @@ std::string WritePlots(bench::Harness& h, const std::map<std::string, RunResult>
       chart.marks.push_back({r.recons[i].start_s, i == 0 ? "reconciliation" : ""});
     }
     std::string base = h.plot_path(fmt::format("latency-{}", arm));
-    if (std::string err = bench::write_chart(chart, base); !err.empty()) {
+    if (std::string err = kit::write_chart(chart, base); !err.empty()) {
       fmt::print(stderr, "recon-bench: plot {}: {}\n", base, err);
     } else if (arm == kLocked || main_plot.empty()) {
       main_plot = base + ".png";
     }
   }
-  bench::Chart runs;
+  kit::Chart runs;
   runs.title = "RC-1: transfers' longest wait in each run, per arm";
   runs.xlabel = "run";
   runs.ylabel = "longest transfer wait (ms)";
   runs.logy = true;
   for (const auto& [arm, fs] : figures) {
-    bench::Series s;
+    kit::Series s;
     s.title = arm;
     for (const auto& f : fs) s.points.emplace_back(f.run, std::max(0.001, f.wait_max_ms));
     runs.series.push_back(std::move(s));
   }
   std::string base = h.plot_path("longest-wait");
-  if (std::string err = bench::write_chart(runs, base); !err.empty()) {
+  if (std::string err = kit::write_chart(runs, base); !err.empty()) {
     fmt::print(stderr, "recon-bench: plot {}: {}\n", base, err);
   }
   return main_plot.empty() ? base : main_plot;
@@ -153,8 +153,8 @@ double Median(std::vector<double> v) {
 
 }  // namespace
 
-bench::Verdict MakeVerdict(const std::map<std::string, std::vector<RunFigures>>& figures, const std::string& plot) {
-  bench::Verdict v;
+kit::Verdict MakeVerdict(const std::map<std::string, std::vector<RunFigures>>& figures, const std::string& plot) {
+  kit::Verdict v;
   v.finding = kFinding;
   v.claim = "a ledger's reconciliation every second beside 4 HTTP clients stalls transfers unless long reads are pinned";
   v.source = "naive 187-512 ms longest wait (36 past 50 ms every run); pinned 5.4-29 ms, none past 50 ms in 3 of 4 runs";
@@ -212,4 +212,4 @@ bench::Verdict MakeVerdict(const std::map<std::string, std::vector<RunFigures>>&
   return v;
 }
 
-}  // namespace fenec::recon
+}  // namespace fenec::scenarios::recon

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "iobench/lib/harness.h"
+#include "iobench/kit/harness.h"
 #include "scenarios/recon/run.h"
 
-namespace fenec::recon {
+namespace fenec::scenarios::recon {
 
 inline constexpr const char* kFinding = "RC-1";
 inline constexpr const char* kNoRecon = "no-recon";
@@ -25,17 +25,17 @@ struct RunFigures {
 };
 
 // Rows for one run (case "run=N").
-RunFigures AddRunRows(bench::Results& results, const std::string& arm, int run, const RunResult& r,
+RunFigures AddRunRows(kit::Results& results, const std::string& arm, int run, const RunResult& r,
                       const std::string& server_metrics, int server_exit);
 
 // Each arm's latency-over-time plot (its first run), reconciliations marked,
 // and the longest wait of every run per arm. Returns the main plot's path.
-std::string WritePlots(bench::Harness& h, const std::map<std::string, RunResult>& first_runs,
+std::string WritePlots(kit::Harness& h, const std::map<std::string, RunResult>& first_runs,
                        const std::map<std::string, std::vector<RunFigures>>& figures);
 
-bench::Verdict MakeVerdict(const std::map<std::string, std::vector<RunFigures>>& figures, const std::string& plot);
+kit::Verdict MakeVerdict(const std::map<std::string, std::vector<RunFigures>>& figures, const std::string& plot);
 
 // A sample's value from Prometheus text ("name{labels} value"), or -1.
 double PromValue(const std::string& text, const std::string& series);
 
-}  // namespace fenec::recon
+}  // namespace fenec::scenarios::recon

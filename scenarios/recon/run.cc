@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "iobench/lib/console.h"
+#include "iobench/kit/console.h"
 
-namespace fenec::recon {
+namespace fenec::scenarios::recon {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -40,7 +40,7 @@ std::string Check(httplib::Client& cli, const LedgerShape& shape, const std::vec
 }
 
 struct ClientOut {
-  bench::Histogram ns;
+  base::Histogram ns;
   std::vector<TransferPoint> points;
   uint64_t over_50ms = 0, errors = 0, retries_rejected = 0, retries_applied = 0;
   std::string first_error;
@@ -117,7 +117,7 @@ std::string Prefill(int port, const LedgerShape& shape, int prefill, uint64_t se
   if (!r || r->status != 200) return fmt::format("accounts: {}", r ? r->body : httplib::to_string(r.error()));
   std::mt19937_64 rng(seed);
   logs->assign(static_cast<size_t>(shape.clients), {});
-  fenec::bench::Progress progress("recon prefill", static_cast<uint64_t>(shape.clients) * prefill);
+  fenec::kit::Progress progress("recon prefill", static_cast<uint64_t>(shape.clients) * prefill);
   constexpr int kPerRequest = 500;
   for (int c = 0; c < shape.clients; ++c) {
     const int first = shape.first_account(c), per = shape.accounts_per_client;
@@ -185,4 +185,4 @@ RunResult RunLedger(int port, const LedgerShape& shape, std::vector<std::unique_
   return res;
 }
 
-}  // namespace fenec::recon
+}  // namespace fenec::scenarios::recon

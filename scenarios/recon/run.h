@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "iobench/lib/histogram.h"
+#include "engine/src/base/histogram.h"
 #include "scenarios/recon/ledger.h"
 
-namespace fenec::recon {
+namespace fenec::scenarios::recon {
 
 struct RunConfig {
   bool reconcile = true;
@@ -34,7 +34,7 @@ struct ReconPoint {
 };
 
 struct RunResult {
-  bench::Histogram transfer_ns;
+  base::Histogram transfer_ns;
   uint64_t transfers = 0;
   uint64_t over_50ms = 0;
   uint64_t errors = 0;              // transfers not answered 200 (the run is then invalid)
@@ -61,4 +61,4 @@ std::string Prefill(int port, const LedgerShape& shape, int prefill, uint64_t se
 // One reconciliation on its own: "" if the invariant holds, else why not.
 std::string ReconcileOnce(int port, const LedgerShape& shape, const std::vector<std::unique_ptr<Books>>& books);
 
-}  // namespace fenec::recon
+}  // namespace fenec::scenarios::recon

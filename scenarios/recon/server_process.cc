@@ -16,7 +16,7 @@
 
 extern char** environ;
 
-namespace fenec::recon {
+namespace fenec::scenarios::recon {
 
 ServerProcess::~ServerProcess() {
   if (pid_ > 0) {
@@ -95,4 +95,4 @@ std::string DefaultServerBinary() {
   return std::filesystem::exists(bin, ec) ? bin.string() : "";
 }
 
-}  // namespace fenec::recon
+}  // namespace fenec::scenarios::recon

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace fenec::recon {
+namespace fenec::scenarios::recon {
 
 class ServerProcess {
  public:
@@ -33,4 +33,4 @@ class ServerProcess {
 // (<build>/scenarios/recon/recon-bench -> <build>/engine/server/fenec-server), or "".
 std::string DefaultServerBinary();
 
-}  // namespace fenec::recon
+}  // namespace fenec::scenarios::recon

@@ -13,18 +13,18 @@
 #include <string>
 #include <vector>
 
-#include "iobench/lib/console.h"
-#include "iobench/lib/harness.h"
-#include "iobench/lib/histogram.h"
+#include "iobench/kit/console.h"
+#include "iobench/kit/harness.h"
+#include "engine/src/base/histogram.h"
 #include "scenarios/smaps/mappings.h"
 #include "scenarios/smaps/report.h"
 #include "scenarios/smaps/workload.h"
 
 namespace {
 
-using fenec::bench::Harness;
-using fenec::bench::Histogram;
-using fenec::smaps::Reader;
+using fenec::kit::Harness;
+using fenec::base::Histogram;
+using fenec::scenarios::smaps::Reader;
 
 constexpr const char* kFinding = "MM-1";
 
@@ -39,22 +39,22 @@ struct Options {
   bool no_read_cost = false;
 };
 
-void run_read_cost(Harness& h, const Options& o, fenec::smaps::Report& rep) {
-  fenec::bench::Progress progress("smaps read cost", o.read_mappings.size());
+void run_read_cost(Harness& h, const Options& o, fenec::scenarios::smaps::Report& rep) {
+  fenec::kit::Progress progress("smaps read cost", o.read_mappings.size());
   size_t done = 0;
   for (size_t n : o.read_mappings) {
     if (Harness::interrupted()) return;
     const std::string c = fmt::format("mappings={}", n);
-    fenec::smaps::MappingSet set;
+    fenec::scenarios::smaps::MappingSet set;
     if (const std::string err = set.create(n); !err.empty()) {
       for (const char* arm : {"smaps", "smaps_rollup"}) h.results().skip(arm, c, err);
       continue;
     }
-    const double vmas = static_cast<double>(fenec::smaps::count_vmas());
+    const double vmas = static_cast<double>(fenec::scenarios::smaps::count_vmas());
     for (Reader r : {Reader::kSmaps, Reader::kSmapsRollup}) {
       const double budget = h.quick() ? 1.0 : 3.0;
-      const Histogram ns = fenec::smaps::measure_reads(r, 5, budget);
-      const char* arm = fenec::smaps::reader_name(r);
+      const Histogram ns = fenec::scenarios::smaps::measure_reads(r, 5, budget);
+      const char* arm = fenec::scenarios::smaps::reader_name(r);
       const double p50 = ns.percentile(50) / 1000.0;
       h.results().add(kFinding, arm, c, "read_us", p50, "us");
       h.results().add(kFinding, arm, c, "read_p99_us", ns.percentile(99) / 1000.0, "us");
@@ -79,7 +79,7 @@ std::vector<Cell> cells_of(const Options& o) {
   std::vector<Cell> cells;
   for (const std::string& a : o.arms) {
     Reader r{};
-    fenec::smaps::parse_reader(a, &r);
+    fenec::scenarios::smaps::parse_reader(a, &r);
     if (r == Reader::kNone) {
       cells.push_back({r, 0, 0});
       continue;
@@ -91,33 +91,33 @@ std::vector<Cell> cells_of(const Options& o) {
   return cells;
 }
 
-void run_worker_arms(Harness& h, const Options& o, fenec::smaps::Report& rep) {
+void run_worker_arms(Harness& h, const Options& o, fenec::scenarios::smaps::Report& rep) {
   const std::vector<Cell> cells = cells_of(o);
-  fenec::bench::Progress progress("smaps worker arms",
+  fenec::kit::Progress progress("smaps worker arms",
                                   o.worker_mappings.size() * cells.size() * o.reps);
   size_t done = 0;
   for (size_t n : o.worker_mappings) {
-    fenec::smaps::MappingSet set;
+    fenec::scenarios::smaps::MappingSet set;
     if (const std::string err = set.create(n); !err.empty()) {
       for (const Cell& cell : cells) {
-        h.results().skip(fenec::smaps::reader_name(cell.reader), cell.case_for(n), err);
+        h.results().skip(fenec::scenarios::smaps::reader_name(cell.reader), cell.case_for(n), err);
       }
       continue;
     }
-    std::map<size_t, fenec::smaps::ArmResult> merged;  // by cell index
+    std::map<size_t, fenec::scenarios::smaps::ArmResult> merged;  // by cell index
     // Reps outer, arms inner: slow drift of a shared machine hits every arm alike.
     for (int r = 0; r < o.reps && !Harness::interrupted(); ++r) {
       for (size_t i = 0; i < cells.size() && !Harness::interrupted(); ++i) {
         const Cell& cell = cells[i];
-        fenec::smaps::ArmConfig cfg;
+        fenec::scenarios::smaps::ArmConfig cfg;
         cfg.reader = cell.reader;
         cfg.hz = cell.hz;
         cfg.threads = cell.threads;
         cfg.duration = std::chrono::milliseconds(static_cast<int64_t>(o.seconds * 1000));
-        const fenec::smaps::ArmResult res = fenec::smaps::run_arm(cfg);
-        const std::string arm = fenec::smaps::reader_name(cell.reader);
+        const fenec::scenarios::smaps::ArmResult res = fenec::scenarios::smaps::run_arm(cfg);
+        const std::string arm = fenec::scenarios::smaps::reader_name(cell.reader);
         if (o.reps > 1) {
-          fenec::smaps::add_rep_rows(h.results(), kFinding, arm,
+          fenec::scenarios::smaps::add_rep_rows(h.results(), kFinding, arm,
                                      fmt::format("{};rep={}", cell.case_for(n), r), res);
         }
         auto& m = merged[i];
@@ -131,9 +131,9 @@ void run_worker_arms(Harness& h, const Options& o, fenec::smaps::Report& rep) {
     }
     for (const auto& [i, m] : merged) {
       const Cell& cell = cells[i];
-      const std::string arm = fenec::smaps::reader_name(cell.reader);
-      fenec::smaps::add_arm_rows(h.results(), kFinding, arm, cell.case_for(n), m);
-      rep.worker[{arm, n, cell.hz, cell.threads}] = fenec::smaps::WorkerFigures::of(m);
+      const std::string arm = fenec::scenarios::smaps::reader_name(cell.reader);
+      fenec::scenarios::smaps::add_arm_rows(h.results(), kFinding, arm, cell.case_for(n), m);
+      rep.worker[{arm, n, cell.hz, cell.threads}] = fenec::scenarios::smaps::WorkerFigures::of(m);
     }
   }
   progress.finish();
@@ -182,12 +182,12 @@ int main(int argc, char** argv) {
     if (!h.quick()) o.worker_mappings.push_back(50000);
   }
   if (o.seconds == 0) o.seconds = h.quick() ? 2.0 : 5.0;
-  h.results().meta().set("max_map_count", std::to_string(fenec::smaps::max_map_count()));
+  h.results().meta().set("max_map_count", std::to_string(fenec::scenarios::smaps::max_map_count()));
 
-  fenec::smaps::Report rep;
+  fenec::scenarios::smaps::Report rep;
   if (!o.no_read_cost) run_read_cost(h, o, rep);
   run_worker_arms(h, o, rep);
-  fenec::smaps::write_plots(h, rep);
-  h.results().verdict(fenec::smaps::verdict(h, rep));
+  fenec::scenarios::smaps::write_plots(h, rep);
+  h.results().verdict(fenec::scenarios::smaps::verdict(h, rep));
   return h.finish();
 }

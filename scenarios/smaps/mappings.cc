@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-namespace fenec::smaps {
+namespace fenec::scenarios::smaps {
 namespace {
 // Headroom under vm.max_map_count for the libraries, heap, thread stacks and
 // the worker's own mmap/munmap loop.
@@ -70,4 +70,4 @@ size_t max_map_count() {
   return n;
 }
 
-}  // namespace fenec::smaps
+}  // namespace fenec::scenarios::smaps

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string>
 
-namespace fenec::smaps {
+namespace fenec::scenarios::smaps {
 
 class MappingSet {
  public:
@@ -39,4 +39,4 @@ size_t count_vmas();
 // /proc/sys/vm/max_map_count (65530 by default), 0 if unreadable.
 size_t max_map_count();
 
-}  // namespace fenec::smaps
+}  // namespace fenec::scenarios::smaps

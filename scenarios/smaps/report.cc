@@ -8,9 +8,9 @@
 #include <set>
 #include <vector>
 
-#include "iobench/lib/plot.h"
+#include "iobench/kit/plot.h"
 
-namespace fenec::smaps {
+namespace fenec::scenarios::smaps {
 namespace {
 
 // A worker slowed by this factor against the cached sampler is harmed, not noise.
@@ -18,7 +18,7 @@ constexpr double kHarmFactor = 2.0;
 // smaps must cost at least this much more than smaps_rollup for the first half of MM-1.
 constexpr double kReadFactor = 2.0;
 
-std::string rel_plot(const bench::Harness& h, const std::string& name) {
+std::string rel_plot(const kit::Harness& h, const std::string& name) {
   return h.plot_path(name) + ".png";
 }
 
@@ -34,7 +34,7 @@ WorkerFigures WorkerFigures::of(const ArmResult& r) {
   return f;
 }
 
-void add_arm_rows(bench::Results& r, const std::string& finding, const std::string& arm,
+void add_arm_rows(kit::Results& r, const std::string& finding, const std::string& arm,
                   const std::string& case_, const ArmResult& res) {
   const WorkerFigures f = WorkerFigures::of(res);
   r.add_latency(finding, arm, case_, res.op_ns, "mmap");
@@ -45,7 +45,7 @@ void add_arm_rows(bench::Results& r, const std::string& finding, const std::stri
   r.add(finding, arm, case_, "cached_reads", static_cast<double>(res.cached_reads), "count");
 }
 
-void add_rep_rows(bench::Results& r, const std::string& finding, const std::string& arm,
+void add_rep_rows(kit::Results& r, const std::string& finding, const std::string& arm,
                   const std::string& case_, const ArmResult& res) {
   const WorkerFigures f = WorkerFigures::of(res);
   r.add(finding, arm, case_, "mmap_p50_us", f.p50_us, "us");
@@ -53,24 +53,24 @@ void add_rep_rows(bench::Results& r, const std::string& finding, const std::stri
   r.add(finding, arm, case_, "mmap_ops_per_s", f.ops_per_s, "ops/s");
 }
 
-void write_plots(bench::Harness& h, const Report& rep) {
+void write_plots(kit::Harness& h, const Report& rep) {
   auto report_err = [](const std::string& err) {
     if (!err.empty()) std::cerr << "smaps-bench: plot: " << err << "\n";
   };
   if (!rep.read_us.empty()) {
-    bench::Chart c;
+    kit::Chart c;
     c.title = "MM-1: one read of /proc/self/smaps vs smaps_rollup";
     c.xlabel = "memory mappings in the process";
     c.ylabel = "read time, p50 (us)";
     c.logx = c.logy = true;
     for (const char* arm : {"smaps", "smaps_rollup"}) {
-      bench::Series s{arm, {}};
+      kit::Series s{arm, {}};
       for (const auto& [k, us] : rep.read_us) {
         if (k.first == arm) s.points.emplace_back(static_cast<double>(k.second), us);
       }
       if (!s.points.empty()) c.series.push_back(s);
     }
-    report_err(bench::write_chart(c, h.plot_path("read_cost")));
+    report_err(kit::write_chart(c, h.plot_path("read_cost")));
   }
   std::set<size_t> counts;
   std::set<int> hzs;
@@ -90,18 +90,18 @@ void write_plots(bench::Harness& h, const Report& rep) {
   };
   for (size_t n : counts) {
     for (const Metric& mt : metrics) {
-      bench::Chart c;
+      kit::Chart c;
       c.title = fmt::format("MM-1: worker mmap+munmap {} while sampling ({} mappings)", mt.what, n);
       c.xlabel = "samples per second per reading thread";
       c.ylabel = mt.ylabel;
       c.logx = c.logy = true;
-      std::map<std::string, bench::Series> by;
+      std::map<std::string, kit::Series> by;
       for (const auto& [k, f] : rep.worker) {
         const auto& [arm, m, hz, t] = k;
         if (m != n) continue;
         if (arm == "none") {
           // The unsampled worker is one figure: drawn flat across the rates.
-          bench::Series s{"none (no sampling)", {}, "lines"};
+          kit::Series s{"none (no sampling)", {}, "lines"};
           for (int x : hzs) s.points.emplace_back(x, f.*mt.field);
           by["0none"] = s;
           continue;
@@ -112,13 +112,13 @@ void write_plots(bench::Harness& h, const Report& rep) {
         by[title].points.emplace_back(hz, f.*mt.field);
       }
       for (auto& [k, s] : by) c.series.push_back(s);
-      report_err(bench::write_chart(c, h.plot_path(fmt::format("{}_m{}", mt.file, n))));
+      report_err(kit::write_chart(c, h.plot_path(fmt::format("{}_m{}", mt.file, n))));
     }
   }
 }
 
-bench::Verdict verdict(bench::Harness& h, const Report& rep) {
-  bench::Verdict v;
+kit::Verdict verdict(kit::Harness& h, const Report& rep) {
+  kit::Verdict v;
   v.finding = "MM-1";
   v.claim =
       "reading /proc/PID/smaps often from several threads stalls the process's mmap/munmap; "
@@ -185,4 +185,4 @@ bench::Verdict verdict(bench::Harness& h, const Report& rep) {
   return v;
 }
 
-}  // namespace fenec::smaps
+}  // namespace fenec::scenarios::smaps

@@ -8,11 +8,11 @@
 #include <string>
 #include <tuple>
 
-#include "iobench/lib/harness.h"
-#include "iobench/lib/results.h"
+#include "iobench/kit/harness.h"
+#include "iobench/kit/results.h"
 #include "scenarios/smaps/workload.h"
 
-namespace fenec::smaps {
+namespace fenec::scenarios::smaps {
 
 struct WorkerFigures {
   double p50_us = 0, p99_us = 0, max_us = 0, ops_per_s = 0, proc_reads_per_s = 0;
@@ -26,13 +26,13 @@ struct Report {
 };
 
 // The full rows of one arm: mmap_p50_us..mmap_max_us, mmap_ops_per_s, proc_reads ...
-void add_arm_rows(bench::Results& r, const std::string& finding, const std::string& arm,
+void add_arm_rows(kit::Results& r, const std::string& finding, const std::string& arm,
                   const std::string& case_, const ArmResult& res);
 // The few rows a repetition carries (case ends in ;rep=N): the CI's samples.
-void add_rep_rows(bench::Results& r, const std::string& finding, const std::string& arm,
+void add_rep_rows(kit::Results& r, const std::string& finding, const std::string& arm,
                   const std::string& case_, const ArmResult& res);
 
-void write_plots(bench::Harness& h, const Report& rep);
-bench::Verdict verdict(bench::Harness& h, const Report& rep);
+void write_plots(kit::Harness& h, const Report& rep);
+kit::Verdict verdict(kit::Harness& h, const Report& rep);
 
-}  // namespace fenec::smaps
+}  // namespace fenec::scenarios::smaps

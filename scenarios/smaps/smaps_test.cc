@@ -8,11 +8,11 @@
 #include <thread>
 #include <vector>
 
-#include "iobench/lib/smaps.h"
+#include "engine/src/base/smaps.h"
 #include "scenarios/smaps/mappings.h"
 #include "scenarios/smaps/workload.h"
 
-namespace fenec::smaps {
+namespace fenec::scenarios::smaps {
 namespace {
 
 using namespace std::chrono_literals;
@@ -93,7 +93,7 @@ TEST(RunArm, SamplerCallersNeverReadProc) {
 TEST(SmapsRollupSampler, ConcurrentCallersReadAtMostAtThrottleRate) {
   constexpr auto kInterval = 50ms;
   const auto start = Clock::now();
-  bench::SmapsRollupSampler sampler(0, kInterval);
+  base::SmapsRollupSampler sampler(0, kInterval);
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> calls{0};
   std::vector<std::thread> callers;
@@ -120,4 +120,4 @@ TEST(SmapsRollupSampler, ConcurrentCallersReadAtMostAtThrottleRate) {
 }
 
 }  // namespace
-}  // namespace fenec::smaps
+}  // namespace fenec::scenarios::smaps

@@ -8,10 +8,10 @@
 #include <thread>
 #include <vector>
 
-#include "iobench/lib/harness.h"
-#include "iobench/lib/smaps.h"
+#include "iobench/kit/harness.h"
+#include "engine/src/base/smaps.h"
 
-namespace fenec::smaps {
+namespace fenec::scenarios::smaps {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -23,9 +23,9 @@ uint64_t ns_since(Clock::time_point t0) {
 
 void read_once(Reader r) {
   if (r == Reader::kSmaps) {
-    (void)bench::read_smaps_full(0);
+    (void)base::read_smaps_full(0);
   } else {
-    (void)bench::read_smaps_rollup(0);
+    (void)base::read_smaps_rollup(0);
   }
 }
 
@@ -79,7 +79,7 @@ ArmResult run_arm(const ArmConfig& cfg) {
   ArmResult res;
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> proc_reads{0}, cached_reads{0};
-  std::unique_ptr<bench::SmapsRollupSampler> sampler;
+  std::unique_ptr<base::SmapsRollupSampler> sampler;
   std::vector<std::thread> readers;
 
   if (cfg.reader == Reader::kSmaps || cfg.reader == Reader::kSmapsRollup) {
@@ -94,7 +94,7 @@ ArmResult run_arm(const ArmConfig& cfg) {
       });
     }
   } else if (cfg.reader == Reader::kSampler) {
-    sampler = std::make_unique<bench::SmapsRollupSampler>(
+    sampler = std::make_unique<base::SmapsRollupSampler>(
         0, std::chrono::milliseconds(std::max(1, 1000 / std::max(cfg.hz, 1))));
     for (int i = 0; i < cfg.threads; ++i) {
       readers.emplace_back([&] {
@@ -110,7 +110,7 @@ ArmResult run_arm(const ArmConfig& cfg) {
 
   const auto start = Clock::now();
   const auto end = start + cfg.duration;
-  while (!bench::Harness::interrupted()) {
+  while (!kit::Harness::interrupted()) {
     const auto t0 = Clock::now();
     if (t0 >= end) break;
     void* p = mmap(nullptr, cfg.map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -134,10 +134,10 @@ ArmResult run_arm(const ArmConfig& cfg) {
   return res;
 }
 
-bench::Histogram measure_reads(Reader r, int min_reads, double budget_s) {
-  bench::Histogram h;
+base::Histogram measure_reads(Reader r, int min_reads, double budget_s) {
+  base::Histogram h;
   const auto start = Clock::now();
-  for (int i = 0; !bench::Harness::interrupted(); ++i) {
+  for (int i = 0; !kit::Harness::interrupted(); ++i) {
     if (i >= min_reads && std::chrono::duration<double>(Clock::now() - start).count() >= budget_s) {
       break;
     }
@@ -148,4 +148,4 @@ bench::Histogram measure_reads(Reader r, int min_reads, double budget_s) {
   return h;
 }
 
-}  // namespace fenec::smaps
+}  // namespace fenec::scenarios::smaps

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <string>
 
-#include "iobench/lib/histogram.h"
+#include "engine/src/base/histogram.h"
 
-namespace fenec::smaps {
+namespace fenec::scenarios::smaps {
 
 enum class Reader {
   kNone,         // nobody samples: the comparison arm
@@ -31,7 +31,7 @@ struct ArmConfig {
 };
 
 struct ArmResult {
-  bench::Histogram op_ns;            // one mmap + first touch + munmap, in ns
+  base::Histogram op_ns;            // one mmap + first touch + munmap, in ns
   uint64_t ops = 0;
   double seconds = 0;
   uint64_t proc_reads = 0;     // reads of /proc actually made during the arm
@@ -44,6 +44,6 @@ ArmResult run_arm(const ArmConfig& cfg);
 
 // The cost of one read: reads /proc/self/<smaps|smaps_rollup> at least
 // min_reads times and until budget_s has been spent. Histogram in ns.
-bench::Histogram measure_reads(Reader r, int min_reads, double budget_s);
+base::Histogram measure_reads(Reader r, int min_reads, double budget_s);
 
-}  // namespace fenec::smaps
+}  // namespace fenec::scenarios::smaps

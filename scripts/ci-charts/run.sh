@@ -99,7 +99,7 @@ else
 fi
 
 if [ "${CI_SKIP_SCENARIOS:-0}" != 1 ]; then
-  for name in io concurrency growth recon requests load journals commit; do
+  for name in io concurrency growth recon journals commit; do
     bin="$build/scenarios/$name/$name-bench"
     [ -x "$bin" ] || continue
     left=$(( budget - $(elapsed) ))
@@ -114,7 +114,7 @@ if [ "${CI_SKIP_SCENARIOS:-0}" != 1 ]; then
   done
 fi
 
-fenec_ci="$build/scenarios/micro/ci/fenec-ci"
+fenec_ci="$build/scenarios/ci/fenec-ci"
 if [ ! -x "$fenec_ci" ]; then
   echo "ci-charts: $fenec_ci is not built" >&2
   exit 3

@@ -1,9 +1,9 @@
-#include "db/branch.h"
+#include "engine/src/db/branch.h"
 
 #include <fmt/format.h>
 
-#include "journal/format.h"
-#include "journal/reader.h"
+#include "engine/src/journal/format.h"
+#include "engine/src/journal/reader.h"
 
 namespace fenec {
 

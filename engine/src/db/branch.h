@@ -29,12 +29,12 @@
 #include <string>
 #include <vector>
 
-#include "db/coding.h"
-#include "db/field_index.h"
+#include "engine/src/db/coding.h"
+#include "engine/src/db/field_index.h"
 #include "fenec/env.h"
-#include "journal/group_commit.h"
-#include "journal/writer.h"
-#include "storage/storage.h"
+#include "engine/src/journal/group_commit.h"
+#include "engine/src/journal/writer.h"
+#include "engine/src/storage/storage.h"
 
 namespace fenec {
 

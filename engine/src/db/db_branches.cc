@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <shared_mutex>
 
-#include "db/db_impl.h"
-#include "db/payload.h"
+#include "engine/src/db/db_impl.h"
+#include "engine/src/db/payload.h"
 
 namespace fenec {
 namespace {

@@ -29,19 +29,19 @@
 #include <unordered_map>
 #include <vector>
 
-#include "db/branch.h"
-#include "db/coding.h"
-#include "db/field_index.h"
-#include "db/id_index.h"
-#include "db/filter.h"
-#include "db/row.h"
-#include "db/row_store.h"
-#include "db/rw_lock.h"
+#include "engine/src/db/branch.h"
+#include "engine/src/db/coding.h"
+#include "engine/src/db/field_index.h"
+#include "engine/src/db/id_index.h"
+#include "engine/src/db/filter.h"
+#include "engine/src/db/row.h"
+#include "engine/src/db/row_store.h"
+#include "engine/src/db/rw_lock.h"
 #include "fenec/database.h"
-#include "io/fail_stop.h"
-#include "journal/group_commit.h"
-#include "journal/writer.h"
-#include "storage/storage.h"
+#include "engine/src/io/fail_stop.h"
+#include "engine/src/journal/group_commit.h"
+#include "engine/src/journal/writer.h"
+#include "engine/src/storage/storage.h"
 
 namespace fenec {
 

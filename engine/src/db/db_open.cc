@@ -19,10 +19,10 @@
 #include <mutex>
 #include <shared_mutex>
 
-#include "db/db_impl.h"
-#include "db/merger.h"
-#include "db/payload.h"
-#include "journal/reader.h"
+#include "engine/src/db/db_impl.h"
+#include "engine/src/db/merger.h"
+#include "engine/src/db/payload.h"
+#include "engine/src/journal/reader.h"
 
 namespace fenec {
 namespace {

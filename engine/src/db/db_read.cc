@@ -5,7 +5,7 @@
 #include <mutex>
 #include <shared_mutex>
 
-#include "db/db_impl.h"
+#include "engine/src/db/db_impl.h"
 
 namespace fenec {
 namespace {

@@ -3,8 +3,8 @@
 #include <filesystem>
 
 #include "fenec/database.h"
-#include "journal/reader.h"
-#include "test_util.h"
+#include "engine/src/journal/reader.h"
+#include "engine/src/base/testing.h"
 
 namespace fenec {
 namespace {
@@ -25,7 +25,7 @@ std::unique_ptr<Database> OpenDb(const std::string& dir, Options o = {}) {
 }
 
 TEST(Database, PutGetDeleteAndReopen) {
-  TempDir dir;
+  base::ScratchDir dir;
   DocId ann, bob;
   {
     auto db = OpenDb(dir.path());
@@ -60,7 +60,7 @@ TEST(Database, PutGetDeleteAndReopen) {
 }
 
 TEST(Database, RecoversFromJournalWithoutCheckpoint) {
-  TempDir dir;
+  base::ScratchDir dir;
   Options o;
   o.checkpoint_on_close = false;
   {
@@ -79,7 +79,7 @@ TEST(Database, RecoversFromJournalWithoutCheckpoint) {
 }
 
 TEST(Database, RejectsBadInput) {
-  TempDir dir;
+  base::ScratchDir dir;
   auto db = OpenDb(dir.path());
   EXPECT_EQ(db->CreateCollection("", PeopleSchema()).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(db->CreateCollection("x", Schema{}).status().code(), StatusCode::kInvalidArgument);
@@ -103,7 +103,7 @@ TEST(Database, RejectsBadInput) {
 }
 
 TEST(Database, MissingFolderWithoutCreateIsNotFound) {
-  TempDir dir;
+  base::ScratchDir dir;
   Options o;
   o.create_if_missing = false;
   auto db = Database::Open(dir.path() + "/nope", o);
@@ -111,7 +111,7 @@ TEST(Database, MissingFolderWithoutCreateIsNotFound) {
 }
 
 TEST(Database, ScanFilterLimitAndAggregates) {
-  TempDir dir;
+  base::ScratchDir dir;
   auto db = OpenDb(dir.path());
   auto c = db->CreateCollection("c", PeopleSchema());
   std::vector<Document> docs;
@@ -150,7 +150,7 @@ TEST(Database, ScanFilterLimitAndAggregates) {
 }
 
 TEST(Database, ContainsWithoutTextIndex) {
-  TempDir dir;
+  base::ScratchDir dir;
   auto db = OpenDb(dir.path());
   auto c = db->CreateCollection("notes", Schema{{Field::Text("body")}});
   ASSERT_TRUE(db->Put(*c, {Value("The quick brown Fox")}).ok());
@@ -160,9 +160,8 @@ TEST(Database, ContainsWithoutTextIndex) {
   EXPECT_EQ(db->Scan(*c, Filter().Where("body", CompareOp::kContains, "qui"), 0)->size(), 0u);
 }
 
-#ifdef FENEC_HAVE_INDEX
 TEST(Database, UniqueRejectsDuplicatesAndChangesNothing) {
-  TempDir dir;
+  base::ScratchDir dir;
   auto db = OpenDb(dir.path());
   auto c = db->CreateCollection("users", Schema{{Field::Text("email").Unique(), Field::Int("n")}});
   ASSERT_TRUE(c.ok()) << c.status().ToString();
@@ -191,7 +190,7 @@ TEST(Database, UniqueRejectsDuplicatesAndChangesNothing) {
 }
 
 TEST(Database, TextIndexAnswersContains) {
-  TempDir dir;
+  base::ScratchDir dir;
   auto db = OpenDb(dir.path());
   auto c = db->CreateCollection("docs", Schema{{Field::Text("body").TextIndexed(), Field::Int("n")}});
   ASSERT_TRUE(db->Put(*c, {Value("red apple pie"), Value(1)}).ok());
@@ -207,10 +206,9 @@ TEST(Database, TextIndexAnswersContains) {
   EXPECT_EQ(db->Scan(*c, Filter().Where("body", CompareOp::kContains, "red"), 0)->size(), 1u);
   EXPECT_TRUE(db->Check().ok());
 }
-#endif
 
 TEST(Database, CheckpointDeletesJournalsNoLongerNeeded) {
-  TempDir dir;
+  base::ScratchDir dir;
   Options o;
   o.journal_file_bytes = 8192;  // rotate often
   auto db = OpenDb(dir.path(), o);
@@ -233,7 +231,7 @@ TEST(Database, CheckpointDeletesJournalsNoLongerNeeded) {
 }
 
 TEST(Database, WriteBuffersHandOverInPieces) {
-  TempDir dir;
+  base::ScratchDir dir;
   Options o;
   o.write_buffer_bytes = 4096;
   o.handover_piece = 10;
@@ -251,7 +249,7 @@ TEST(Database, WriteBuffersHandOverInPieces) {
 }
 
 TEST(Database, PinnedReadSeesTheDatabaseAsItStood) {
-  TempDir dir;
+  base::ScratchDir dir;
   auto db = OpenDb(dir.path());
   auto c = db->CreateCollection("c", PeopleSchema());
   for (int i = 0; i < 50; ++i) ASSERT_TRUE(db->Put(*c, Person("p", i)).ok());

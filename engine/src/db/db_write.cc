@@ -5,12 +5,10 @@
 #include <mutex>
 #include <utility>
 
-#include "db/db_impl.h"
-#include "db/merger.h"
-#include "db/payload.h"
-#ifdef FENEC_HAVE_RING
+#include "engine/src/db/db_impl.h"
+#include "engine/src/db/merger.h"
+#include "engine/src/db/payload.h"
 #include "engine/src/ring/global_ring.h"
-#endif
 
 namespace fenec {
 namespace {
@@ -143,7 +141,6 @@ Status DbImpl::WriteSealed(const BufferList& sealed, bool under_lock) {
 }
 
 Status DbImpl::FlushBuffer(const std::shared_ptr<WriteBuffer>& buf) {
-#ifdef FENEC_HAVE_RING
   // IO-6/JR-3: handed to the process's one ring, written at BE/7 behind the
   // journal's writes; the committer goes on. The buffer stays readable in
   // memory until the ring's completion marks it written (then handover).
@@ -167,7 +164,6 @@ Status DbImpl::FlushBuffer(const std::shared_ptr<WriteBuffer>& buf) {
         });
     return Status::OK();
   }
-#endif
   return rows_->Write(storage_.get(), buf.get());
 }
 
@@ -306,7 +302,6 @@ Result<CollectionId> DbImpl::CreateCollection(const std::string& name, const Sch
   for (unsigned char ch : name)
     if (ch < 0x20) return Status::InvalidArgument("a collection name has no control characters");
   if (Status s = schema.Validate(); !s.ok()) return s;
-  if (Status s = FieldIndexes::Supported(schema); !s.ok()) return s;
   uint64_t lsn = 0;
   uint32_t id = 0;
   {

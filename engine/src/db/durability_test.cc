@@ -7,6 +7,7 @@
 // later commit and drops an earlier one.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,9 +20,9 @@
 #include <thread>
 
 #include "fenec/database.h"
-#include "io/fault_env.h"
-#include "db/crash_log.h"
-#include "test_util.h"
+#include "engine/src/io/fault_env.h"
+#include "engine/src/db/crash_log.h"
+#include "engine/src/base/testing.h"
 
 namespace fenec {
 namespace {
@@ -59,9 +60,9 @@ namespace {
 }
 
 TEST(Durability, KillNineLosesNoAcknowledgedWrite) {
-  const uint64_t seed = TestSeed();
+  const uint64_t seed = base::TestSeed();
   std::mt19937_64 rng(seed);
-  TempDir dir;
+  base::ScratchDir dir;
   std::string path = dir.path() + "/db";
   constexpr int kRounds = 5, kWriters = 4;
   std::vector<Ack> acks;
@@ -138,10 +139,10 @@ std::vector<Ack> WriteUntilCrash(FaultEnv* env, const std::string& path, Options
 }
 
 TEST(Durability, PowerLossKeepsEveryAcknowledgedCommit) {
-  const uint64_t seed = TestSeed();
+  const uint64_t seed = base::TestSeed();
   std::mt19937_64 rng(seed);
   for (int round = 0; round < 6; ++round) {
-    TempDir dir;
+    base::ScratchDir dir;
     std::string path = dir.path() + "/db";
     FaultEnv env;
     std::vector<Ack> all;
@@ -165,9 +166,9 @@ TEST(Durability, PowerLossKeepsEveryAcknowledgedCommit) {
 }
 
 TEST(Durability, BufferedModeKeepsEverythingSynced) {
-  const uint64_t seed = TestSeed();
+  const uint64_t seed = base::TestSeed();
   std::mt19937_64 rng(seed);
-  TempDir dir;
+  base::ScratchDir dir;
   std::string path = dir.path() + "/db";
   FaultEnv env;
   Options o;
@@ -194,7 +195,7 @@ TEST(Durability, BufferedModeKeepsEverythingSynced) {
 // --- EIO and ENOSPC: fail-stop ------------------------------------------------
 
 void FailStopRound(FaultOp op, int err, const std::string& path_part, uint64_t nth) {
-  TempDir dir;
+  base::ScratchDir dir;
   std::string path = dir.path() + "/db";
   FaultEnv env;
   Options o;

@@ -1,6 +1,6 @@
-#include "db/field_index.h"
+#include "engine/src/db/field_index.h"
 
-#include "db/filter.h"
+#include "engine/src/db/filter.h"
 
 #include <fmt/format.h>
 
@@ -8,26 +8,13 @@
 
 namespace fenec {
 
-Status FieldIndexes::Supported(const Schema& schema) {
-#ifndef FENEC_HAVE_INDEX
-  for (const Field& f : schema.fields)
-    if (f.unique || f.text_indexed)
-      return Status::NotSupported(fmt::format("field '{}': built without engine/src/index (@unique/@text)", f.name));
-#else
-  (void)schema;
-#endif
-  return Status::OK();
-}
-
 FieldIndexes::FieldIndexes(const Schema& schema) : schema_(schema) {
   for (size_t i = 0; i < schema.fields.size(); ++i) {
     if (schema.fields[i].unique) unique_fields_.push_back(static_cast<int>(i));
     if (schema.fields[i].text_indexed) text_fields_.push_back(static_cast<int>(i));
   }
-#ifdef FENEC_HAVE_INDEX
   for (size_t k = 0; k < unique_fields_.size(); ++k) unique_.push_back(std::make_unique<index::UniqueIndex>());
   for (size_t k = 0; k < text_fields_.size(); ++k) text_.push_back(std::make_unique<index::TextIndex>());
-#endif
 }
 
 FieldIndexes::~FieldIndexes() = default;
@@ -45,7 +32,6 @@ std::string FieldIndexes::BranchValue(const Field& field, bool text, const Field
   return std::string(ref.text);
 }
 
-#ifdef FENEC_HAVE_INDEX
 
 void FieldIndexes::Prepare(const std::vector<std::vector<FieldRef>>& rows, uint64_t first_id,
                            PreparedIndexes* out) const {
@@ -152,21 +138,5 @@ Status FieldIndexes::Verify(const std::vector<std::pair<uint64_t, std::vector<Fi
   return Status::OK();
 }
 
-#else  // built without engine/src/index: no indexed fields exist (Supported refused them)
-
-void FieldIndexes::Prepare(const std::vector<std::vector<FieldRef>>&, uint64_t first_id, PreparedIndexes* out) const {
-  out->first_id = first_id;
-}
-Status FieldIndexes::Check(const PreparedIndexes&) const { return Status::OK(); }
-void FieldIndexes::Apply(const PreparedIndexes&) {}
-void FieldIndexes::Erase(uint64_t, const std::vector<FieldRef>&) {}
-std::optional<uint64_t> FieldIndexes::FindUnique(int, const Value&) const { return std::nullopt; }
-std::vector<uint64_t> FieldIndexes::TextQuery(int, const std::string&) const { return {}; }
-Status FieldIndexes::Verify(const std::vector<std::pair<uint64_t, std::vector<FieldRef>>>&) const {
-  return Status::OK();
-}
-Status FieldIndexes::AddEntry(BranchField, uint64_t, std::string_view) { return Status::OK(); }
-
-#endif
 
 }  // namespace fenec

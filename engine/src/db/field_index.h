@@ -1,15 +1,11 @@
-// FieldIndexes: a collection's @unique and @text indexes (engine/src/index,
-// the growth engineer's UniqueIndex and TextIndex), and what the write path
-// asks of them.
+// FieldIndexes: a collection's @unique and @text indexes (engine/src/index's
+// UniqueIndex and TextIndex), and what the write path asks of them.
 //
 // Keys are copied, hashed and tokenized when a batch is prepared - outside
 // the write lock in the default arm (CC-3) - so the locked part only
 // probes, checks and inserts. A batch's uniqueness is all or nothing: every
 // @unique field is checked (against the stored rows and within the batch)
 // before any index changes.
-//
-// Built without engine/src/index (FENEC_HAVE_INDEX undefined), a schema
-// with @unique or @text is refused with kNotSupported.
 #pragma once
 
 #include <cstdint>
@@ -18,28 +14,23 @@
 #include <string>
 #include <vector>
 
-#include "db/row.h"
+#include "engine/src/db/row.h"
 #include "fenec/schema.h"
 
-#ifdef FENEC_HAVE_INDEX
 #include "engine/src/index/text_index.h"
 #include "engine/src/index/unique_index.h"
-#endif
 
 namespace fenec {
 
 // A batch's index changes, prepared before the lock.
 struct PreparedIndexes {
-#ifdef FENEC_HAVE_INDEX
   std::vector<index::UniqueBatch> unique;           // per @unique field (FieldIndexes order)
   std::vector<std::vector<index::TextDoc>> text;    // per @text field, per row
-#endif
   uint64_t first_id = 0;
 };
 
 class FieldIndexes {
  public:
-  static Status Supported(const Schema& schema);
   explicit FieldIndexes(const Schema& schema);
   ~FieldIndexes();
   bool empty() const { return unique_fields_.empty() && text_fields_.empty(); }
@@ -78,10 +69,8 @@ class FieldIndexes {
  private:
   const Schema& schema_;
   std::vector<int> unique_fields_, text_fields_;  // schema indexes
-#ifdef FENEC_HAVE_INDEX
   std::vector<std::unique_ptr<index::UniqueIndex>> unique_;
   std::vector<std::unique_ptr<index::TextIndex>> text_;
-#endif
 };
 
 }  // namespace fenec

@@ -1,4 +1,4 @@
-#include "db/filter.h"
+#include "engine/src/db/filter.h"
 
 #include <fmt/format.h>
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "db/row.h"
+#include "engine/src/db/row.h"
 #include "fenec/schema.h"
 
 namespace fenec {

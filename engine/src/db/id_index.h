@@ -24,7 +24,7 @@
 #include <new>
 #include <vector>
 
-#include "db/row_store.h"
+#include "engine/src/db/row_store.h"
 
 namespace fenec {
 

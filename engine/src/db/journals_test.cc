@@ -7,19 +7,20 @@
 // its own folder, hold every acknowledged put; a copied folder and a lone
 // branch recover; a branch that is gone leaves the root's recovery alone.
 #include <gtest/gtest.h>
+#include <fmt/format.h>
+#include <random>
 
 #include <atomic>
 #include <filesystem>
 #include <mutex>
 #include <thread>
 
-#include "db/branch.h"
-#include "db/row.h"
+#include "engine/src/db/branch.h"
+#include "engine/src/db/row.h"
 #include "fenec/database.h"
-#include "io/fault_env.h"
-#include "test_util.h"
+#include "engine/src/io/fault_env.h"
+#include "engine/src/base/testing.h"
 
-#ifdef FENEC_HAVE_INDEX
 namespace fenec {
 namespace {
 
@@ -56,7 +57,7 @@ Delta Since(const EnvCounters& a, const EnvCounters& b) { return {b.writes - a.w
 
 // One put after a warm-up one (which makes the links): what reached the disk.
 Delta OnePut(Journals mode, Stats* stats) {
-  TempDir dir;
+  base::ScratchDir dir;
   Env* env = Env::Default();
   auto db = Database::Open(dir.path(), Opts(env, mode));
   EXPECT_TRUE(db.ok()) << db.status().ToString();
@@ -109,7 +110,7 @@ class NoLinkEnv final : public Env {
 };
 
 TEST(Journals, WithoutHardLinksFallsBackToSeparate) {
-  TempDir dir;
+  base::ScratchDir dir;
   NoLinkEnv env;
   auto db = Database::Open(dir.path(), Opts(&env, Journals::kShared));
   ASSERT_TRUE(db.ok());
@@ -165,10 +166,10 @@ void VerifyBranchesAlone(Env* env, const std::string& root, const std::vector<st
 }
 
 TEST(Journals, SharedCrashRecoversRootAndEveryBranch) {
-  const uint64_t seed = TestSeed();
+  const uint64_t seed = base::TestSeed();
   std::mt19937_64 rng(seed);
   for (int round = 0; round < 4; ++round) {
-    TempDir dir;
+    base::ScratchDir dir;
     FaultEnv env;
     std::vector<std::pair<uint64_t, int64_t>> acks;
     {
@@ -204,7 +205,7 @@ TEST(Journals, SharedCrashRecoversRootAndEveryBranch) {
 }
 
 TEST(Journals, CopiedFolderAndLoneBranchRecover) {
-  TempDir dir;
+  base::ScratchDir dir;
   const std::string a = dir.path() + "/a", b = dir.path() + "/b";
   std::vector<std::pair<uint64_t, int64_t>> acks;
   {
@@ -243,7 +244,7 @@ TEST(Journals, CopiedFolderAndLoneBranchRecover) {
 // Each storage drops its own names for files its checkpoint covers, with no
 // coordination: the shared file goes when its last name does.
 TEST(Journals, CheckpointsDropOldLinksStorageByStorage) {
-  TempDir dir;
+  base::ScratchDir dir;
   auto db = Database::Open(dir.path(), Opts(Env::Default(), Journals::kShared));
   ASSERT_TRUE(db.ok());
   auto c = (*db)->CreateCollection("c", EightIndexes());
@@ -268,7 +269,7 @@ TEST(Journals, CheckpointsDropOldLinksStorageByStorage) {
 }
 
 TEST(Journals, GoneBranchLeavesRootRecoveryAlone) {
-  TempDir dir;
+  base::ScratchDir dir;
   std::vector<std::pair<uint64_t, int64_t>> acks;
   Options o = Opts(Env::Default(), Journals::kShared);
   o.checkpoint_on_close = false;
@@ -291,4 +292,3 @@ TEST(Journals, GoneBranchLeavesRootRecoveryAlone) {
 
 }  // namespace
 }  // namespace fenec
-#endif

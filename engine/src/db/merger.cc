@@ -1,7 +1,7 @@
-#include "db/merger.h"
+#include "engine/src/db/merger.h"
 
-#include "db/db_impl.h"
-#include "journal/group_commit.h"
+#include "engine/src/db/db_impl.h"
+#include "engine/src/journal/group_commit.h"
 
 namespace fenec {
 namespace {

@@ -6,6 +6,7 @@
 // Counts and outcomes only, never times. Randomized tests log their seed and
 // take FENEC_SEED.
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 
 #include <atomic>
 #include <map>
@@ -13,13 +14,13 @@
 #include <random>
 #include <thread>
 
-#include "db/db_impl.h"
-#include "db/merger.h"
+#include "engine/src/db/db_impl.h"
+#include "engine/src/db/merger.h"
 #include "fenec/database.h"
-#include "io/fault_env.h"
-#include "io/slow_env.h"
-#include "db/crash_log.h"
-#include "test_util.h"
+#include "engine/src/io/fault_env.h"
+#include "engine/src/io/slow_env.h"
+#include "engine/src/db/crash_log.h"
+#include "engine/src/base/testing.h"
 
 namespace fenec {
 namespace {
@@ -60,10 +61,10 @@ std::vector<Ack> WriteUntilCrash(FaultEnv* env, const std::string& path, Options
 }
 
 TEST_P(MergerModes, PowerLossKeepsEveryAcknowledgedPut) {
-  const uint64_t seed = TestSeed();
+  const uint64_t seed = base::TestSeed();
   std::mt19937_64 rng(seed);
   for (int round = 0; round < 3; ++round) {
-    TempDir dir;
+    base::ScratchDir dir;
     std::string path = dir.path() + "/db";
     FaultEnv env;
     // A slow fsync keeps commits in flight when the power goes: with
@@ -95,9 +96,9 @@ TEST_P(MergerModes, PowerLossKeepsEveryAcknowledgedPut) {
 // --- acknowledged only once durable, by count ----------------------------------
 
 TEST_P(MergerModes, NoPutIsAcknowledgedBeforeItsLsnIsDurable) {
-  const uint64_t seed = TestSeed();
+  const uint64_t seed = base::TestSeed();
   std::mt19937_64 rng(seed);
-  TempDir dir;
+  base::ScratchDir dir;
   SlowSyncEnv env(Env::Default(), static_cast<uint32_t>(200 + rng() % 300));
   Options o;
   o.env = &env;
@@ -142,9 +143,9 @@ TEST_P(MergerModes, NoPutIsAcknowledgedBeforeItsLsnIsDurable) {
 // --- fail-stop fails the whole batch, and every later put ---------------------
 
 TEST_P(MergerModes, FailedJournalFsyncFailsTheBatchAndStops) {
-  const uint64_t seed = TestSeed();
+  const uint64_t seed = base::TestSeed();
   std::mt19937_64 rng(seed);
-  TempDir dir;
+  base::ScratchDir dir;
   FaultEnv env;
   Options o;
   o.env = &env;
@@ -192,7 +193,7 @@ INSTANTIATE_TEST_SUITE_P(Completion, MergerModes,
 // itself (no async completion), kMergerAsync hands every batch over.
 TEST(Merger, OneWriterBatchCountsPerCompletion) {
   for (Completion mode : {Completion::kMergerSync, Completion::kMergerAsync}) {
-    TempDir dir;
+    base::ScratchDir dir;
     Options o;
     o.completion = mode;
     auto db = Database::Open(dir.path(), o);
@@ -215,7 +216,7 @@ TEST(Merger, OneWriterBatchCountsPerCompletion) {
 
 TEST(Merger, ManyWritersAreMergedAndEveryPutCounted) {
   for (Completion mode : {Completion::kMergerSync, Completion::kMergerAsync}) {
-    TempDir dir;
+    base::ScratchDir dir;
     SlowSyncEnv env(Env::Default(), 1000);  // a 1 ms disk: puts queue up behind each commit
     Options o;
     o.env = &env;
@@ -254,7 +255,7 @@ TEST(Merger, UniqueClashInAMergedBatchFailsOnlyThatPut) {
   Schema users{{Field::Text("email").Unique(), Field::Int("n")}};
   bool merged = false;
   for (int attempt = 0; attempt < 5 && !merged; ++attempt) {
-    TempDir dir;
+    base::ScratchDir dir;
     SlowSyncEnv env(Env::Default(), 0);
     Options o;
     o.env = &env;
@@ -293,7 +294,7 @@ TEST(Merger, UniqueClashInAMergedBatchFailsOnlyThatPut) {
 // --- SlowSyncEnv ----------------------------------------------------------------
 
 TEST(SlowSyncEnv, DelaysEachFileSyncOnceAndNothingElse) {
-  TempDir dir;
+  base::ScratchDir dir;
   SlowSyncEnv env(Env::Default(), 50);
   const EnvCounters before = env.counters();
   std::unique_ptr<File> f;
@@ -319,7 +320,7 @@ TEST(SlowSyncEnv, DelaysEachFileSyncOnceAndNothingElse) {
 }
 
 TEST(SlowSyncEnv, UnderADatabaseEveryFsyncIsDelayed) {
-  TempDir dir;
+  base::ScratchDir dir;
   SlowSyncEnv env(Env::Default(), 100);
   Options o;
   o.env = &env;

@@ -1,6 +1,6 @@
-#include "db/payload.h"
+#include "engine/src/db/payload.h"
 
-#include "db/row.h"
+#include "engine/src/db/row.h"
 
 namespace fenec {
 

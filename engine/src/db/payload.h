@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "db/coding.h"
+#include "engine/src/db/coding.h"
 #include "fenec/schema.h"
 
 namespace fenec {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fenec/database.h"
-#include "test_util.h"
+#include "engine/src/base/testing.h"
 
 namespace fenec {
 namespace {
@@ -42,7 +42,7 @@ Options NoHandover() {
 }
 
 TEST(Pin, SharesEveryChunkAndCopiesNone) {
-  TempDir dir;
+  base::ScratchDir dir;
   auto db = OpenDb(dir.path(), NoHandover());
   auto c = db->CreateCollection("c", RowSchema());
   const int64_t n = 150000;  // ids 1..n: n + 1 entries
@@ -60,7 +60,7 @@ TEST(Pin, SharesEveryChunkAndCopiesNone) {
 }
 
 TEST(Pin, AWriteAfterAPinCopiesExactlyOneChunk) {
-  TempDir dir;
+  base::ScratchDir dir;
   auto db = OpenDb(dir.path(), NoHandover());
   auto c = db->CreateCollection("c", RowSchema());
   const int64_t n = 150000;
@@ -103,7 +103,7 @@ TEST(Pin, AWriteAfterAPinCopiesExactlyOneChunk) {
 TEST(Pin, SharedChunksStayRightThroughHandovers) {
   // Small buffers: every few writes seal one, and the handover rewrites
   // entries all over the recent chunks while the pin holds them.
-  TempDir dir;
+  base::ScratchDir dir;
   Options o;
   o.durability = Durability::kBuffered;
   o.write_buffer_bytes = 4096;
@@ -127,7 +127,7 @@ TEST(Pin, SharedChunksStayRightThroughHandovers) {
 }
 
 TEST(LockStats, RecoveryIsNotAWriteLockHold) {
-  TempDir dir;
+  base::ScratchDir dir;
   Options o;
   o.checkpoint_on_close = false;  // the reopen replays the journal under the write lock
   {
@@ -147,7 +147,7 @@ TEST(LockStats, RecoveryIsNotAWriteLockHold) {
 
 TEST(LockStats, ProbeReadsCpuOnlyWhenAsked) {
   for (bool probe : {false, true}) {
-    TempDir dir;
+    base::ScratchDir dir;
     Options o;
     o.durability = Durability::kBuffered;
     o.probe_lock_holds = probe;
@@ -166,7 +166,7 @@ TEST(LockStats, ProbeReadsCpuOnlyWhenAsked) {
 }
 
 TEST(LockStats, WriteBuffersAreFaultedInOutsideTheLock) {
-  TempDir dir;
+  base::ScratchDir dir;
   Options o;
   o.write_buffer_bytes = 4096;
   auto db = OpenDb(dir.path(), o);

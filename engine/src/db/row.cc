@@ -1,4 +1,4 @@
-#include "db/row.h"
+#include "engine/src/db/row.h"
 
 #include <bit>
 #include <cstring>

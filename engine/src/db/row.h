@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "db/coding.h"
+#include "engine/src/db/coding.h"
 #include "fenec/schema.h"
 #include "fenec/value.h"
 

@@ -1,9 +1,9 @@
-#include "db/row_store.h"
+#include "engine/src/db/row_store.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "storage/storage.h"
+#include "engine/src/storage/storage.h"
 
 namespace fenec {
 

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "engine/src/index/growing_map.h"
-#include "engine/src/index/test_seed.h"
+#include "engine/src/base/seed.h"
 
 namespace fenec::index {
 namespace {
@@ -55,7 +55,7 @@ TEST(Tokenize, LowercasesSplitsAndKeepsUtf8) {
 
 TEST(TextIndex, QueriesEqualModelUnderRandomInsertsAndErases) {
   for (Arm arm : {Arm::kSharded, Arm::kNaive}) {
-    uint64_t seed = testing::test_seed(arm == Arm::kSharded ? "TextModel/sharded" : "TextModel/naive");
+    uint64_t seed = base::SeedFromEnv(arm == Arm::kSharded ? "TextModel/sharded" : "TextModel/naive");
     std::mt19937_64 rng(seed);
     TextIndex idx(arm);
     Model model;
@@ -134,7 +134,7 @@ TEST(TextIndex, ShardedTermGrowthBoundedNaiveWhole) {
 }
 
 TEST(TextIndex, RebuildEqualsIncrementalAndEraseFreesEverything) {
-  uint64_t seed = testing::test_seed("TextRebuild");
+  uint64_t seed = base::SeedFromEnv("TextRebuild");
   std::mt19937_64 rng(seed);
   std::vector<std::string> texts;
   for (int i = 0; i < 20000; ++i) {

@@ -12,7 +12,7 @@
 
 #include "engine/src/index/growing_map.h"
 #include "engine/src/index/hash_table.h"
-#include "engine/src/index/test_seed.h"
+#include "engine/src/base/seed.h"
 
 namespace fenec::index {
 namespace {
@@ -137,7 +137,7 @@ TEST(UniqueIndex, NaiveDoublingMovesTheWholeTable) {
 
 TEST(UniqueIndex, RandomMixEqualsModel) {
   for (Arm arm : {Arm::kSharded, Arm::kNaive}) {
-    uint64_t seed = testing::test_seed(arm == Arm::kSharded ? "RandomMixEqualsModel/sharded"
+    uint64_t seed = base::SeedFromEnv(arm == Arm::kSharded ? "RandomMixEqualsModel/sharded"
                                                             : "RandomMixEqualsModel/naive");
     std::mt19937_64 rng(seed);
     UniqueIndex idx(arm);
@@ -255,7 +255,7 @@ TEST(UniqueIndex, BatchHashesOnceOutsideTheIndex) {
 }
 
 TEST(UniqueIndex, RebuildEqualsIncrementalAndDoesNotGrow) {
-  uint64_t seed = testing::test_seed("RebuildEqualsIncrementalAndDoesNotGrow");
+  uint64_t seed = base::SeedFromEnv("RebuildEqualsIncrementalAndDoesNotGrow");
   std::mt19937_64 rng(seed);
   for (uint64_t n : {0ul, 5ul, 114688ul, 200000ul}) {
     for (Arm arm : {Arm::kSharded, Arm::kNaive}) {

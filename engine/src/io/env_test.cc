@@ -6,8 +6,8 @@
 #include <string>
 
 #include "fenec/env.h"
-#include "io/fault_env.h"
-#include "test_util.h"
+#include "engine/src/io/fault_env.h"
+#include "engine/src/base/testing.h"
 
 namespace fenec {
 namespace {
@@ -27,7 +27,7 @@ std::vector<uint8_t> ReadAll(Env* env, const std::string& path) {
 }
 
 TEST(PosixEnv, CountsWritesAndSyncs) {
-  TempDir dir;
+  base::ScratchDir dir;
   Env* env = Env::Default();
   EnvCounters before = env->counters();
   std::unique_ptr<File> f;
@@ -58,7 +58,7 @@ TEST(PosixEnv, ErrorsCarryOpPathAndErrno) {
 }
 
 TEST(PosixEnv, MapSeesLaterWrites) {
-  TempDir dir;
+  base::ScratchDir dir;
   Env* env = Env::Default();
   std::unique_ptr<File> f;
   ASSERT_TRUE(env->Open(dir.path() + "/m", OpenMode::kCreate, &f).ok());
@@ -71,7 +71,7 @@ TEST(PosixEnv, MapSeesLaterWrites) {
 }
 
 TEST(FaultEnv, DropAllRestoresLastSyncedState) {
-  TempDir dir;
+  base::ScratchDir dir;
   FaultEnv env;
   std::string path = dir.path() + "/f";
   std::unique_ptr<File> f;
@@ -91,7 +91,7 @@ TEST(FaultEnv, DropAllRestoresLastSyncedState) {
 }
 
 TEST(FaultEnv, KeepAllKeepsEverything) {
-  TempDir dir;
+  base::ScratchDir dir;
   FaultEnv env;
   std::string path = dir.path() + "/f";
   std::unique_ptr<File> f;
@@ -105,8 +105,8 @@ TEST(FaultEnv, KeepAllKeepsEverything) {
 }
 
 TEST(FaultEnv, MixedCrashTouchesOnlyUnsyncedSectors) {
-  uint64_t seed = TestSeed();
-  TempDir dir;
+  uint64_t seed = base::TestSeed();
+  base::ScratchDir dir;
   FaultEnv env;
   std::string path = dir.path() + "/f";
   std::unique_ptr<File> f;
@@ -125,7 +125,7 @@ TEST(FaultEnv, MixedCrashTouchesOnlyUnsyncedSectors) {
 }
 
 TEST(FaultEnv, UnsyncedCreateMayVanishSyncedDirKeepsIt) {
-  TempDir dir;
+  base::ScratchDir dir;
   FaultEnv env;
   std::unique_ptr<File> a, b;
   ASSERT_TRUE(env.Open(dir.path() + "/kept", OpenMode::kCreate, &a).ok());
@@ -141,7 +141,7 @@ TEST(FaultEnv, UnsyncedCreateMayVanishSyncedDirKeepsIt) {
 }
 
 TEST(FaultEnv, FailNthFiresOnceOrSticky) {
-  TempDir dir;
+  base::ScratchDir dir;
   FaultEnv env;
   std::unique_ptr<File> f;
   ASSERT_TRUE(env.Open(dir.path() + "/f", OpenMode::kCreate, &f).ok());
@@ -158,7 +158,7 @@ TEST(FaultEnv, FailNthFiresOnceOrSticky) {
 }
 
 TEST(FaultEnv, CrashRefusesWrites) {
-  TempDir dir;
+  base::ScratchDir dir;
   FaultEnv env;
   std::unique_ptr<File> f;
   ASSERT_TRUE(env.Open(dir.path() + "/f", OpenMode::kCreate, &f).ok());

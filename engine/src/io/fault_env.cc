@@ -1,4 +1,4 @@
-#include "io/fault_env.h"
+#include "engine/src/io/fault_env.h"
 
 #include <cerrno>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "io/posix_env.h"
+#include "engine/src/io/posix_env.h"
 
 #include <dirent.h>
 #include <fcntl.h>

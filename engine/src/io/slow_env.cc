@@ -1,4 +1,4 @@
-#include "io/slow_env.h"
+#include "engine/src/io/slow_env.h"
 
 #include <chrono>
 #include <thread>

@@ -1,4 +1,4 @@
-#include "journal/format.h"
+#include "engine/src/journal/format.h"
 
 #define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack: no allocation per record
 #include <xxhash.h>

@@ -1,8 +1,8 @@
-#include "journal/group_commit.h"
+#include "engine/src/journal/group_commit.h"
 
 #include <chrono>
 
-#include "journal/format.h"
+#include "engine/src/journal/format.h"
 
 namespace fenec::journal {
 namespace {

@@ -49,8 +49,8 @@
 #include <thread>
 #include <vector>
 
-#include "io/fail_stop.h"
-#include "journal/writer.h"
+#include "engine/src/io/fail_stop.h"
+#include "engine/src/journal/writer.h"
 
 namespace fenec::journal {
 

@@ -1,15 +1,16 @@
-#include "journal/group_commit.h"
+#include "engine/src/journal/group_commit.h"
 
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 
 #include <cerrno>
 #include <mutex>
 #include <thread>
 #include <vector>
 
-#include "io/fault_env.h"
-#include "journal/reader.h"
-#include "test_util.h"
+#include "engine/src/io/fault_env.h"
+#include "engine/src/journal/reader.h"
+#include "engine/src/base/testing.h"
 
 namespace fenec::journal {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 constexpr uint64_t kStorage = 42;
 
 struct Rig {
-  TempDir dir;
+  base::ScratchDir dir;
   FaultEnv env;
   FailStop fail;
   JournalWriter writer{&env, dir.path(), 64 << 20};

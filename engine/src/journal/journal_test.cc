@@ -3,11 +3,11 @@
 #include <string>
 #include <vector>
 
-#include "io/fault_env.h"
-#include "journal/format.h"
-#include "journal/reader.h"
-#include "journal/writer.h"
-#include "test_util.h"
+#include "engine/src/io/fault_env.h"
+#include "engine/src/journal/format.h"
+#include "engine/src/journal/reader.h"
+#include "engine/src/journal/writer.h"
+#include "engine/src/base/testing.h"
 
 namespace fenec::journal {
 namespace {
@@ -99,7 +99,7 @@ TEST(JournalFormat, RoundTripAndNames) {
 }
 
 TEST(JournalReplay, AllRecordsInOrder) {
-  TempDir dir;
+  base::ScratchDir dir;
   WriteRecords(Env::Default(), dir.path(), 1, 100);
   Replayed r = Replay(Env::Default(), dir.path());
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
@@ -109,7 +109,7 @@ TEST(JournalReplay, AllRecordsInOrder) {
 }
 
 TEST(JournalReplay, SkipsRecordsTheCheckpointCovers) {
-  TempDir dir;
+  base::ScratchDir dir;
   WriteRecords(Env::Default(), dir.path(), 1, 50);
   Replayed r = Replay(Env::Default(), dir.path(), 30);
   EXPECT_EQ(r.lsns, Range(31, 50));
@@ -117,7 +117,7 @@ TEST(JournalReplay, SkipsRecordsTheCheckpointCovers) {
 }
 
 TEST(JournalReplay, TornLastRecordStopsThere) {
-  TempDir dir;
+  base::ScratchDir dir;
   WriteRecords(Env::Default(), dir.path(), 1, 20);
   std::string path = dir.path() + "/" + JournalFileName(1);
   TruncateBy(path, 5);  // the last record's payload loses its end
@@ -129,7 +129,7 @@ TEST(JournalReplay, TornLastRecordStopsThere) {
 }
 
 TEST(JournalReplay, TornHeaderStopsThere) {
-  TempDir dir;
+  base::ScratchDir dir;
   WriteRecords(Env::Default(), dir.path(), 1, 20);
   TruncateBy(dir.path() + "/" + JournalFileName(1), Payload(20).size() + 10);
   Replayed r = Replay(Env::Default(), dir.path());
@@ -138,7 +138,7 @@ TEST(JournalReplay, TornHeaderStopsThere) {
 }
 
 TEST(JournalReplay, BadLengthStopsThere) {
-  TempDir dir;
+  base::ScratchDir dir;
   WriteRecords(Env::Default(), dir.path(), 1, 20);
   std::vector<uint8_t> huge(4);
   PutU32(huge.data(), 0xfffffff0u);
@@ -149,7 +149,7 @@ TEST(JournalReplay, BadLengthStopsThere) {
 }
 
 TEST(JournalReplay, BadChecksumStopsThere) {
-  TempDir dir;
+  base::ScratchDir dir;
   WriteRecords(Env::Default(), dir.path(), 1, 20);
   Patch(dir.path() + "/" + JournalFileName(1), static_cast<int64_t>(OffsetOf(15) + kHeaderSize + 2), {'?'});
   Replayed r = Replay(Env::Default(), dir.path());
@@ -158,7 +158,7 @@ TEST(JournalReplay, BadChecksumStopsThere) {
 }
 
 TEST(JournalReplay, ZeroedTailIsBadMagic) {
-  TempDir dir;
+  base::ScratchDir dir;
   WriteRecords(Env::Default(), dir.path(), 1, 5);
   Patch(dir.path() + "/" + JournalFileName(1), static_cast<int64_t>(OffsetOf(6)), std::vector<uint8_t>(4096, 0));
   Replayed r = Replay(Env::Default(), dir.path());
@@ -167,7 +167,7 @@ TEST(JournalReplay, ZeroedTailIsBadMagic) {
 }
 
 TEST(JournalReplay, RotationAndTornFileFollowedByItsSuccessor) {
-  TempDir dir;
+  base::ScratchDir dir;
   Env* env = Env::Default();
   {
     JournalWriter w(env, dir.path(), 600);  // small files: several rotations
@@ -199,7 +199,7 @@ TEST(JournalReplay, RotationAndTornFileFollowedByItsSuccessor) {
 }
 
 TEST(JournalReplay, GapEndsRecovery) {
-  TempDir dir;
+  base::ScratchDir dir;
   Env* env = Env::Default();
   WriteRecords(env, dir.path(), 1, 10);
   JournalWriter w(env, dir.path(), 1 << 20);
@@ -211,16 +211,16 @@ TEST(JournalReplay, GapEndsRecovery) {
 }
 
 TEST(JournalReplay, MissingStartIsCorruption) {
-  TempDir dir;
+  base::ScratchDir dir;
   WriteRecords(Env::Default(), dir.path(), 20, 25);
   Replayed r = Replay(Env::Default(), dir.path(), 10);
   EXPECT_EQ(r.status.code(), StatusCode::kCorruption);
 }
 
 TEST(JournalReplay, PowerLossKeepsAPrefixOfSyncedRecords) {
-  uint64_t seed = TestSeed();
+  uint64_t seed = base::TestSeed();
   for (int round = 0; round < 20; ++round) {
-    TempDir dir;
+    base::ScratchDir dir;
     FaultEnv env;
     JournalWriter w(&env, dir.path(), 1 << 20);
     ASSERT_TRUE(w.Start(1).ok());

@@ -1,4 +1,4 @@
-#include "journal/reader.h"
+#include "engine/src/journal/reader.h"
 
 #include <fmt/format.h>
 

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "fenec/env.h"
-#include "journal/format.h"
+#include "engine/src/journal/format.h"
 
 namespace fenec::journal {
 

@@ -1,6 +1,6 @@
-#include "journal/writer.h"
+#include "engine/src/journal/writer.h"
 
-#include "journal/format.h"
+#include "engine/src/journal/format.h"
 
 namespace fenec::journal {
 

@@ -9,14 +9,14 @@
 // Options::long_reads says, so the one answer is one consistent view either
 // way, and RC-1's arms (recon-pinned vs recon-locked) measure the engine's
 // choice rather than ours.
-#include "query/aggregate.h"
+#include "engine/src/query/aggregate.h"
 
 #include <algorithm>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
-#include "query/json_out.h"
+#include "engine/src/query/json_out.h"
 
 namespace fenec::query {
 namespace {

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "fenec/database.h"
-#include "query/execute.h"
-#include "query/plan.h"
+#include "engine/src/query/execute.h"
+#include "engine/src/query/plan.h"
 
 namespace fenec::query {
 

@@ -1,4 +1,4 @@
-#include "query/bind.h"
+#include "engine/src/query/bind.h"
 
 #include <cctype>
 #include <charconv>

@@ -14,7 +14,7 @@
 #include <simdjson.h>
 
 #include "fenec/schema.h"
-#include "query/plan.h"
+#include "engine/src/query/plan.h"
 
 namespace fenec::query {
 

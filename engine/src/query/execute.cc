@@ -1,9 +1,9 @@
-#include "query/execute.h"
+#include "engine/src/query/execute.h"
 
 #include <fmt/format.h>
 
-#include "query/aggregate.h"
-#include "query/json_out.h"
+#include "engine/src/query/aggregate.h"
+#include "engine/src/query/json_out.h"
 
 namespace fenec::query {
 

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "fenec/database.h"
-#include "query/bind.h"
-#include "query/plan.h"
+#include "engine/src/query/bind.h"
+#include "engine/src/query/plan.h"
 
 namespace fenec::query {
 

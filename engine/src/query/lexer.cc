@@ -1,4 +1,4 @@
-#include "query/lexer.h"
+#include "engine/src/query/lexer.h"
 
 #include <cctype>
 #include <cstdint>

@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "query/json_out.h"
-#include "query/lexer.h"
-#include "query/statement.h"
+#include "engine/src/query/json_out.h"
+#include "engine/src/query/lexer.h"
+#include "engine/src/query/statement.h"
 
 namespace fenec::query {
 

@@ -1,8 +1,8 @@
 // The parser: each statement's shape, and each error's position and words.
 #include <gtest/gtest.h>
 
-#include "query/lexer.h"
-#include "query/statement.h"
+#include "engine/src/query/lexer.h"
+#include "engine/src/query/statement.h"
 
 namespace fenec::query {
 namespace {

@@ -1,4 +1,4 @@
-#include "query/plan.h"
+#include "engine/src/query/plan.h"
 
 #include <algorithm>
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "fenec/database.h"
-#include "query/statement.h"
+#include "engine/src/query/statement.h"
 
 namespace fenec::query {
 

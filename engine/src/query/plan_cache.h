@@ -16,7 +16,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "query/plan.h"
+#include "engine/src/query/plan.h"
 
 namespace fenec::query {
 

@@ -1,4 +1,4 @@
-#include "query/service.h"
+#include "engine/src/query/service.h"
 
 #include <cctype>
 #include <charconv>
@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "query/bind.h"
-#include "query/json_out.h"
-#include "query/statement.h"
+#include "engine/src/query/bind.h"
+#include "engine/src/query/json_out.h"
+#include "engine/src/query/statement.h"
 
 namespace fenec::query {
 namespace {

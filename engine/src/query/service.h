@@ -13,8 +13,8 @@
 #include <string_view>
 
 #include "fenec/database.h"
-#include "query/execute.h"
-#include "query/plan_cache.h"
+#include "engine/src/query/execute.h"
+#include "engine/src/query/plan_cache.h"
 
 namespace fenec::query {
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "fenec/database.h"
-#include "query/service.h"
-#include "test_util.h"
+#include "engine/src/query/service.h"
+#include "engine/src/base/testing.h"
 
 namespace fenec::query {
 namespace {
@@ -46,7 +46,7 @@ class ServiceTest : public ::testing::Test {
   }
   uint64_t Count() { return *db_->Count(*db_->FindCollection("users")); }
 
-  TempDir dir_;
+  base::ScratchDir dir_;
   std::unique_ptr<Database> db_;
   std::unique_ptr<Service> svc_;
 };

@@ -293,4 +293,26 @@ Ring& global_ring() {
   return ring;
 }
 
+Counters& operator+=(Counters& a, const Counters& b) {
+  a.submissions += b.submissions;
+  a.writes += b.writes;
+  a.pages += b.pages;
+  a.merged_pages += b.merged_pages;
+  a.syscalls += b.syscalls;
+  a.wakeups += b.wakeups;
+  a.bytes += b.bytes;
+  return a;
+}
+
+Counters operator-(Counters a, const Counters& b) {
+  a.submissions -= b.submissions;
+  a.writes -= b.writes;
+  a.pages -= b.pages;
+  a.merged_pages -= b.merged_pages;
+  a.syscalls -= b.syscalls;
+  a.wakeups -= b.wakeups;
+  a.bytes -= b.bytes;
+  return a;
+}
+
 }  // namespace fenec::ring

@@ -52,6 +52,9 @@ struct Counters {
   uint64_t bytes = 0;         // bytes written
 };
 
+Counters& operator+=(Counters& a, const Counters& b);
+Counters operator-(Counters a, const Counters& b);
+
 // A run of consecutive pages as one vectored write.
 struct Extent {
   uint64_t offset = 0;

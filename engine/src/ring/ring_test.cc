@@ -1,6 +1,7 @@
-// Counts, never times: every arm writes exactly the bytes asked, the merging
-// arms issue the counted number of writes, the ring's queue loses nothing
-// under concurrent producers, and shutdown drains.
+// Counts, never times: extents merge up to IOV_MAX, the ring's queue loses
+// nothing under concurrent producers, shutdown drains, and a bad descriptor
+// fails its request, not the ring. (commit-bench's flusher_test.cc runs the
+// same page patterns through every flush arm.)
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,74 +15,14 @@
 #include <thread>
 #include <vector>
 
-#include "engine/src/ring/flusher.h"
 #include "engine/src/ring/global_ring.h"
 #include "engine/src/ring/mpsc_queue.h"
+#include "engine/src/ring/page_pattern.h"
 
 namespace fenec::ring {
 namespace {
 
-constexpr uint32_t kPage = 4096;
-
-class TempFile {
- public:
-  TempFile() {
-    char tmpl[] = "/tmp/fenec-ring-test-XXXXXX";
-    fd_ = mkstemp(tmpl);
-    path_ = tmpl;
-  }
-  ~TempFile() {
-    close(fd_);
-    unlink(path_.c_str());
-  }
-  int fd() const { return fd_; }
-  std::string read_all() const {
-    std::string out(static_cast<size_t>(lseek(fd_, 0, SEEK_END)), '\0');
-    EXPECT_EQ(pread(fd_, out.data(), out.size(), 0), static_cast<ssize_t>(out.size()));
-    return out;
-  }
-
- private:
-  int fd_ = -1;
-  std::string path_;
-};
-
-// Page i of the pattern: its bytes say which page it is, so a misplaced page shows.
-std::vector<char> page_bytes(uint64_t index, uint32_t seed) {
-  std::vector<char> b(kPage);
-  std::mt19937 rng(static_cast<uint32_t>(index * 7919 + seed));
-  for (char& c : b) c = static_cast<char>(rng() & 0xff);
-  return b;
-}
-
-struct Pattern {
-  std::vector<std::vector<char>> buffers;
-  std::vector<Page> pages;
-  std::string expected;  // the file's contents after the flush (holes are zeros)
-};
-
-// Pages at the given page indexes, shuffled so the arms must sort before merging.
-Pattern make_pattern(const std::vector<uint64_t>& indexes, uint32_t seed) {
-  Pattern p;
-  uint64_t last = 0;
-  for (uint64_t i : indexes) last = std::max(last, i + 1);
-  p.expected.assign(last * kPage, '\0');
-  for (uint64_t i : indexes) {
-    p.buffers.push_back(page_bytes(i, seed));
-    std::memcpy(p.expected.data() + i * kPage, p.buffers.back().data(), kPage);
-  }
-  for (size_t k = 0; k < indexes.size(); ++k) {
-    p.pages.push_back(Page{indexes[k] * kPage, p.buffers[k].data(), kPage});
-  }
-  std::shuffle(p.pages.begin(), p.pages.end(), std::mt19937(seed));
-  return p;
-}
-
-std::vector<uint64_t> run_of(uint64_t first, uint64_t n) {
-  std::vector<uint64_t> v;
-  for (uint64_t i = 0; i < n; ++i) v.push_back(first + i);
-  return v;
-}
+using namespace pattern;
 
 TEST(MpscQueue, TakesAllInPushOrder) {
   struct Node {
@@ -117,75 +58,6 @@ TEST(PlanExtents, MergesConsecutivePagesUpToIovMax) {
 TEST(Ring, BackgroundPriorityIsBestEffortLevel7) {
   EXPECT_EQ(background_ioprio(), (2u << 13) | 7u);
 }
-
-class Arms : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(Arms, WritesExactlyTheBytesAsked) {
-  // Runs of random length with random gaps, across two files at once.
-  std::mt19937 rng(42);
-  std::vector<uint64_t> idx;
-  for (uint64_t at = 0; idx.size() < 700;) {
-    at += rng() % 4;  // a gap of 0..3 pages
-    const uint64_t len = 1 + rng() % 40;
-    for (uint64_t i = 0; i < len; ++i) idx.push_back(at++);
-  }
-  TempFile a, b;
-  Pattern pa = make_pattern(idx, 7), pb = make_pattern(run_of(3, 1500), 8);
-  std::unique_ptr<Flusher> f = make_flusher(GetParam());
-  ASSERT_NE(f, nullptr);
-  ASSERT_EQ(f->error(), "");
-  FlushResult ra = f->flush_sync(a.fd(), pa.pages);
-  FlushResult rb = f->flush_sync(b.fd(), pb.pages);
-  EXPECT_EQ(ra.error, 0);
-  EXPECT_EQ(rb.error, 0);
-  EXPECT_EQ(ra.bytes, pa.pages.size() * kPage);
-  EXPECT_EQ(rb.bytes, pb.pages.size() * kPage);
-  EXPECT_TRUE(a.read_all() == pa.expected);
-  EXPECT_TRUE(b.read_all() == pb.expected);
-  const Counters c = f->counters();
-  EXPECT_EQ(c.submissions, 2u);
-  EXPECT_EQ(c.pages, pa.pages.size() + pb.pages.size());
-  EXPECT_EQ(c.bytes, (pa.pages.size() + pb.pages.size()) * kPage);
-  const size_t runs = plan_extents(pa.pages, 0).size() + plan_extents(pb.pages, 0).size();
-  EXPECT_EQ(c.writes, GetParam() == "pwrite" ? c.pages : runs);
-  EXPECT_EQ(c.merged_pages, c.pages - c.writes);
-}
-
-TEST_P(Arms, IssuesTheCountedWritesForAKnownPattern) {
-  TempFile t;
-  std::unique_ptr<Flusher> f = make_flusher(GetParam());
-  const bool merges = GetParam() != "pwrite";
-  const bool sync = GetParam() == "pwrite" || GetParam() == "pwritev";
-  // 64 consecutive pages: one write when merged, 64 otherwise.
-  Pattern p = make_pattern(run_of(0, 64), 1);
-  ASSERT_EQ(f->flush_sync(t.fd(), p.pages).error, 0);
-  Counters c = f->counters();
-  EXPECT_EQ(c.writes, merges ? 1u : 64u);
-  if (sync) {
-    EXPECT_EQ(c.syscalls, merges ? 1u : 64u);
-  }
-  // Two runs: two writes.
-  std::vector<uint64_t> two = run_of(100, 30);
-  for (uint64_t i : run_of(200, 34)) two.push_back(i);
-  Pattern q = make_pattern(two, 2);
-  ASSERT_EQ(f->flush_sync(t.fd(), q.pages).error, 0);
-  const Counters d = f->counters() - c;
-  EXPECT_EQ(d.writes, merges ? 2u : 64u);
-  EXPECT_EQ(d.merged_pages, merges ? 62u : 0u);
-  if (!sync) {
-    // Each flush_sync woke an idle ring: it submits and reaps in a few entries
-    // (wake, submit+wait, sleep again), far from a page's worth.
-    EXPECT_GE(d.syscalls, 1u);
-    EXPECT_LE(d.syscalls, 8u);
-  }
-}
-
-INSTANTIATE_TEST_SUITE_P(Ring, Arms, ::testing::ValuesIn(flusher_arms()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           std::replace(n.begin(), n.end(), '-', '_');
-                           return n;
-                         });
 
 TEST(Ring, QueueLosesNothingUnderFourProducers) {
   constexpr int kThreads = 4, kPerThread = 2000;

@@ -1,4 +1,4 @@
-#include "storage/storage.h"
+#include "engine/src/storage/storage.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -7,8 +7,8 @@
 
 #include <random>
 
-#include "journal/format.h"
-#include "journal/reader.h"
+#include "engine/src/journal/format.h"
+#include "engine/src/journal/reader.h"
 
 namespace fenec {
 namespace {

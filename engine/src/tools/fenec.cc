@@ -9,7 +9,7 @@
 #include <iostream>
 #include <optional>
 
-#include "db/branch.h"
+#include "engine/src/db/branch.h"
 #include "fenec/database.h"
 
 namespace {

@@ -1,0 +1,174 @@
+#include "engine/src/base/histogram.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+
+namespace fenec::base {
+namespace {
+
+// Randomized tests take FENEC_SEED and always log the seed they used.
+uint64_t test_seed() {
+  const char* env = std::getenv("FENEC_SEED");
+  const uint64_t seed = env && *env ? std::strtoull(env, nullptr, 10) : std::random_device{}();
+  std::printf("seed=%llu (rerun with FENEC_SEED=%llu)\n", static_cast<unsigned long long>(seed),
+              static_cast<unsigned long long>(seed));
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  return seed;
+}
+
+// Within one bucket's relative width (1/64) of the expected value.
+void expect_near_rel(uint64_t got, double want) {
+  EXPECT_NEAR(static_cast<double>(got), want, want / 64.0 + 1) << "want ~" << want;
+}
+
+TEST(Histogram, EmptyIsZero) {
+  Histogram h;
+  EXPECT_EQ(h.count(), 0u);
+  EXPECT_EQ(h.min(), 0u);
+  EXPECT_EQ(h.max(), 0u);
+  EXPECT_EQ(h.mean(), 0.0);
+  EXPECT_EQ(h.percentile(50), 0u);
+  EXPECT_TRUE(h.bins().empty());
+  EXPECT_EQ(LatencySummary::of(h).count, 0u);
+}
+
+TEST(Histogram, SmallValuesAreExact) {
+  for (uint64_t v = 0; v < Histogram::kLinearLimit; ++v) {
+    const int b = Histogram::bucket_of(v);
+    EXPECT_EQ(Histogram::bucket_lo(b), v);
+    EXPECT_EQ(Histogram::bucket_hi(b), v);
+  }
+  Histogram h;
+  for (uint64_t v = 0; v < 64; ++v) h.record(v);  // 64 samples, one each of 0..63
+  for (uint64_t k = 1; k <= 64; ++k) {
+    // Nearest rank: the k-th smallest sample is the (k/64*100)th percentile.
+    EXPECT_EQ(h.percentile(100.0 * static_cast<double>(k) / 64.0), k - 1);
+  }
+  EXPECT_EQ(h.percentile(0), 0u);
+  EXPECT_EQ(h.percentile(100), 63u);
+}
+
+TEST(Histogram, BucketsTileTheRangeWithBoundedWidth) {
+  for (int b = 0; b + 1 < Histogram::kBuckets; ++b) {
+    ASSERT_EQ(Histogram::bucket_hi(b) + 1, Histogram::bucket_lo(b + 1)) << "bucket " << b;
+    ASSERT_EQ(Histogram::bucket_of(Histogram::bucket_lo(b)), b);
+    ASSERT_EQ(Histogram::bucket_of(Histogram::bucket_hi(b)), b);
+    const uint64_t width = Histogram::bucket_hi(b) - Histogram::bucket_lo(b) + 1;
+    ASSERT_LE(width * Histogram::kSubBuckets, std::max<uint64_t>(Histogram::bucket_lo(b), 64));
+  }
+  EXPECT_EQ(Histogram::bucket_of(UINT64_MAX), Histogram::kBuckets - 1);
+  EXPECT_EQ(Histogram::bucket_hi(Histogram::kBuckets - 1), UINT64_MAX);
+  Histogram h;
+  h.record(UINT64_MAX);
+  EXPECT_EQ(h.percentile(50), UINT64_MAX);
+}
+
+TEST(Histogram, UniformOneToAMillion) {
+  Histogram h;
+  for (uint64_t v = 1; v <= 1000000; ++v) h.record(v);
+  EXPECT_EQ(h.count(), 1000000u);
+  EXPECT_EQ(h.min(), 1u);
+  EXPECT_EQ(h.max(), 1000000u);
+  EXPECT_DOUBLE_EQ(h.mean(), 500000.5);
+  expect_near_rel(h.percentile(50), 500000);
+  expect_near_rel(h.percentile(90), 900000);
+  expect_near_rel(h.percentile(99), 990000);
+  expect_near_rel(h.percentile(99.9), 999000);
+  EXPECT_EQ(h.percentile(0), 1u);
+  EXPECT_EQ(h.percentile(100), 1000000u);
+  const LatencySummary s = LatencySummary::of(h);
+  EXPECT_EQ(s.count, 1000000u);
+  EXPECT_DOUBLE_EQ(s.max_us, 1000.0);
+  EXPECT_NEAR(s.p50_us, 500.0, 500.0 / 64);
+  EXPECT_DOUBLE_EQ(s.mean_us, 500.0005);
+}
+
+TEST(Histogram, ConstantIsExactAtAnyMagnitude) {
+  for (uint64_t v : {uint64_t{7}, uint64_t{12345}, uint64_t{987654321}}) {
+    Histogram h;
+    h.record_n(v, 1000);
+    EXPECT_EQ(h.count(), 1000u);
+    for (double p : {0.0, 50.0, 99.0, 99.9, 100.0}) EXPECT_EQ(h.percentile(p), v);
+  }
+}
+
+TEST(Histogram, TwoPoint) {
+  Histogram h;
+  h.record_n(100, 990);
+  h.record_n(5000000, 10);  // the 1% tail
+  EXPECT_EQ(h.percentile(50), 100u);
+  EXPECT_EQ(h.percentile(99), 100u);
+  expect_near_rel(h.percentile(99.5), 5000000);
+  EXPECT_EQ(h.percentile(100), 5000000u);
+  EXPECT_EQ(h.max(), 5000000u);
+  EXPECT_EQ(h.bins().size(), 2u);
+}
+
+TEST(Histogram, MergeEqualsRecordingIntoOne) {
+  std::mt19937_64 rng(test_seed());
+  std::lognormal_distribution<double> dist(10.0, 2.0);
+  Histogram all;
+  Histogram parts[4];
+  for (int i = 0; i < 200000; ++i) {
+    const auto v = static_cast<uint64_t>(dist(rng));
+    all.record(v);
+    parts[i % 4].record(v);
+  }
+  Histogram merged;
+  for (const auto& p : parts) merged.merge(p);
+  EXPECT_EQ(merged.count(), all.count());
+  EXPECT_EQ(merged.sum(), all.sum());
+  EXPECT_EQ(merged.min(), all.min());
+  EXPECT_EQ(merged.max(), all.max());
+  for (double p : {1.0, 50.0, 90.0, 99.0, 99.9, 99.99}) EXPECT_EQ(merged.percentile(p), all.percentile(p));
+  const auto a = all.bins(), b = merged.bins();
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].lo, b[i].lo);
+    EXPECT_EQ(a[i].count, b[i].count);
+  }
+  Histogram empty;
+  merged.merge(empty);
+  EXPECT_EQ(merged.count(), all.count());
+  EXPECT_EQ(merged.min(), all.min());
+}
+
+TEST(Histogram, BinsRoundTrip) {
+  std::mt19937_64 rng(test_seed());
+  std::uniform_int_distribution<uint64_t> dist(0, uint64_t{1} << 40);
+  Histogram h;
+  for (int i = 0; i < 50000; ++i) h.record(dist(rng) >> (i % 40));
+  Histogram back;
+  uint64_t total = 0;
+  for (const auto& b : h.bins()) {
+    EXPECT_LE(b.lo, b.hi);
+    back.record_n(b.lo, b.count);
+    total += b.count;
+  }
+  EXPECT_EQ(total, h.count());
+  const auto a = h.bins(), c = back.bins();
+  ASSERT_EQ(a.size(), c.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].lo, c[i].lo);
+    EXPECT_EQ(a[i].hi, c[i].hi);
+    EXPECT_EQ(a[i].count, c[i].count);
+  }
+}
+
+TEST(Histogram, ResetForgetsEverything) {
+  Histogram h;
+  h.record(5);
+  h.record(500);
+  h.reset();
+  EXPECT_EQ(h.count(), 0u);
+  EXPECT_EQ(h.min(), 0u);
+  EXPECT_EQ(h.max(), 0u);
+  EXPECT_TRUE(h.bins().empty());
+  h.record(9);
+  EXPECT_EQ(h.min(), 9u);
+}
+
+}  // namespace
+}  // namespace fenec::base

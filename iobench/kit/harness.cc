@@ -1,0 +1,188 @@
+#include "iobench/kit/harness.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <random>
+
+#include "iobench/kit/console.h"
+
+namespace fenec::kit {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_signal(int sig) {
+  // A second Ctrl-C means "now": fall back to the default action and die.
+  if (g_interrupted.exchange(true)) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
+  static constexpr char kMsg[] =
+      "\ninterrupted: finishing the current step and writing partial results "
+      "(again to abort)\n";
+  ssize_t ignored = write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
+  (void)ignored;
+}
+
+void install_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  // SA_RESTART: a driver's pwrite/fsync must not fail with EINTR just because
+  // the user asked it to wind down.
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+bool parse_seed(const std::string& s, uint64_t* out) {
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return false;
+  try {
+    *out = std::stoull(s);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Harness::Harness(std::string scenario, std::string description)
+    : scenario_(std::move(scenario)), app_(std::move(description), scenario_ + "-bench") {
+  // Placeholder until parse() collects the real metadata, so results() is never null.
+  results_ = std::make_unique<Results>(scenario_, Metadata{});
+  app_.add_flag("--quick", quick_, "Quick mode: fewer cases and shorter runs (what `make bench` runs)");
+  app_.add_option("--seed", seed_arg_,
+                  "Seed for every random choice (default: $FENEC_SEED, else random; logged as seed=N)")
+      ->type_name("N");
+  app_.add_option("--results", results_root_, "Results root; writes <DIR>/" + scenario_ + "/")
+      ->type_name("DIR")
+      ->capture_default_str();
+  app_.add_option("--plots", plots_root_, "Plots root; writes <DIR>/" + scenario_ + "/")
+      ->type_name("DIR")
+      ->capture_default_str();
+  app_.add_option("--dir", scratch_root_,
+                  "Scratch root for the scenario's files (the filesystem under test); "
+                  "uses <DIR>/" + scenario_ + "-<pid>, removed at the end")
+      ->type_name("DIR")
+      ->capture_default_str();
+  app_.add_option("--csv", csv_path_, "Also write the CSV here ('-' = stdout)")->type_name("PATH");
+  app_.add_option("--json", json_path_, "Also write the JSON sidecar here ('-' = stdout)")
+      ->type_name("PATH");
+}
+
+Harness::~Harness() {
+  if (!data_dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(data_dir_, ec);
+  }
+}
+
+int Harness::parse(int argc, char** argv) {
+  try {
+    app_.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app_.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    std::cout << app_.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << fmt::format("error: {}; see --help\n", e.what());
+    return 2;
+  }
+  const char* env_seed = std::getenv("FENEC_SEED");
+  const std::string seed_text = !seed_arg_.empty() ? seed_arg_ : (env_seed ? env_seed : "");
+  if (!seed_text.empty()) {
+    if (!parse_seed(seed_text, &seed_)) {
+      std::cerr << fmt::format("error: --seed: '{}' is not a non-negative integer; see --help\n",
+                               seed_text);
+      return 2;
+    }
+  } else {
+    std::random_device rd;
+    seed_ = (static_cast<uint64_t>(rd()) << 32) | rd();
+  }
+  std::cerr << fmt::format("seed={}\n", seed_);
+
+  namespace fs = std::filesystem;
+  data_dir_ = (fs::path(scratch_root_) / fmt::format("{}-{}", scenario_, getpid())).string();
+  std::error_code ec;
+  fs::create_directories(data_dir_, ec);
+  if (ec) {
+    std::cerr << fmt::format("error: cannot create scratch dir {}: {}\n", data_dir_, ec.message());
+    data_dir_.clear();
+    return 2;
+  }
+
+  Metadata meta = Metadata::collect(data_dir_, quick_);
+  meta.set("seed", std::to_string(seed_));
+  std::string args;
+  for (int i = 1; i < argc; ++i) args += (i > 1 ? " " : "") + std::string(argv[i]);
+  meta.set("args", args);
+  results_ = std::make_unique<Results>(scenario_, std::move(meta));
+  install_handlers();
+  return -1;
+}
+
+std::string Harness::plot_path(const std::string& name) const {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(plots_root_) / scenario_;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  return (dir / name).string();
+}
+
+bool Harness::interrupted() { return g_interrupted.load(std::memory_order_relaxed); }
+
+void Harness::clear_interrupted() { g_interrupted.store(false); }
+
+int Harness::finish() {
+  const bool stopped = interrupted();
+  if (stopped) results_->mark_incomplete("interrupted");
+
+  if (!results_->verdicts().empty()) {
+    Table t({"finding", "source", "ours", "verdict", "plot"});
+    for (const auto& v : results_->verdicts()) t.row({v.finding, v.source, v.ours, v.verdict, v.plot});
+    std::cout << "\n" << t.str();
+  }
+  for (const auto& s : results_->skips()) {
+    std::cout << fmt::format("skipped: {} {}: {}\n", s.arm, s.case_, s.reason);
+  }
+
+  int rc = stopped ? 130 : 0;
+  const std::string dir = (std::filesystem::path(results_root_) / scenario_).string();
+  if (auto err = results_->write_dir(dir); !err.empty()) {
+    std::cerr << fmt::format("error: writing results: {}\n", err);
+    rc = stopped ? 130 : 1;
+  } else {
+    std::cout << fmt::format("results: wrote {0}/latest.csv, {0}/latest.json, {0}/verdicts.md{1}\n",
+                             dir, stopped ? " (incomplete: interrupted)" : "");
+  }
+  for (const auto& [path, write] :
+       {std::pair{csv_path_, &Results::write_csv}, std::pair{json_path_, &Results::write_json}}) {
+    if (path.empty()) continue;
+    if (auto err = (results_.get()->*write)(path); !err.empty()) {
+      std::cerr << fmt::format("error: writing {}: {}\n", path, err);
+      if (rc == 0) rc = 1;
+    }
+  }
+  std::cout << std::flush;
+
+  if (!data_dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(data_dir_, ec);
+    // The root too, if this run was its only user (fails harmlessly otherwise).
+    std::filesystem::remove(scratch_root_, ec);
+    data_dir_.clear();
+  }
+  return rc;
+}
+
+}  // namespace fenec::kit

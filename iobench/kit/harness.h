@@ -1,0 +1,60 @@
+// The one harness every scenario driver runs on (scenarios/<name>/main.cc).
+//
+// It owns what is common to all of them: the flags (--quick, --seed,
+// --results, --plots, --dir, --csv, --json), the run metadata, the seed log,
+// a scratch folder for the scenario's files (removed at the end and on
+// Ctrl-C), writing results/<name>/ and printing the verdict table. A driver
+// adds its own flags to app(), calls parse(), measures into results(), and
+// returns finish().
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "iobench/kit/results.h"
+
+namespace fenec::kit {
+
+class Harness {
+ public:
+  Harness(std::string scenario, std::string description);
+  ~Harness();
+
+  CLI::App& app() { return app_; }
+  // Parses argv; on a bad flag prints one line and returns 2, on --help
+  // prints it and returns 0; otherwise returns -1 (go on). Logs the seed
+  // ("seed=N", random unless --seed given) on stderr and in the metadata.
+  int parse(int argc, char** argv);
+
+  bool quick() const { return quick_; }
+  uint64_t seed() const { return seed_; }
+  // Scratch folder for the scenario's files: --dir (default ./fenec-scratch)
+  // /<scenario>-<pid>; created by parse(), removed by finish() and on SIGINT/SIGTERM.
+  const std::string& data_dir() const { return data_dir_; }
+  Results& results() { return *results_; }
+  // plots/<scenario>/<name> (no extension), folder created.
+  std::string plot_path(const std::string& name) const;
+  // Set by SIGINT/SIGTERM: long loops poll it, stop, and the run is marked incomplete.
+  static bool interrupted();
+  // Resets the flag: for tests, and for tools that run several harnesses in turn.
+  static void clear_interrupted();
+
+  // Writes results (results/<scenario>/ and any --csv/--json), prints the
+  // verdict table, removes the scratch folder. Returns the exit code
+  // (0, or 130 if interrupted).
+  int finish();
+
+ private:
+  std::string scenario_;
+  CLI::App app_;
+  bool quick_ = false;
+  uint64_t seed_ = 0;
+  std::string seed_arg_, results_root_ = "results", plots_root_ = "plots", scratch_root_ = "fenec-scratch";
+  std::string csv_path_, json_path_, data_dir_;
+  std::unique_ptr<Results> results_;
+};
+
+}  // namespace fenec::kit

@@ -1,0 +1,167 @@
+#include "engine/src/base/testing.h"
+#include "iobench/kit/harness.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fenec::kit {
+namespace {
+
+namespace fs = std::filesystem;
+
+class HarnessTest : public base::ScratchTest {
+ protected:
+  void SetUp() override {
+    base::ScratchTest::SetUp();
+    root_ = dir();
+    unsetenv("FENEC_SEED");
+    Harness::clear_interrupted();
+  }
+
+  // argv with the output roots pointed into this test's temp folder.
+  int parse(Harness& h, std::vector<std::string> args) {
+    args.insert(args.begin(), {"t-bench", "--results", (root_ / "results").string(), "--plots",
+                               (root_ / "plots").string(), "--dir", (root_ / "scratch").string()});
+    argv_storage_ = args;
+    argv_.clear();
+    for (auto& a : argv_storage_) argv_.push_back(a.data());
+    argv_.push_back(nullptr);
+    return h.parse(static_cast<int>(argv_storage_.size()), argv_.data());
+  }
+
+  static std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+
+  fs::path root_;
+  std::vector<std::string> argv_storage_;
+  std::vector<char*> argv_;
+};
+
+TEST_F(HarnessTest, BadFlagReturnsTwoWithOneLine) {
+  Harness h("t", "test scenario");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(parse(h, {"--no-such-flag"}), 2);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(err.rfind("error: ", 0), 0u) << err;
+  EXPECT_NE(err.find("see --help"), std::string::npos);
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+}
+
+TEST_F(HarnessTest, BadSeedReturnsTwo) {
+  Harness h("t", "test scenario");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(parse(h, {"--seed", "12abc"}), 2);
+  testing::internal::GetCapturedStderr();
+}
+
+TEST_F(HarnessTest, HelpReturnsZeroAndExplains) {
+  Harness h("t", "test scenario: what it measures");
+  int extra = 0;
+  h.app().add_option("--extra", extra, "A driver's own flag");
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(parse(h, {"--help"}), 0);
+  const std::string out = testing::internal::GetCapturedStdout();
+  for (const char* s : {"test scenario: what it measures", "--quick", "--seed", "--results",
+                        "--plots", "--dir", "--csv", "--json", "--extra"}) {
+    EXPECT_NE(out.find(s), std::string::npos) << s;
+  }
+  EXPECT_FALSE(fs::exists(root_ / "scratch"));  // --help touches nothing
+}
+
+TEST_F(HarnessTest, SeedFlagIsHonouredAndLogged) {
+  setenv("FENEC_SEED", "7", 1);  // the flag wins over the environment
+  Harness h("t", "test scenario");
+  testing::internal::CaptureStderr();
+  ASSERT_EQ(parse(h, {"--seed", "42", "--quick"}), -1);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("seed=42\n"), std::string::npos);
+  EXPECT_EQ(h.seed(), 42u);
+  EXPECT_TRUE(h.quick());
+  EXPECT_EQ(h.results().meta().kv.at("seed"), "42");
+  EXPECT_EQ(h.results().meta().kv.at("quick"), "true");
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(h.finish(), 0);
+  testing::internal::GetCapturedStdout();
+}
+
+TEST_F(HarnessTest, SeedFromEnvironment) {
+  setenv("FENEC_SEED", "1234", 1);
+  Harness h("t", "test scenario");
+  testing::internal::CaptureStderr();
+  ASSERT_EQ(parse(h, {}), -1);
+  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(h.seed(), 1234u);
+  unsetenv("FENEC_SEED");
+}
+
+TEST_F(HarnessTest, ScratchCreatedThenRemovedAndResultsWritten) {
+  Harness h("t", "test scenario");
+  testing::internal::CaptureStderr();
+  ASSERT_EQ(parse(h, {"--csv", (root_ / "extra.csv").string()}), -1);
+  testing::internal::GetCapturedStderr();
+  const fs::path data = h.data_dir();
+  EXPECT_TRUE(fs::is_directory(data));
+  EXPECT_EQ(data.filename().string(), "t-" + std::to_string(getpid()));
+  std::ofstream(data / "file") << "x";
+  const std::string plot = h.plot_path("chart");
+  EXPECT_EQ(plot, (root_ / "plots" / "t" / "chart").string());
+  EXPECT_TRUE(fs::is_directory(root_ / "plots" / "t"));
+  h.results().add("IO-1", "arm", "case", "iops", 5, "ops/s");
+  h.results().verdict({"IO-1", "claim", "3x", "3.1x", "reproduced", ""});
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(h.finish(), 0);
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("IO-1"), std::string::npos);
+  EXPECT_NE(out.find("reproduced"), std::string::npos);
+  EXPECT_NE(out.find("latest.csv"), std::string::npos);
+  EXPECT_FALSE(fs::exists(data));
+  EXPECT_FALSE(fs::exists(root_ / "scratch"));
+  const std::string csv = slurp(root_ / "results" / "t" / "latest.csv");
+  EXPECT_NE(csv.find("IO-1,t,arm,case,iops,5,ops/s\n"), std::string::npos) << csv;
+  EXPECT_EQ(slurp(root_ / "extra.csv"), csv);
+  EXPECT_TRUE(fs::exists(root_ / "results" / "t" / "latest.json"));
+  EXPECT_TRUE(fs::exists(root_ / "results" / "t" / "verdicts.md"));
+}
+
+TEST_F(HarnessTest, SigintMarksIncompleteAndReturns130) {
+  Harness h("t", "test scenario");
+  testing::internal::CaptureStderr();
+  ASSERT_EQ(parse(h, {}), -1);
+  EXPECT_FALSE(Harness::interrupted());
+  std::raise(SIGINT);  // the handler only sets the flag; the process lives on
+  testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(Harness::interrupted());
+  const fs::path data = h.data_dir();
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(h.finish(), 130);
+  testing::internal::GetCapturedStdout();
+  EXPECT_FALSE(fs::exists(data));
+  EXPECT_NE(slurp(root_ / "results" / "t" / "latest.csv").find("# incomplete=interrupted\n"),
+            std::string::npos);
+  Harness::clear_interrupted();
+}
+
+TEST_F(HarnessTest, DestructorRemovesScratchWithoutFinish) {
+  fs::path data;
+  {
+    Harness h("t", "test scenario");
+    testing::internal::CaptureStderr();
+    ASSERT_EQ(parse(h, {}), -1);
+    testing::internal::GetCapturedStderr();
+    data = h.data_dir();
+    EXPECT_TRUE(fs::exists(data));
+  }
+  EXPECT_FALSE(fs::exists(data));
+}
+
+}  // namespace
+}  // namespace fenec::kit
