@@ -8,12 +8,12 @@ void Metrics::Record(const std::string& endpoint, const std::string& kind, int s
   std::lock_guard lock(mu_);
   Series& s = series_[{endpoint, kind}];
   ++s.by_status[status];
-  s.handle_ns.record(handle_ns);
+  s.handle_ns.Record(handle_ns);
 }
 
 void Metrics::RecordWrite(const std::string& endpoint, const std::string& kind, uint64_t write_ns) {
   std::lock_guard lock(mu_);
-  series_[{endpoint, kind}].write_ns.record(write_ns);
+  series_[{endpoint, kind}].write_ns.Record(write_ns);
 }
 
 void Metrics::RecordRefused(int status) {
@@ -34,7 +34,7 @@ namespace {
 void AppendSummary(std::string& out, const char* name, const std::string& labels, const base::Histogram& h) {
   for (double q : {0.5, 0.9, 0.99, 0.999}) {
     fmt::format_to(std::back_inserter(out), "{}{{{},quantile=\"{}\"}} {:.9f}\n", name, labels, q,
-                   static_cast<double>(h.percentile(q * 100)) / 1e9);
+                   static_cast<double>(h.Percentile(q * 100)) / 1e9);
   }
   fmt::format_to(std::back_inserter(out), "{}_sum{{{}}} {:.9f}\n", name, labels, static_cast<double>(h.sum()) / 1e9);
   fmt::format_to(std::back_inserter(out), "{}_count{{{}}} {}\n", name, labels, h.count());

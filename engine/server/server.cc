@@ -64,7 +64,7 @@ std::string FenecServer::Start() { return http_->Start(); }
 
 void FenecServer::Stop() {
   if (http_) http_->Stop();
-  if (smaps_) smaps_->stop();
+  if (smaps_) smaps_->Stop();
 }
 
 bool FenecServer::Authorized(const HttpRequest& req) const {

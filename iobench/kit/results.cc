@@ -131,10 +131,10 @@ std::string histogram_json(const base::Histogram& h) {
   std::string out = fmt::format(
       "{{\"count\":{},\"min\":{},\"max\":{},\"mean\":{},\"p50\":{},\"p90\":{},\"p99\":{},"
       "\"p999\":{},\"bins\":[",
-      h.count(), h.min(), h.max(), json_number(h.mean()), h.percentile(50), h.percentile(90),
-      h.percentile(99), h.percentile(99.9));
+      h.count(), h.min(), h.max(), json_number(h.mean()), h.Percentile(50), h.Percentile(90),
+      h.Percentile(99), h.Percentile(99.9));
   bool first = true;
-  for (const auto& b : h.bins()) {
+  for (const auto& b : h.Bins()) {
     out += fmt::format("{}[{},{},{}]", first ? "" : ",", b.lo, b.hi, b.count);
     first = false;
   }
@@ -155,7 +155,7 @@ void Results::add(const std::string& finding, const std::string& arm, const std:
 void Results::add_latency(const std::string& finding, const std::string& arm,
                           const std::string& case_, const base::Histogram& ns,
                           const std::string& prefix) {
-  const base::LatencySummary s = base::LatencySummary::of(ns);
+  const base::LatencySummary s = base::LatencySummary::Of(ns);
   add(finding, arm, case_, prefix + "_p50_us", s.p50_us, "us");
   add(finding, arm, case_, prefix + "_p90_us", s.p90_us, "us");
   add(finding, arm, case_, prefix + "_p99_us", s.p99_us, "us");

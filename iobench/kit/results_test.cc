@@ -130,7 +130,7 @@ TEST(Results, JsonEscape) {
 
 TEST(Results, AddLatencyWritesSixRowsWithPrefix) {
   base::Histogram h;
-  h.record_n(2000, 10);  // 2 us
+  h.RecordN(2000, 10);  // 2 us
   Results r("s", Metadata{});
   r.add_latency("CC-1", "arm", "case", h, "sync");
   ASSERT_EQ(r.rows().size(), 6u);
@@ -146,8 +146,8 @@ TEST(Results, AddLatencyWritesSixRowsWithPrefix) {
 
 TEST(Results, HistogramJson) {
   base::Histogram h;
-  h.record_n(3, 2);
-  h.record(5);
+  h.RecordN(3, 2);
+  h.Record(5);
   EXPECT_EQ(histogram_json(h),
             "{\"count\":3,\"min\":3,\"max\":5,\"mean\":3.66667,\"p50\":3,\"p90\":5,\"p99\":5,"
             "\"p999\":5,\"bins\":[[3,3,2],[5,5,1]]}");

@@ -92,9 +92,9 @@ LiesResult run_lies(const LiesOptions& o, const SweepEnv& env) {
       r.skipped = fmt::format("{}: {}", c->spec.arm(), c->skipped.empty() ? c->error : c->skipped);
       if (!p.memory_backed) return r;
     }
-  r.buffered_p50_us = base::LatencySummary::of(r.buffered.lat).p50_us;
-  r.durable_p50_us = base::LatencySummary::of(r.durable.lat).p50_us;
-  r.flush_p50_us = base::LatencySummary::of(r.flush.sync).p50_us;
+  r.buffered_p50_us = base::LatencySummary::Of(r.buffered.lat).p50_us;
+  r.durable_p50_us = base::LatencySummary::Of(r.durable.lat).p50_us;
+  r.flush_p50_us = base::LatencySummary::Of(r.flush.sync).p50_us;
   r.ratio = r.buffered_p50_us > 0 ? r.durable_p50_us / r.buffered_p50_us : 0;
   r.verdict = judge(r.durable_p50_us, r.buffered_p50_us, p, &r.reasons);
   if (r.flush_p50_us > 0)
@@ -107,7 +107,7 @@ std::string lies_report(const LiesResult& r) {
   if (!r.skipped.empty() && r.verdict == Durability::kUnknown) return fmt::format("skipped: {}\n{}\n", r.skipped, kPowerCutNote);
   kit::Table t({"measurement", "p50", "p99", "ops"});
   auto row = [&](const char* name, const CellResult& c, const base::Histogram& h) {
-    base::LatencySummary s = base::LatencySummary::of(h);
+    base::LatencySummary s = base::LatencySummary::Of(h);
     t.row({name, kit::format_us(s.p50_us), kit::format_us(s.p99_us), std::to_string(c.ops)});
   };
   row("buffered 4 KiB write", r.buffered, r.buffered.lat);

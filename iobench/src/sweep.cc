@@ -46,7 +46,7 @@ class IntervalTable {
     while (bins_.size() <= idx) bins_.push_back(std::make_unique<Bin>());
     bins_[idx]->bytes += bytes;
     bins_[idx]->ops += ops;
-    bins_[idx]->h.merge(h);
+    bins_[idx]->h.Merge(h);
   }
   std::vector<IntervalPoint> points(double cell_seconds) const {
     std::vector<IntervalPoint> out;
@@ -59,7 +59,7 @@ class IntervalTable {
       p.t_s = i * w + span;
       p.mb_per_s = b.bytes / span / 1e6;
       p.ops_per_s = b.ops / span;
-      base::LatencySummary s = base::LatencySummary::of(b.h);
+      base::LatencySummary s = base::LatencySummary::Of(b.h);
       p.p50_us = s.p50_us;
       p.p99_us = s.p99_us;
       p.max_us = s.max_us;
@@ -109,11 +109,11 @@ class IntervalCursor {
     if (idx != idx_) flush(idx);
     bytes_ += bytes;
     ++ops_;
-    h_.record(latency_ns);
+    h_.Record(latency_ns);
   }
   void flush(size_t next = 0) {
     if (ops_) t_->add(idx_, bytes_, ops_, h_);
-    h_.reset();
+    h_.Reset();
     bytes_ = ops_ = 0;
     idx_ = next;
   }
@@ -194,7 +194,7 @@ void run_job(JobArgs a) {
     }
     uint64_t t = now_ns();
     for (uint32_t tag : done) {
-      out.lat.record(t - t_submit[tag]);
+      out.lat.Record(t - t_submit[tag]);
       free_slots.push_back(tag);
       --inflight;
       if (!sync_mode) {
@@ -209,9 +209,9 @@ void run_job(JobArgs a) {
         goto finish;
       }
       uint64_t s1 = now_ns();
-      out.sync.record(s1 - s0);
+      out.sync.Record(s1 - s0);
       for (uint32_t tag : done) {
-        out.commit.record(s1 - t_submit[tag]);
+        out.commit.Record(s1 - t_submit[tag]);
         cursor.add(s1, unit, s1 - t_submit[tag]);
         ++out.ops;
       }
@@ -319,9 +319,9 @@ CellResult run_cell(const CellSpec& spec, const SweepEnv& env) {
     r.sync_calls += o.sync_calls;
     r.bytes += o.bytes;
     r.cpu_s += o.cpu_ns / 1e9;
-    r.lat.merge(o.lat);
-    r.sync.merge(o.sync);
-    r.commit.merge(o.commit);
+    r.lat.Merge(o.lat);
+    r.sync.Merge(o.sync);
+    r.commit.Merge(o.commit);
     if (o.end_ns) {
       t0 = std::min(t0, o.start_ns);
       t1 = std::max(t1, o.end_ns);

@@ -99,12 +99,12 @@ std::string sweep_table(const std::vector<CellResult>& cells) {
       t.row({c.spec.arm(), c.spec.case_(), "-", "-", "-", "-", "-", "-", "-", "-", "skipped: " + why});
       continue;
     }
-    base::LatencySummary l = base::LatencySummary::of(c.lat);
+    base::LatencySummary l = base::LatencySummary::Of(c.lat);
     double jmin = c.job_mb_per_s.empty() ? 0 : *std::min_element(c.job_mb_per_s.begin(), c.job_mb_per_s.end());
     t.row({c.spec.arm(), c.spec.case_(), fmt::format("{:.1f}", c.mb_per_s()), kit::format_count(c.iops()),
            c.spec.jobs > 1 ? fmt::format("{:.1f}-{:.1f}", jmin, mean(c.job_mb_per_s)) : fmt::format("{:.1f}", c.mb_per_s()),
            kit::format_us(l.p50_us), kit::format_us(l.p99_us), kit::format_us(l.max_us),
-           c.sync_calls ? kit::format_us(base::LatencySummary::of(c.sync).p50_us) : "-",
+           c.sync_calls ? kit::format_us(base::LatencySummary::Of(c.sync).p50_us) : "-",
            kit::format_us(c.cpu_per_write_us()),
            fmt::format("{} writes{}", c.write_calls, c.sync_calls ? fmt::format(", {} syncs", c.sync_calls) : "")});
   }
@@ -182,7 +182,7 @@ std::string plot_latency_cdf(const std::vector<CellResult>& cells, const std::st
                           c->spec.layout == Layout::kPerJob ? " per-job" : "");
     s.style = "lines";
     uint64_t cum = 0;
-    for (const auto& b : h.bins()) {
+    for (const auto& b : h.Bins()) {
       cum += b.count;
       s.points.emplace_back(std::max<double>(b.hi, 1) / 1000.0, static_cast<double>(cum) / h.count());
     }

@@ -75,14 +75,14 @@ void run_test(SyncTest& t, const SyncMethodsOptions& o, const std::string& path,
       break;
     }
     uint64_t done = now_ns();
-    t.lat.record(done - now);
+    t.lat.Record(done - now);
     now = done;
     ++t.ops;
   }
   t.seconds = (now - start) / 1e9;
 }
 
-double p50_us(const SyncTest& t) { return base::LatencySummary::of(t.lat).p50_us; }
+double p50_us(const SyncTest& t) { return base::LatencySummary::Of(t.lat).p50_us; }
 
 }  // namespace
 
@@ -185,7 +185,7 @@ std::string syncmethods_table(const SyncMethodsResult& r) {
       t.row({s.section, s.method, pieces, s.direct ? "yes" : "no", "-", "-", "-", "-", "skipped: " + s.skipped});
       continue;
     }
-    base::LatencySummary l = base::LatencySummary::of(s.lat);
+    base::LatencySummary l = base::LatencySummary::Of(s.lat);
     t.row({s.section, s.method, pieces, s.direct ? "yes" : "no", fmt::format("{:.0f}", s.ops_per_s()),
            fmt::format("{:.1f}", l.mean_us), kit::format_us(l.p50_us), kit::format_us(l.p99_us),
            kit::format_us(l.max_us)});
@@ -204,7 +204,7 @@ void add_syncmethods_rows(kit::Results& res, const SyncMethodsResult& r) {
     }
     if (!t.ops) continue;
     res.add("", "syncmethods", t.case_(), "ops_per_s", t.ops_per_s(), "ops/s");
-    res.add("", "syncmethods", t.case_(), "us_per_op", base::LatencySummary::of(t.lat).mean_us, "us");
+    res.add("", "syncmethods", t.case_(), "us_per_op", base::LatencySummary::Of(t.lat).mean_us, "us");
     res.add_latency("", "syncmethods", t.case_(), t.lat);
   }
   if (!r.other_fd_reason.empty())

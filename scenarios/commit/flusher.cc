@@ -17,7 +17,7 @@ using ring::FlushResult;
 using ring::Page;
 using ring::Ring;
 using ring::RingOptions;
-using ring::plan_extents;
+using ring::PlanExtents;
 
 FlushResult Flusher::flush_sync(int fd, std::vector<Page> pages) {
   std::mutex mu;
@@ -88,7 +88,7 @@ class SyncFlusher : public Flusher {
     c_.submissions.fetch_add(1, std::memory_order_relaxed);
     c_.pages.fetch_add(pages.size(), std::memory_order_relaxed);
     // The pwrite arm plans with one iovec per write, so it never merges.
-    std::vector<Extent> extents = plan_extents(std::move(pages), merge_ ? 0 : 1);
+    std::vector<Extent> extents = PlanExtents(std::move(pages), merge_ ? 0 : 1);
     size_t npages = 0;
     for (const Extent& e : extents) npages += e.iov.size();
     c_.writes.fetch_add(extents.size(), std::memory_order_relaxed);
@@ -140,7 +140,7 @@ class GlobalRingFlusher : public Flusher {
   ~GlobalRingFlusher() override { drain(); }
   std::string name() const override { return "global-ring"; }
   void flush(int fd, std::vector<Page> pages, Done done) override {
-    ring_.flush(fd, std::move(pages), inflight_.wrap(std::move(done)));
+    ring_.Flush(fd, std::move(pages), inflight_.wrap(std::move(done)));
   }
   Counters counters() const override { return ring_.counters(); }
   std::vector<int> ring_tids() const override { return {ring_.owner_tid()}; }
@@ -162,7 +162,7 @@ class RingPerFileFlusher : public Flusher {
   }
   std::string name() const override { return "ring-per-file"; }
   void flush(int fd, std::vector<Page> pages, Done done) override {
-    ring_of(fd).flush(fd, std::move(pages), inflight_.wrap(std::move(done)));
+    ring_of(fd).Flush(fd, std::move(pages), inflight_.wrap(std::move(done)));
   }
   Counters counters() const override {
     std::lock_guard lock(mu_);

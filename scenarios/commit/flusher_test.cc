@@ -15,7 +15,7 @@ namespace fenec::scenarios::commit {
 namespace {
 
 using namespace ring::pattern;
-using ring::plan_extents;
+using ring::PlanExtents;
 
 class Arms : public ::testing::TestWithParam<std::string> {};
 
@@ -45,7 +45,7 @@ TEST_P(Arms, WritesExactlyTheBytesAsked) {
   EXPECT_EQ(c.submissions, 2u);
   EXPECT_EQ(c.pages, pa.pages.size() + pb.pages.size());
   EXPECT_EQ(c.bytes, (pa.pages.size() + pb.pages.size()) * kPage);
-  const size_t runs = plan_extents(pa.pages, 0).size() + plan_extents(pb.pages, 0).size();
+  const size_t runs = PlanExtents(pa.pages, 0).size() + PlanExtents(pb.pages, 0).size();
   EXPECT_EQ(c.writes, GetParam() == "pwrite" ? c.pages : runs);
   EXPECT_EQ(c.merged_pages, c.pages - c.writes);
 }

@@ -142,7 +142,7 @@ MergerCellResult run_merger_cell(const MergerCellConfig& cfg) {
           failed.store(true);
           break;
         }
-        mine.record(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count()));
+        mine.Record(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count()));
         acked.fetch_add(1, std::memory_order_relaxed);
         const int64_t since = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - start).count();
         const size_t b = static_cast<size_t>(static_cast<double>(since) / 1e9 / cfg.bucket_seconds);
@@ -152,7 +152,7 @@ MergerCellResult run_merger_cell(const MergerCellConfig& cfg) {
         }
       }
       std::lock_guard lock(mu);
-      res.put_ns.merge(mine);
+      res.put_ns.Merge(mine);
     });
   }
   for (auto& t : ts) t.join();

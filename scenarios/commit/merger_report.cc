@@ -38,7 +38,7 @@ void add_merger_rows(kit::Results& r, const MergerCellConfig& cfg, const MergerC
   f.docs = cfg.doc_kind;
   f.docs_put = res.docs;
   f.docs_per_s = res.seconds > 0 ? static_cast<double>(res.docs) / res.seconds : 0;
-  const base::LatencySummary lat = base::LatencySummary::of(res.put_ns);
+  const base::LatencySummary lat = base::LatencySummary::Of(res.put_ns);
   f.put_p50_us = lat.p50_us;
   f.put_p99_us = lat.p99_us;
   f.fsyncs_per_doc = res.docs > 0 ? static_cast<double>(st.fsyncs) / static_cast<double>(res.docs) : 0;

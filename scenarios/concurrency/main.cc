@@ -166,7 +166,7 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
           a.commits += res.counters.commits;
           a.fsyncs += res.counters.fsyncs;
           a.seconds += res.seconds;
-          a.write_ns.merge(res.write_ns);
+          a.write_ns.Merge(res.write_ns);
           a.last = res.counters;
           return "";
         });
@@ -208,7 +208,7 @@ struct Blocked {
 
 Blocked blocked_reads(const fenec::base::Histogram& ns) {
   Blocked b;
-  const auto bins = ns.bins();
+  const auto bins = ns.Bins();
   for (const auto& bin : bins) b.count += bin.lo >= kBlockedNs ? bin.count : 0;
   uint64_t seen = 0;
   for (const auto& bin : bins) {
@@ -223,7 +223,7 @@ Blocked blocked_reads(const fenec::base::Histogram& ns) {
 }
 
 fc::MixedFig mixed_fig(const fc::MixedResult& r) {
-  const auto rs = fenec::base::LatencySummary::of(r.read_ns);
+  const auto rs = fenec::base::LatencySummary::Of(r.read_ns);
   fc::MixedFig f;
   f.reads_per_s = r.reads / r.seconds;
   f.writes_per_s = r.writes / r.seconds;
@@ -276,7 +276,7 @@ void run_mixed_part(Harness& h, const Config& c, Runner& run, fc::Report& rep, c
         h.results().add(f, arm.name, cs, "batches", static_cast<double>(r.commits_done), "count");
         if (r.hold_ns.count() > 0) {
           h.results().add_latency(f, arm.name, cs, r.hold_ns, "batch_hold");
-          fig.batch_hold_p50_us = r.hold_ns.percentile(50) / 1000.0;
+          fig.batch_hold_p50_us = r.hold_ns.Percentile(50) / 1000.0;
         }
       }
       (batches ? rep.batches : rep.readers)[arm.name] = fig;
@@ -313,7 +313,7 @@ void run_long_read_part(Harness& h, const Config& c, Runner& run, fc::Report& re
       res.add(f, arm.name, cs, "answers_ok", r.answers_ok ? 1 : 0, "bool");
       add_counters(h, f, arm.name, cs, r.counters, r.seconds);
       if (!r.answers_ok) std::cerr << fmt::format("warning: {} {}: {}\n", arm.name, cs, r.answer_problem);
-      const auto ws = fenec::base::LatencySummary::of(r.write_ns);
+      const auto ws = fenec::base::LatencySummary::Of(r.write_ns);
       fc::LongFig lf;
       lf.write_wait_max_us = ws.max_us;
       lf.write_wait_p999_us = ws.p999_us;

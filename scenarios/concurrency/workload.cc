@@ -121,7 +121,7 @@ WritersResult run_writers(Store& store, int writers, const Budget& budget, uint6
         const Doc d = make_doc(rng, counts[w], w);
         const auto t0 = Clock::now();
         if (auto e = s.put(d); !e.empty()) return sh.fail("put: " + e);
-        hists[w].record(ns_between(t0, Clock::now()));
+        hists[w].Record(ns_between(t0, Clock::now()));
         ++counts[w];
       }
     });
@@ -132,7 +132,7 @@ WritersResult run_writers(Store& store, int writers, const Budget& budget, uint6
   r.error = sh.error;
   r.per_writer = counts;
   for (int w = 0; w < writers; ++w) {
-    r.write_ns.merge(hists[w]);
+    r.write_ns.Merge(hists[w]);
     r.writes += counts[w];
   }
   return r;
@@ -150,7 +150,7 @@ Body reader_body(Shared& sh, uint64_t preloaded, uint64_t seed, Histogram* h, ui
       bool found = false;
       const auto t0 = Clock::now();
       if (auto e = s.get(id, &d, &found); !e.empty()) return sh.fail("get: " + e);
-      h->record(ns_between(t0, Clock::now()));
+      h->Record(ns_between(t0, Clock::now()));
       if (!found) return sh.fail(fmt::format("get: preloaded row {} not found", id));
       ++*count;
     }
@@ -180,11 +180,11 @@ MixedResult run_mixed(Store& store, int readers, uint64_t preloaded, const Budge
   r.counters = store.counters();
   r.error = sh.error;
   for (int i = 0; i < readers; ++i) {
-    r.read_ns.merge(rh[i]);
+    r.read_ns.Merge(rh[i]);
     r.reads += reads[i];
   }
   for (int w = 0; w < writers; ++w) {
-    r.write_ns.merge(wh[w]);
+    r.write_ns.Merge(wh[w]);
     r.writes += rows[w];
     r.commits_done += commits[w];
   }
@@ -202,7 +202,7 @@ MixedResult run_readers_beside_writers(Store& store, int readers, int writers, u
         const Doc d = make_doc(rng, *rows, w);
         const auto t0 = Clock::now();
         if (auto e = s.put(d); !e.empty()) return sh.fail("put: " + e);
-        h->record(ns_between(t0, Clock::now()));
+        h->Record(ns_between(t0, Clock::now()));
         ++*rows;
         ++*commits;
       }
@@ -227,9 +227,9 @@ MixedResult run_readers_beside_batches(Store& store, int readers, int batch, uin
       while (!sh.should_stop() && sh.take_op()) {
         const auto t0 = Clock::now();
         if (auto e = s.put_batch(docs); !e.empty()) return sh.fail("batch: " + e);
-        h->record(ns_between(t0, Clock::now()));
+        h->Record(ns_between(t0, Clock::now()));
         if (holds_known && store.write_lock_hold_ns(&held)) {
-          holds.record(held - held_before);
+          holds.Record(held - held_before);
           held_before = held;
         }
         *rows += docs.size();
@@ -285,7 +285,7 @@ LongReadResult run_long_read(Store& store, int writers, uint64_t preloaded, int6
         const auto t0 = Clock::now();
         if (auto e = s.put(d); !e.empty()) return sh.fail("put: " + e);
         const uint64_t ns = ns_between(t0, Clock::now());
-        hists[w].record(ns);
+        hists[w].Record(ns);
         const size_t win = ns_between(sh.start, t0) / (kWindowMs * 1'000'000ull);
         if (windows[w].size() <= win) windows[w].resize(win + 1, 0);
         windows[w][win] = std::max(windows[w][win], ns);
@@ -320,7 +320,7 @@ LongReadResult run_long_read(Store& store, int writers, uint64_t preloaded, int6
   r.error = sh.error;
   std::vector<uint64_t> merged;
   for (int w = 0; w < writers; ++w) {
-    r.write_ns.merge(hists[w]);
+    r.write_ns.Merge(hists[w]);
     r.writes += counts[w];
     if (merged.size() < windows[w].size()) merged.resize(windows[w].size(), 0);
     for (size_t i = 0; i < windows[w].size(); ++i) merged[i] = std::max(merged[i], windows[w][i]);

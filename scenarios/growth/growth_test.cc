@@ -28,7 +28,7 @@ TEST(Keys, DistinctAndShapedAsDocumented) {
     shorts.emplace(buf, n);
     n = make_term(i, buf);
     std::string t(buf, n);
-    auto tok = index::tokenize(t);
+    auto tok = index::Tokenize(t);
     ASSERT_EQ(tok.size(), 1u);
     ASSERT_EQ(tok[0], t);  // already one lowercase token
     terms.insert(t);

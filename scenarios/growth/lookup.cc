@@ -47,9 +47,9 @@ class AnyMap {
 class FenecMap : public AnyMap {
  public:
   explicit FenecMap(index::Arm arm) : idx_(arm) {}
-  void put(std::string_view k, uint64_t row) override { idx_.put(k, row); }
+  void put(std::string_view k, uint64_t row) override { idx_.Put(k, row); }
   uint64_t find(std::string_view k) const override {
-    auto r = idx_.find(k);
+    auto r = idx_.Find(k);
     return r ? *r + 1 : 0;
   }
   double own_bytes() const override { return static_cast<double>(idx_.stats().memory_bytes); }
@@ -87,8 +87,8 @@ class StdMap : public AnyMap {
 class TextMap : public AnyMap {
  public:
   explicit TextMap(index::Arm arm) : idx_(arm) {}
-  void put(std::string_view k, uint64_t row) override { idx_.insert(row, k); }
-  uint64_t find(std::string_view k) const override { return idx_.query(k, 1).size(); }
+  void put(std::string_view k, uint64_t row) override { idx_.Insert(row, k); }
+  uint64_t find(std::string_view k) const override { return idx_.Query(k, 1).size(); }
   double own_bytes() const override { return static_cast<double>(idx_.stats().memory_bytes); }
   double slots() const override { return static_cast<double>(idx_.stats().capacity_slots); }
 
@@ -194,11 +194,11 @@ MemResult measure_memory(const std::string& arm, uint64_t keys, KeyStyle style) 
     // The child inherits the parent's heap, free chunks and all: hand them
     // back first, so what the build allocates shows up as new pages.
     malloc_trim(0);
-    base::MemSample before = base::read_smaps_rollup(0, &ok1);
+    base::MemSample before = base::ReadSmapsRollup(0, &ok1);
     std::unique_ptr<AnyMap> m = make_map(arm);
     if (m) {
       fill(*m, keys, style, is_text(arm));
-      base::MemSample after = base::read_smaps_rollup(0, &ok2);
+      base::MemSample after = base::ReadSmapsRollup(0, &ok2);
       double k = static_cast<double>(keys);
       msg[0] = ok1 && ok2 ? 1 : 0;
       msg[1] = static_cast<double>(after.anon_kb - std::min(after.anon_kb, before.anon_kb)) * 1024.0 / k;
@@ -233,7 +233,7 @@ MemResult measure_memory(const std::string& arm, uint64_t keys, KeyStyle style) 
 
 RebuildResult time_rebuild(index::Arm arm, uint64_t keys, KeyStyle style) {
   RebuildResult res;
-  res.arm = fmt::format("unique-{}", index::arm_name(arm));
+  res.arm = fmt::format("unique-{}", index::ArmName(arm));
   res.keys = keys;
   std::vector<std::string> owned(keys);
   std::vector<index::UniqueIndex::Entry> entries(keys);
@@ -244,10 +244,10 @@ RebuildResult time_rebuild(index::Arm arm, uint64_t keys, KeyStyle style) {
   }
   index::UniqueIndex idx(arm);
   Clock::time_point t0 = Clock::now();
-  bool clean = !idx.rebuild(entries).has_value();
+  bool clean = !idx.Rebuild(entries).has_value();
   res.rebuild_s = std::chrono::duration<double>(Clock::now() - t0).count();
   uint64_t same = 0;
-  for (uint64_t i = 0; i < keys; ++i) same += idx.find(owned[i]) == i;
+  for (uint64_t i = 0; i < keys; ++i) same += idx.Find(owned[i]) == i;
   res.same = clean && same == keys && idx.stats().growths == 0;
   return res;
 }

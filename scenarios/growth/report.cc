@@ -95,7 +95,7 @@ std::string stall_verdict(const StallPair& p) {
 }  // namespace
 
 std::string arm_of(Kind kind, index::Arm arm) {
-  return fmt::format("{}-{}", kind == Kind::kUnique ? "unique" : "text", index::arm_name(arm));
+  return fmt::format("{}-{}", kind == Kind::kUnique ? "unique" : "text", index::ArmName(arm));
 }
 
 std::string source_band_figure(const Band& b) {
@@ -287,7 +287,7 @@ void print_summary(const Summary& s) {
                "the engine's longest write-lock hold {}; a stored key put again {}; reopened in {:.2f} s "
                "with {} documents, a stored key {} after the reopen\n",
                s.db->run.rec.histogram().count(), kit::format_us(us(s.db->run.rec.histogram().max())),
-               kit::format_us(us(s.db->run.rec.histogram().percentile(99.9))),
+               kit::format_us(us(s.db->run.rec.histogram().Percentile(99.9))),
                kit::format_us(us(s.db->lock_hold_max_ns)),
                s.db->duplicate_rejected ? "was rejected (kConstraint)" : "was NOT rejected",
                s.db->open_s, s.db->count_after_open, s.db->found_after_open ? "still clashes" : "does NOT clash");

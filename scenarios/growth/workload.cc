@@ -77,7 +77,7 @@ PutRecorder::PutRecorder(uint64_t n, size_t points)
     : band_max_(bands_up_to(n).size(), 0), chunk_len_(std::max<uint64_t>(1, n / std::max<size_t>(1, points))) {}
 
 void PutRecorder::record(uint64_t keys_before, uint64_t ns, bool grew) {
-  hist_.record(ns);
+  hist_.Record(ns);
   (grew ? max_grew_ : max_plain_) = std::max(grew ? max_grew_ : max_plain_, ns);
   if (grew) grew_.emplace_back(keys_before, ns);
   size_t b = band_of(keys_before);
@@ -124,10 +124,10 @@ struct Guarded {
   // Under mu, exclusive. Returns whether this put grew the index.
   bool put(uint64_t row, std::string_view key) {
     if (kind == Kind::kUnique) {
-      [[maybe_unused]] auto v = unique.put(key, row);
+      [[maybe_unused]] auto v = unique.Put(key, row);
       assert(!v.has_value());
     } else {
-      text.insert(row, key);
+      text.Insert(row, key);
     }
     if (size_t g = growths(); g != growths_seen) {
       growths_seen = g;
@@ -138,8 +138,8 @@ struct Guarded {
   }
   // Under mu, shared.
   uint64_t read(std::string_view key) const {
-    if (kind == Kind::kUnique) return unique.find(key).value_or(0);
-    return text.query(key, 10).size();
+    if (kind == Kind::kUnique) return unique.Find(key).value_or(0);
+    return text.Query(key, 10).size();
   }
 };
 

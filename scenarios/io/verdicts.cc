@@ -15,7 +15,7 @@ using iobench::Mode;
 using iobench::SubmitKind;
 
 double p50_us(const CellResult& c) {
-  return base::LatencySummary::of(iobench::mode_sync(c.spec.mode) != iobench::SyncCall::kNone ? c.commit : c.lat)
+  return base::LatencySummary::Of(iobench::mode_sync(c.spec.mode) != iobench::SyncCall::kNone ? c.commit : c.lat)
       .p50_us;
 }
 

@@ -24,7 +24,7 @@ CellResult made(Mode mode, uint64_t size, unsigned jobs, double ops, double seco
   c.write_calls = c.ops * (submit == SubmitKind::kPwrite ? batch : 1);
   c.bytes = c.ops * size * batch;
   c.seconds = seconds;
-  for (uint64_t i = 0; i < c.ops; ++i) c.lat.record(lat_us * 1000);
+  for (uint64_t i = 0; i < c.ops; ++i) c.lat.Record(lat_us * 1000);
   for (unsigned j = 0; j < jobs; ++j) c.job_mb_per_s.push_back(c.mb_per_s() / jobs);
   return c;
 }

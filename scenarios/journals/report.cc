@@ -62,7 +62,7 @@ void add_cell(kit::Results& r, const std::string& mode, const CellConfig& cfg, c
   f.writes_per_put = per(res.env.writes, res.puts);
   f.fsyncs_per_put = per(res.env.syncs, res.puts);
   f.dir_syncs_per_put = per(res.env.dir_syncs, res.puts);
-  const base::LatencySummary l = base::LatencySummary::of(res.put_ns);
+  const base::LatencySummary l = base::LatencySummary::Of(res.put_ns);
   f.p50_us = l.p50_us;
   f.p99_us = l.p99_us;
   f.p999_us = l.p999_us;

@@ -131,11 +131,11 @@ CellResult run_cell(const CellConfig& cfg, const std::string& dir) {
           if (r.error.empty()) r.error = fmt::format("put (writer {}, seq {}): {}", w, seq, id.status().ToString());
           break;
         }
-        h.record(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count()));
+        h.Record(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count()));
         ++done;
       }
       std::lock_guard lock(mu);
-      r.put_ns.merge(h);
+      r.put_ns.Merge(h);
       r.puts += done;
     });
   }

@@ -29,13 +29,13 @@ void bench_unique_find(benchmark::State& st) {
   static const std::vector<std::string> keys = make_keys(kIndexKeys, "user-");
   static const index::UniqueIndex idx = [] {
     index::UniqueIndex u;
-    for (size_t i = 0; i < keys.size(); ++i) u.put(keys[i], i + 1);
+    for (size_t i = 0; i < keys.size(); ++i) u.Put(keys[i], i + 1);
     return u;
   }();
   size_t i = 0;
   uint64_t found = 0;
   for (auto _ : st) {
-    found += idx.find(keys[i]).has_value() ? 1 : 0;
+    found += idx.Find(keys[i]).has_value() ? 1 : 0;
     i = (i + 4099) % keys.size();
   }
   if (found != static_cast<uint64_t>(st.iterations())) st.SkipWithError("a stored key was not found");
@@ -48,7 +48,7 @@ void bench_unique_put(benchmark::State& st) {
     // From empty: the growths a young index goes through are part of the cost.
     index::UniqueIndex u;
     for (size_t i = 0; i < keys.size(); ++i) {
-      if (u.put(keys[i], i + 1).has_value()) {
+      if (u.Put(keys[i], i + 1).has_value()) {
         st.SkipWithError("unexpected uniqueness violation");
         return;
       }

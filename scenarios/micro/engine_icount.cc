@@ -29,18 +29,18 @@ std::vector<IcountKernel> engine_icount_kernels() {
     auto k = std::make_shared<const std::vector<std::string>>(keys(5000));
     return [k] {
       index::UniqueIndex u;
-      for (size_t i = 0; i < k->size(); ++i) u.put((*k)[i], i + 1);
+      for (size_t i = 0; i < k->size(); ++i) u.Put((*k)[i], i + 1);
       return static_cast<uint64_t>(u.size());
     };
   }});
   out.push_back({"ENG/unique_find", []() -> IcountWork {
     auto k = std::make_shared<const std::vector<std::string>>(keys(5000));
     auto u = std::make_shared<index::UniqueIndex>();
-    for (size_t i = 0; i < k->size(); ++i) u->put((*k)[i], i + 1);
+    for (size_t i = 0; i < k->size(); ++i) u->Put((*k)[i], i + 1);
     return [k, u] {
       uint64_t found = 0;
       for (int rep = 0; rep < 20; ++rep) {
-        for (const auto& key : *k) found += u->find(key).has_value();
+        for (const auto& key : *k) found += u->Find(key).has_value();
       }
       return found;
     };

@@ -79,7 +79,7 @@ void ProbeGets(Harness& h, int port, const LedgerShape& shape) {
       h.results().skip("fenec-server", "get-by-id", "a get by id failed");
       return;
     }
-    rt.record(static_cast<uint64_t>(ns));
+    rt.Record(static_cast<uint64_t>(ns));
   }
   std::string m = Metrics(port);
   const std::string labels = R"j(endpoint="docs_get",kind="get")j";
@@ -90,10 +90,10 @@ void ProbeGets(Harness& h, int port, const LedgerShape& shape) {
   if (p50 >= 0) add("server_handle_p50_us", p50 * 1e6);
   if (p99 >= 0) add("server_handle_p99_us", p99 * 1e6);
   if (w50 >= 0) add("server_write_p50_us", w50 * 1e6);
-  add("roundtrip_p50_us", rt.percentile(50) / 1e3);
-  add("roundtrip_p99_us", rt.percentile(99) / 1e3);
+  add("roundtrip_p50_us", rt.Percentile(50) / 1e3);
+  add("roundtrip_p99_us", rt.Percentile(99) / 1e3);
   fmt::print("get by id: the server's own work p50 {:.1f} us (p99 {:.1f}), its write {:.1f} us; round trip p50 {:.1f} us\n",
-             p50 * 1e6, p99 * 1e6, w50 * 1e6, rt.percentile(50) / 1e3);
+             p50 * 1e6, p99 * 1e6, w50 * 1e6, rt.Percentile(50) / 1e3);
 }
 
 }  // namespace

@@ -25,8 +25,8 @@ RunFigures AddRunRows(kit::Results& results, const std::string& arm, int run, co
   RunFigures f;
   f.run = run;
   f.wait_max_ms = r.transfer_ns.max() / 1e6;
-  f.p50_ms = r.transfer_ns.percentile(50) / 1e6;
-  f.p99_ms = r.transfer_ns.percentile(99) / 1e6;
+  f.p50_ms = r.transfer_ns.Percentile(50) / 1e6;
+  f.p99_ms = r.transfer_ns.Percentile(99) / 1e6;
   f.per_s = r.seconds > 0 ? r.transfers / r.seconds : 0;
   f.over_50ms = r.over_50ms;
   f.reconciliations = r.recons.size();

@@ -79,7 +79,7 @@ void Client(int c, int port, const LedgerShape& shape, Books& books, const RunCo
                            : fmt::format("transfer request failed: {}", httplib::to_string(r.error()));
       return;
     }
-    out->ns.record(ns);
+    out->ns.Record(ns);
     if (ns > 50000000) ++out->over_50ms;
     out->points.push_back({static_cast<float>(std::chrono::duration<double>(t0 - start).count()),
                            static_cast<float>(ns / 1e6)});
@@ -173,7 +173,7 @@ RunResult RunLedger(int port, const LedgerShape& shape, std::vector<std::unique_
   for (auto& t : threads) t.join();
   res.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   for (auto& o : outs) {
-    res.transfer_ns.merge(o.ns);
+    res.transfer_ns.Merge(o.ns);
     res.over_50ms += o.over_50ms;
     res.errors += o.errors;
     res.retries_rejected += o.retries_rejected;

@@ -55,9 +55,9 @@ void run_read_cost(Harness& h, const Options& o, fenec::scenarios::smaps::Report
       const double budget = h.quick() ? 1.0 : 3.0;
       const Histogram ns = fenec::scenarios::smaps::measure_reads(r, 5, budget);
       const char* arm = fenec::scenarios::smaps::reader_name(r);
-      const double p50 = ns.percentile(50) / 1000.0;
+      const double p50 = ns.Percentile(50) / 1000.0;
       h.results().add(kFinding, arm, c, "read_us", p50, "us");
-      h.results().add(kFinding, arm, c, "read_p99_us", ns.percentile(99) / 1000.0, "us");
+      h.results().add(kFinding, arm, c, "read_p99_us", ns.Percentile(99) / 1000.0, "us");
       h.results().add(kFinding, arm, c, "reads", static_cast<double>(ns.count()), "count");
       h.results().add(kFinding, arm, c, "vmas", vmas, "count");
       rep.read_us[{arm, n}] = p50;
@@ -121,7 +121,7 @@ void run_worker_arms(Harness& h, const Options& o, fenec::scenarios::smaps::Repo
                                      fmt::format("{};rep={}", cell.case_for(n), r), res);
         }
         auto& m = merged[i];
-        m.op_ns.merge(res.op_ns);
+        m.op_ns.Merge(res.op_ns);
         m.ops += res.ops;
         m.seconds += res.seconds;
         m.proc_reads += res.proc_reads;

@@ -26,8 +26,8 @@ std::string rel_plot(const kit::Harness& h, const std::string& name) {
 
 WorkerFigures WorkerFigures::of(const ArmResult& r) {
   WorkerFigures f;
-  f.p50_us = static_cast<double>(r.op_ns.percentile(50)) / 1000.0;
-  f.p99_us = static_cast<double>(r.op_ns.percentile(99)) / 1000.0;
+  f.p50_us = static_cast<double>(r.op_ns.Percentile(50)) / 1000.0;
+  f.p99_us = static_cast<double>(r.op_ns.Percentile(99)) / 1000.0;
   f.max_us = static_cast<double>(r.op_ns.max()) / 1000.0;
   f.ops_per_s = r.seconds > 0 ? static_cast<double>(r.ops) / r.seconds : 0;
   f.proc_reads_per_s = r.seconds > 0 ? static_cast<double>(r.proc_reads) / r.seconds : 0;

@@ -109,7 +109,7 @@ TEST(SmapsRollupSampler, ConcurrentCallersReadAtMostAtThrottleRate) {
   std::this_thread::sleep_for(400ms);
   stop.store(true);
   for (auto& t : callers) t.join();
-  sampler.stop();
+  sampler.Stop();
   const double elapsed_ms =
       std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   const uint64_t reads = sampler.reads();

@@ -23,9 +23,9 @@ uint64_t ns_since(Clock::time_point t0) {
 
 void read_once(Reader r) {
   if (r == Reader::kSmaps) {
-    (void)base::read_smaps_full(0);
+    (void)base::ReadSmapsFull(0);
   } else {
-    (void)base::read_smaps_rollup(0);
+    (void)base::ReadSmapsRollup(0);
   }
 }
 
@@ -118,7 +118,7 @@ ArmResult run_arm(const ArmConfig& cfg) {
     if (p == MAP_FAILED) break;
     static_cast<volatile unsigned char*>(p)[0] = 1;  // the fault takes the mm lock too
     munmap(p, cfg.map_bytes);
-    res.op_ns.record(ns_since(t0));
+    res.op_ns.Record(ns_since(t0));
     ++res.ops;
   }
   res.seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -126,7 +126,7 @@ ArmResult run_arm(const ArmConfig& cfg) {
   stop.store(true);
   for (auto& t : readers) t.join();
   if (sampler) {
-    sampler->stop();
+    sampler->Stop();
     proc_reads.store(sampler->reads());
   }
   res.proc_reads = proc_reads.load();
@@ -143,7 +143,7 @@ base::Histogram measure_reads(Reader r, int min_reads, double budget_s) {
     }
     const auto t0 = Clock::now();
     read_once(r);
-    h.record(ns_since(t0));
+    h.Record(ns_since(t0));
   }
   return h;
 }

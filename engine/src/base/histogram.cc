@@ -6,7 +6,7 @@
 
 namespace fenec::base {
 
-int Histogram::bucket_of(uint64_t value) {
+int Histogram::BucketOf(uint64_t value) {
   if (value < kLinearLimit) return static_cast<int>(value);
   const int msb = 63 - std::countl_zero(value);  // >= kSubBits here
   const int shift = msb - kSubBits;
@@ -16,7 +16,7 @@ int Histogram::bucket_of(uint64_t value) {
   return static_cast<int>(group * kSubBuckets + sub);
 }
 
-uint64_t Histogram::bucket_lo(int bucket) {
+uint64_t Histogram::BucketLo(int bucket) {
   const auto b = static_cast<uint64_t>(bucket);
   if (b < kLinearLimit) return b;
   const uint64_t group = b / kSubBuckets;
@@ -24,26 +24,26 @@ uint64_t Histogram::bucket_lo(int bucket) {
   return (kSubBuckets + sub) << (group - 1);
 }
 
-uint64_t Histogram::bucket_hi(int bucket) {
+uint64_t Histogram::BucketHi(int bucket) {
   const auto b = static_cast<uint64_t>(bucket);
   if (b < kLinearLimit) return b;
   const uint64_t group = b / kSubBuckets;
   // Written as lo + (width - 1) so the last bucket ends at UINT64_MAX without overflow.
-  return bucket_lo(bucket) + ((uint64_t{1} << (group - 1)) - 1);
+  return BucketLo(bucket) + ((uint64_t{1} << (group - 1)) - 1);
 }
 
-void Histogram::record(uint64_t value) { record_n(value, 1); }
+void Histogram::Record(uint64_t value) { RecordN(value, 1); }
 
-void Histogram::record_n(uint64_t value, uint64_t n) {
+void Histogram::RecordN(uint64_t value, uint64_t n) {
   if (n == 0) return;
-  counts_[bucket_of(value)] += n;
+  counts_[BucketOf(value)] += n;
   count_ += n;
   sum_ += value * n;
   min_ = std::min(min_, value);
   max_ = std::max(max_, value);
 }
 
-void Histogram::merge(const Histogram& other) {
+void Histogram::Merge(const Histogram& other) {
   if (other.count_ == 0) return;
   for (int i = 0; i < kBuckets; ++i) counts_[i] += other.counts_[i];
   count_ += other.count_;
@@ -52,13 +52,13 @@ void Histogram::merge(const Histogram& other) {
   max_ = std::max(max_, other.max_);
 }
 
-void Histogram::reset() { *this = Histogram(); }
+void Histogram::Reset() { *this = Histogram(); }
 
 double Histogram::mean() const {
   return count_ ? static_cast<double>(sum_) / static_cast<double>(count_) : 0.0;
 }
 
-uint64_t Histogram::percentile(double p) const {
+uint64_t Histogram::Percentile(double p) const {
   if (count_ == 0) return 0;
   p = std::clamp(p, 0.0, 100.0);
   // Nearest-rank definition: the smallest value with at least p% of samples at or below it.
@@ -68,30 +68,30 @@ uint64_t Histogram::percentile(double p) const {
   for (int i = 0; i < kBuckets; ++i) {
     seen += counts_[i];
     if (seen >= rank) {
-      const uint64_t lo = bucket_lo(i), hi = bucket_hi(i);
+      const uint64_t lo = BucketLo(i), hi = BucketHi(i);
       return std::clamp(lo + (hi - lo) / 2, min_, max_);
     }
   }
   return max_;
 }
 
-std::vector<Histogram::Bin> Histogram::bins() const {
+std::vector<Histogram::Bin> Histogram::Bins() const {
   std::vector<Bin> out;
   for (int i = 0; i < kBuckets; ++i) {
-    if (counts_[i]) out.push_back({bucket_lo(i), bucket_hi(i), counts_[i]});
+    if (counts_[i]) out.push_back({BucketLo(i), BucketHi(i), counts_[i]});
   }
   return out;
 }
 
-LatencySummary LatencySummary::of(const Histogram& ns) {
+LatencySummary LatencySummary::Of(const Histogram& ns) {
   LatencySummary s;
   s.count = ns.count();
   if (s.count == 0) return s;
   auto us = [](uint64_t v) { return static_cast<double>(v) / 1000.0; };
-  s.p50_us = us(ns.percentile(50));
-  s.p90_us = us(ns.percentile(90));
-  s.p99_us = us(ns.percentile(99));
-  s.p999_us = us(ns.percentile(99.9));
+  s.p50_us = us(ns.Percentile(50));
+  s.p90_us = us(ns.Percentile(90));
+  s.p99_us = us(ns.Percentile(99));
+  s.p999_us = us(ns.Percentile(99.9));
   s.max_us = us(ns.max());
   s.mean_us = ns.mean() / 1000.0;
   return s;

@@ -23,10 +23,10 @@ class Histogram {
   static constexpr uint64_t kLinearLimit = kSubBuckets;  // values < 64 are exact
   static constexpr int kBuckets = (64 - kSubBits + 1) * kSubBuckets;
 
-  void record(uint64_t value);
-  void record_n(uint64_t value, uint64_t n);
-  void merge(const Histogram& other);
-  void reset();
+  void Record(uint64_t value);
+  void RecordN(uint64_t value, uint64_t n);
+  void Merge(const Histogram& other);
+  void Reset();
 
   uint64_t count() const { return count_; }
   uint64_t sum() const { return sum_; }
@@ -35,7 +35,7 @@ class Histogram {
   double mean() const;
   // p in [0, 100]. Returns a value within one bucket's width of the exact
   // percentile (the bucket's midpoint, clamped to [min, max]); 0 if empty.
-  uint64_t percentile(double p) const;
+  uint64_t Percentile(double p) const;
 
   struct Bin {
     uint64_t lo;     // inclusive
@@ -43,11 +43,11 @@ class Histogram {
     uint64_t count;
   };
   // Non-empty bins in ascending order: what JSON output carries.
-  std::vector<Bin> bins() const;
+  std::vector<Bin> Bins() const;
 
-  static int bucket_of(uint64_t value);
-  static uint64_t bucket_lo(int bucket);
-  static uint64_t bucket_hi(int bucket);
+  static int BucketOf(uint64_t value);
+  static uint64_t BucketLo(int bucket);
+  static uint64_t BucketHi(int bucket);
 
  private:
   std::array<uint64_t, kBuckets> counts_{};
@@ -61,7 +61,7 @@ class Histogram {
 struct LatencySummary {
   double p50_us = 0, p90_us = 0, p99_us = 0, p999_us = 0, max_us = 0, mean_us = 0;
   uint64_t count = 0;
-  static LatencySummary of(const Histogram& ns);
+  static LatencySummary Of(const Histogram& ns);
 };
 
 }  // namespace fenec::base

@@ -29,56 +29,56 @@ TEST(Histogram, EmptyIsZero) {
   EXPECT_EQ(h.min(), 0u);
   EXPECT_EQ(h.max(), 0u);
   EXPECT_EQ(h.mean(), 0.0);
-  EXPECT_EQ(h.percentile(50), 0u);
-  EXPECT_TRUE(h.bins().empty());
-  EXPECT_EQ(LatencySummary::of(h).count, 0u);
+  EXPECT_EQ(h.Percentile(50), 0u);
+  EXPECT_TRUE(h.Bins().empty());
+  EXPECT_EQ(LatencySummary::Of(h).count, 0u);
 }
 
 TEST(Histogram, SmallValuesAreExact) {
   for (uint64_t v = 0; v < Histogram::kLinearLimit; ++v) {
-    const int b = Histogram::bucket_of(v);
-    EXPECT_EQ(Histogram::bucket_lo(b), v);
-    EXPECT_EQ(Histogram::bucket_hi(b), v);
+    const int b = Histogram::BucketOf(v);
+    EXPECT_EQ(Histogram::BucketLo(b), v);
+    EXPECT_EQ(Histogram::BucketHi(b), v);
   }
   Histogram h;
-  for (uint64_t v = 0; v < 64; ++v) h.record(v);  // 64 samples, one each of 0..63
+  for (uint64_t v = 0; v < 64; ++v) h.Record(v);  // 64 samples, one each of 0..63
   for (uint64_t k = 1; k <= 64; ++k) {
     // Nearest rank: the k-th smallest sample is the (k/64*100)th percentile.
-    EXPECT_EQ(h.percentile(100.0 * static_cast<double>(k) / 64.0), k - 1);
+    EXPECT_EQ(h.Percentile(100.0 * static_cast<double>(k) / 64.0), k - 1);
   }
-  EXPECT_EQ(h.percentile(0), 0u);
-  EXPECT_EQ(h.percentile(100), 63u);
+  EXPECT_EQ(h.Percentile(0), 0u);
+  EXPECT_EQ(h.Percentile(100), 63u);
 }
 
 TEST(Histogram, BucketsTileTheRangeWithBoundedWidth) {
   for (int b = 0; b + 1 < Histogram::kBuckets; ++b) {
-    ASSERT_EQ(Histogram::bucket_hi(b) + 1, Histogram::bucket_lo(b + 1)) << "bucket " << b;
-    ASSERT_EQ(Histogram::bucket_of(Histogram::bucket_lo(b)), b);
-    ASSERT_EQ(Histogram::bucket_of(Histogram::bucket_hi(b)), b);
-    const uint64_t width = Histogram::bucket_hi(b) - Histogram::bucket_lo(b) + 1;
-    ASSERT_LE(width * Histogram::kSubBuckets, std::max<uint64_t>(Histogram::bucket_lo(b), 64));
+    ASSERT_EQ(Histogram::BucketHi(b) + 1, Histogram::BucketLo(b + 1)) << "bucket " << b;
+    ASSERT_EQ(Histogram::BucketOf(Histogram::BucketLo(b)), b);
+    ASSERT_EQ(Histogram::BucketOf(Histogram::BucketHi(b)), b);
+    const uint64_t width = Histogram::BucketHi(b) - Histogram::BucketLo(b) + 1;
+    ASSERT_LE(width * Histogram::kSubBuckets, std::max<uint64_t>(Histogram::BucketLo(b), 64));
   }
-  EXPECT_EQ(Histogram::bucket_of(UINT64_MAX), Histogram::kBuckets - 1);
-  EXPECT_EQ(Histogram::bucket_hi(Histogram::kBuckets - 1), UINT64_MAX);
+  EXPECT_EQ(Histogram::BucketOf(UINT64_MAX), Histogram::kBuckets - 1);
+  EXPECT_EQ(Histogram::BucketHi(Histogram::kBuckets - 1), UINT64_MAX);
   Histogram h;
-  h.record(UINT64_MAX);
-  EXPECT_EQ(h.percentile(50), UINT64_MAX);
+  h.Record(UINT64_MAX);
+  EXPECT_EQ(h.Percentile(50), UINT64_MAX);
 }
 
 TEST(Histogram, UniformOneToAMillion) {
   Histogram h;
-  for (uint64_t v = 1; v <= 1000000; ++v) h.record(v);
+  for (uint64_t v = 1; v <= 1000000; ++v) h.Record(v);
   EXPECT_EQ(h.count(), 1000000u);
   EXPECT_EQ(h.min(), 1u);
   EXPECT_EQ(h.max(), 1000000u);
   EXPECT_DOUBLE_EQ(h.mean(), 500000.5);
-  expect_near_rel(h.percentile(50), 500000);
-  expect_near_rel(h.percentile(90), 900000);
-  expect_near_rel(h.percentile(99), 990000);
-  expect_near_rel(h.percentile(99.9), 999000);
-  EXPECT_EQ(h.percentile(0), 1u);
-  EXPECT_EQ(h.percentile(100), 1000000u);
-  const LatencySummary s = LatencySummary::of(h);
+  expect_near_rel(h.Percentile(50), 500000);
+  expect_near_rel(h.Percentile(90), 900000);
+  expect_near_rel(h.Percentile(99), 990000);
+  expect_near_rel(h.Percentile(99.9), 999000);
+  EXPECT_EQ(h.Percentile(0), 1u);
+  EXPECT_EQ(h.Percentile(100), 1000000u);
+  const LatencySummary s = LatencySummary::Of(h);
   EXPECT_EQ(s.count, 1000000u);
   EXPECT_DOUBLE_EQ(s.max_us, 1000.0);
   EXPECT_NEAR(s.p50_us, 500.0, 500.0 / 64);
@@ -88,22 +88,22 @@ TEST(Histogram, UniformOneToAMillion) {
 TEST(Histogram, ConstantIsExactAtAnyMagnitude) {
   for (uint64_t v : {uint64_t{7}, uint64_t{12345}, uint64_t{987654321}}) {
     Histogram h;
-    h.record_n(v, 1000);
+    h.RecordN(v, 1000);
     EXPECT_EQ(h.count(), 1000u);
-    for (double p : {0.0, 50.0, 99.0, 99.9, 100.0}) EXPECT_EQ(h.percentile(p), v);
+    for (double p : {0.0, 50.0, 99.0, 99.9, 100.0}) EXPECT_EQ(h.Percentile(p), v);
   }
 }
 
 TEST(Histogram, TwoPoint) {
   Histogram h;
-  h.record_n(100, 990);
-  h.record_n(5000000, 10);  // the 1% tail
-  EXPECT_EQ(h.percentile(50), 100u);
-  EXPECT_EQ(h.percentile(99), 100u);
-  expect_near_rel(h.percentile(99.5), 5000000);
-  EXPECT_EQ(h.percentile(100), 5000000u);
+  h.RecordN(100, 990);
+  h.RecordN(5000000, 10);  // the 1% tail
+  EXPECT_EQ(h.Percentile(50), 100u);
+  EXPECT_EQ(h.Percentile(99), 100u);
+  expect_near_rel(h.Percentile(99.5), 5000000);
+  EXPECT_EQ(h.Percentile(100), 5000000u);
   EXPECT_EQ(h.max(), 5000000u);
-  EXPECT_EQ(h.bins().size(), 2u);
+  EXPECT_EQ(h.Bins().size(), 2u);
 }
 
 TEST(Histogram, MergeEqualsRecordingIntoOne) {
@@ -113,24 +113,24 @@ TEST(Histogram, MergeEqualsRecordingIntoOne) {
   Histogram parts[4];
   for (int i = 0; i < 200000; ++i) {
     const auto v = static_cast<uint64_t>(dist(rng));
-    all.record(v);
-    parts[i % 4].record(v);
+    all.Record(v);
+    parts[i % 4].Record(v);
   }
   Histogram merged;
-  for (const auto& p : parts) merged.merge(p);
+  for (const auto& p : parts) merged.Merge(p);
   EXPECT_EQ(merged.count(), all.count());
   EXPECT_EQ(merged.sum(), all.sum());
   EXPECT_EQ(merged.min(), all.min());
   EXPECT_EQ(merged.max(), all.max());
-  for (double p : {1.0, 50.0, 90.0, 99.0, 99.9, 99.99}) EXPECT_EQ(merged.percentile(p), all.percentile(p));
-  const auto a = all.bins(), b = merged.bins();
+  for (double p : {1.0, 50.0, 90.0, 99.0, 99.9, 99.99}) EXPECT_EQ(merged.Percentile(p), all.Percentile(p));
+  const auto a = all.Bins(), b = merged.Bins();
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(a[i].lo, b[i].lo);
     EXPECT_EQ(a[i].count, b[i].count);
   }
   Histogram empty;
-  merged.merge(empty);
+  merged.Merge(empty);
   EXPECT_EQ(merged.count(), all.count());
   EXPECT_EQ(merged.min(), all.min());
 }
@@ -139,16 +139,16 @@ TEST(Histogram, BinsRoundTrip) {
   std::mt19937_64 rng(test_seed());
   std::uniform_int_distribution<uint64_t> dist(0, uint64_t{1} << 40);
   Histogram h;
-  for (int i = 0; i < 50000; ++i) h.record(dist(rng) >> (i % 40));
+  for (int i = 0; i < 50000; ++i) h.Record(dist(rng) >> (i % 40));
   Histogram back;
   uint64_t total = 0;
-  for (const auto& b : h.bins()) {
+  for (const auto& b : h.Bins()) {
     EXPECT_LE(b.lo, b.hi);
-    back.record_n(b.lo, b.count);
+    back.RecordN(b.lo, b.count);
     total += b.count;
   }
   EXPECT_EQ(total, h.count());
-  const auto a = h.bins(), c = back.bins();
+  const auto a = h.Bins(), c = back.Bins();
   ASSERT_EQ(a.size(), c.size());
   for (size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(a[i].lo, c[i].lo);
@@ -159,14 +159,14 @@ TEST(Histogram, BinsRoundTrip) {
 
 TEST(Histogram, ResetForgetsEverything) {
   Histogram h;
-  h.record(5);
-  h.record(500);
-  h.reset();
+  h.Record(5);
+  h.Record(500);
+  h.Reset();
   EXPECT_EQ(h.count(), 0u);
   EXPECT_EQ(h.min(), 0u);
   EXPECT_EQ(h.max(), 0u);
-  EXPECT_TRUE(h.bins().empty());
-  h.record(9);
+  EXPECT_TRUE(h.Bins().empty());
+  h.Record(9);
   EXPECT_EQ(h.min(), 9u);
 }
 

@@ -70,11 +70,11 @@ MemSample read_and_sum(const std::string& path, bool* ok) {
 
 }  // namespace
 
-MemSample read_smaps_rollup(pid_t pid, bool* ok) {
+MemSample ReadSmapsRollup(pid_t pid, bool* ok) {
   return read_and_sum(proc_path(pid, "smaps_rollup"), ok);
 }
 
-MemSample read_smaps_full(pid_t pid, bool* ok) {
+MemSample ReadSmapsFull(pid_t pid, bool* ok) {
   return read_and_sum(proc_path(pid, "smaps"), ok);
 }
 
@@ -85,15 +85,15 @@ SmapsRollupSampler::SmapsRollupSampler(pid_t pid, std::chrono::milliseconds inte
       max_samples_(max_samples < 2 ? 2 : max_samples),
       start_(std::chrono::steady_clock::now()) {
   // One read up front, so latest() is a real sample from the first call on.
-  sample_once();
-  thread_ = std::thread([this] { run(); });
+  SampleOnce();
+  thread_ = std::thread([this] { Run(); });
 }
 
-SmapsRollupSampler::~SmapsRollupSampler() { stop(); }
+SmapsRollupSampler::~SmapsRollupSampler() { Stop(); }
 
-void SmapsRollupSampler::sample_once() {
+void SmapsRollupSampler::SampleOnce() {
   bool ok = false;
-  MemSample s = read_smaps_rollup(pid_, &ok);
+  MemSample s = ReadSmapsRollup(pid_, &ok);
   reads_.fetch_add(1);
   s.t_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   std::lock_guard lock(mu_);
@@ -115,14 +115,14 @@ void SmapsRollupSampler::sample_once() {
   series_.push_back(s);
 }
 
-void SmapsRollupSampler::run() {
+void SmapsRollupSampler::Run() {
   std::unique_lock lock(mu_);
   while (!stop_) {
     // wait_until a fixed deadline, so a spurious wakeup cannot shorten the interval.
     const auto deadline = std::chrono::steady_clock::now() + interval_;
     if (cv_.wait_until(lock, deadline, [this] { return stop_; })) break;
     lock.unlock();
-    sample_once();
+    SampleOnce();
     lock.lock();
   }
 }
@@ -147,7 +147,7 @@ uint64_t SmapsRollupSampler::failed_reads() const {
   return failed_reads_;
 }
 
-void SmapsRollupSampler::stop() {
+void SmapsRollupSampler::Stop() {
   {
     std::lock_guard lock(mu_);
     stop_ = true;

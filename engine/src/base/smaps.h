@@ -27,9 +27,9 @@ struct MemSample {
 };
 
 // One read of /proc/<pid>/smaps_rollup (pid 0 = self). ok=false if unreadable.
-MemSample read_smaps_rollup(pid_t pid, bool* ok = nullptr);
+MemSample ReadSmapsRollup(pid_t pid, bool* ok = nullptr);
 // Sum over a full /proc/<pid>/smaps: the expensive read, kept for the MM-1 bench.
-MemSample read_smaps_full(pid_t pid, bool* ok = nullptr);
+MemSample ReadSmapsFull(pid_t pid, bool* ok = nullptr);
 
 class SmapsRollupSampler {
  public:
@@ -51,11 +51,11 @@ class SmapsRollupSampler {
   // Reads that failed (process gone, /proc unreadable); their samples are not kept.
   uint64_t failed_reads() const;
   // Joins the thread; idempotent. latest()/series() stay valid afterwards.
-  void stop();
+  void Stop();
 
  private:
-  void run();
-  void sample_once();
+  void Run();
+  void SampleOnce();
   pid_t pid_;
   std::chrono::milliseconds interval_;
   size_t max_samples_;

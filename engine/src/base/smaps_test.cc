@@ -13,20 +13,20 @@ using Clock = std::chrono::steady_clock;
 
 TEST(Smaps, RollupReadsThisProcess) {
   bool ok = false;
-  const MemSample s = read_smaps_rollup(0, &ok);
+  const MemSample s = ReadSmapsRollup(0, &ok);
   ASSERT_TRUE(ok);
   EXPECT_GT(s.rss_kb, 0u);
   EXPECT_GT(s.pss_kb, 0u);
   EXPECT_GE(s.rss_kb, s.anon_kb);
-  const MemSample by_pid = read_smaps_rollup(getpid(), &ok);
+  const MemSample by_pid = ReadSmapsRollup(getpid(), &ok);
   ASSERT_TRUE(ok);
   EXPECT_GT(by_pid.rss_kb, 0u);
 }
 
 TEST(Smaps, FullSumAgreesWithRollup) {
   bool ok1 = false, ok2 = false;
-  const MemSample roll = read_smaps_rollup(0, &ok1);
-  const MemSample full = read_smaps_full(0, &ok2);
+  const MemSample roll = ReadSmapsRollup(0, &ok1);
+  const MemSample full = ReadSmapsFull(0, &ok2);
   ASSERT_TRUE(ok1 && ok2);
   // Two reads a moment apart of an idle process: the sums match to within a few pages.
   EXPECT_NEAR(static_cast<double>(full.rss_kb), static_cast<double>(roll.rss_kb),
@@ -35,7 +35,7 @@ TEST(Smaps, FullSumAgreesWithRollup) {
 
 TEST(Smaps, MissingProcessIsNotOk) {
   bool ok = true;
-  const MemSample s = read_smaps_rollup(0x3ffffffe, &ok);
+  const MemSample s = ReadSmapsRollup(0x3ffffffe, &ok);
   EXPECT_FALSE(ok);
   EXPECT_EQ(s.rss_kb, 0u);
 }
@@ -57,7 +57,7 @@ TEST(SmapsRollupSampler, ConcurrentCallersNeverAddReads) {
     });
   }
   for (auto& c : callers) c.join();
-  sampler.stop();
+  sampler.Stop();
   const auto elapsed = Clock::now() - start;
   const uint64_t reads = sampler.reads();
   const auto bound = static_cast<uint64_t>(elapsed / kInterval) + 2;
@@ -79,7 +79,7 @@ TEST(SmapsRollupSampler, SeriesIsOrderedAndBounded) {
   // Wait (bounded) for enough reads that the series must have been thinned.
   const auto deadline = Clock::now() + std::chrono::seconds(20);
   while (sampler.reads() < 40 && Clock::now() < deadline) std::this_thread::sleep_for(milliseconds(2));
-  sampler.stop();
+  sampler.Stop();
   ASSERT_GE(sampler.reads(), 40u);
   const auto series = sampler.series();
   EXPECT_LE(series.size(), 8u);
@@ -88,14 +88,14 @@ TEST(SmapsRollupSampler, SeriesIsOrderedAndBounded) {
   uint64_t peak = 0;
   for (const auto& s : series) peak = std::max(peak, s.rss_kb);
   EXPECT_GE(sampler.peak_rss_kb(), peak);
-  sampler.stop();  // idempotent
+  sampler.Stop();  // idempotent
 }
 
 TEST(SmapsRollupSampler, DeadProcessCountsFailures) {
   SmapsRollupSampler sampler(0x3ffffffe, milliseconds(1));
   const auto deadline = Clock::now() + std::chrono::seconds(20);
   while (sampler.reads() < 3 && Clock::now() < deadline) std::this_thread::sleep_for(milliseconds(2));
-  sampler.stop();
+  sampler.Stop();
   EXPECT_EQ(sampler.failed_reads(), sampler.reads());
   EXPECT_TRUE(sampler.series().empty());
   EXPECT_EQ(sampler.latest().rss_kb, 0u);

@@ -145,14 +145,14 @@ Status DbImpl::FlushBuffer(const std::shared_ptr<WriteBuffer>& buf) {
   // journal's writes; the committer goes on. The buffer stays readable in
   // memory until the ring's completion marks it written (then handover).
   if (options_.data_flush == DataFlush::kGlobalRing && storage_->data_fd() >= 0 &&
-      ring::global_ring().error().empty()) {
+      ring::GlobalRing().error().empty()) {
     if (!RowStore::Claim(buf.get())) return Status::OK();
     {
       std::lock_guard lock(ring_mu_);
       ++ring_inflight_;
     }
     storage_->CountRingWrite(buf->size);
-    ring::global_ring().flush(
+    ring::GlobalRing().Flush(
         storage_->data_fd(), {ring::Page{buf->base, buf->bytes.get(), static_cast<uint32_t>(buf->size)}},
         [this, buf](const ring::FlushResult& r) {
           if (r.error != 0) fail_.Trip(Status::IOError("ring write", storage_->folder() + "/data.fdb", -r.error));

@@ -41,7 +41,7 @@ void FieldIndexes::Prepare(const std::vector<std::vector<FieldRef>>& rows, uint6
   for (size_t k = 0; k < unique_fields_.size(); ++k) {
     int f = unique_fields_[k];
     for (size_t r = 0; r < rows.size(); ++r)
-      if (rows[r][f].present) out->unique[k].put(UniqueKey(schema_.fields[f].type, rows[r][f]), first_id + r);
+      if (rows[r][f].present) out->unique[k].Put(UniqueKey(schema_.fields[f].type, rows[r][f]), first_id + r);
   }
   for (size_t k = 0; k < text_fields_.size(); ++k) {
     int f = text_fields_[k];
@@ -52,7 +52,7 @@ void FieldIndexes::Prepare(const std::vector<std::vector<FieldRef>>& rows, uint6
 
 Status FieldIndexes::Check(const PreparedIndexes& p) const {
   for (size_t k = 0; k < unique_fields_.size(); ++k) {
-    if (auto v = unique_[k]->check(p.unique[k]))
+    if (auto v = unique_[k]->Check(p.unique[k]))
       return Status::Constraint(fmt::format("@unique field '{}': {}", schema_.fields[unique_fields_[k]].name,
                                             v->message()));
   }
@@ -61,23 +61,23 @@ Status FieldIndexes::Check(const PreparedIndexes& p) const {
 
 void FieldIndexes::Apply(const PreparedIndexes& p) {
   for (size_t k = 0; k < unique_fields_.size(); ++k) {
-    auto v = unique_[k]->apply(p.unique[k]);
+    auto v = unique_[k]->Apply(p.unique[k]);
     assert(!v && "Apply after a clean Check");
     (void)v;
   }
   for (size_t k = 0; k < text_fields_.size(); ++k)
     for (size_t r = 0; r < p.text[k].size(); ++r)
-      if (p.text[k][r].size() > 0) text_[k]->insert(p.first_id + r, p.text[k][r]);
+      if (p.text[k][r].size() > 0) text_[k]->Insert(p.first_id + r, p.text[k][r]);
 }
 
 void FieldIndexes::Erase(uint64_t id, const std::vector<FieldRef>& row) {
   for (size_t k = 0; k < unique_fields_.size(); ++k) {
     int f = unique_fields_[k];
-    if (row[f].present) unique_[k]->erase(UniqueKey(schema_.fields[f].type, row[f]));
+    if (row[f].present) unique_[k]->Erase(UniqueKey(schema_.fields[f].type, row[f]));
   }
   for (size_t k = 0; k < text_fields_.size(); ++k) {
     int f = text_fields_[k];
-    if (row[f].present) text_[k]->erase(id, row[f].text);
+    if (row[f].present) text_[k]->Erase(id, row[f].text);
   }
 }
 
@@ -85,25 +85,25 @@ Status FieldIndexes::AddEntry(BranchField b, uint64_t id, std::string_view value
   if (!b.text) {
     for (size_t k = 0; k < unique_fields_.size(); ++k) {
       if (unique_fields_[k] != b.field) continue;
-      if (auto v = unique_[k]->put(value, id))
+      if (auto v = unique_[k]->Put(value, id))
         return Status::Constraint(fmt::format("@unique field '{}': {}", schema_.fields[b.field].name, v->message()));
     }
     return Status::OK();
   }
   for (size_t k = 0; k < text_fields_.size(); ++k)
-    if (text_fields_[k] == b.field && !value.empty()) text_[k]->insert(id, value);
+    if (text_fields_[k] == b.field && !value.empty()) text_[k]->Insert(id, value);
   return Status::OK();
 }
 
 std::optional<uint64_t> FieldIndexes::FindUnique(int field, const Value& value) const {
   for (size_t k = 0; k < unique_fields_.size(); ++k)
-    if (unique_fields_[k] == field) return unique_[k]->find(UniqueKey(value));
+    if (unique_fields_[k] == field) return unique_[k]->Find(UniqueKey(value));
   return std::nullopt;
 }
 
 std::vector<uint64_t> FieldIndexes::TextQuery(int field, const std::string& terms) const {
   for (size_t k = 0; k < text_fields_.size(); ++k)
-    if (text_fields_[k] == field) return text_[k]->query(terms, SIZE_MAX);
+    if (text_fields_[k] == field) return text_[k]->Query(terms, SIZE_MAX);
   return {};
 }
 
@@ -114,7 +114,7 @@ Status FieldIndexes::Verify(const std::vector<std::pair<uint64_t, std::vector<Fi
     for (const auto& [id, row] : rows) {
       if (!row[f].present) continue;
       ++keys;
-      auto held = unique_[k]->find(UniqueKey(schema_.fields[f].type, row[f]));
+      auto held = unique_[k]->Find(UniqueKey(schema_.fields[f].type, row[f]));
       if (!held || *held != id)
         return Status::Corruption(fmt::format("@unique '{}': row {} not indexed", schema_.fields[f].name, id));
     }

@@ -10,7 +10,7 @@ namespace fenec::index {
 
 // Read once before and once after each growth, never on a plain put: the
 // thread CPU clock is a system call (~1 us on a VM).
-GrowingMap::Clocks GrowingMap::now() {
+GrowingMap::Clocks GrowingMap::Now() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   uint64_t wall = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -19,9 +19,9 @@ GrowingMap::Clocks GrowingMap::now() {
   return {wall, static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec)};
 }
 
-void GrowingMap::record(GrowthEvent::Kind kind, int shard, uint64_t moved,
+void GrowingMap::Record(GrowthEvent::Kind kind, int shard, uint64_t moved,
                         uint64_t capacity_after, Clocks since) {
-  Clocks end = now();
+  Clocks end = Now();
   GrowthEvent e;
   e.kind = kind;
   e.shard = static_cast<int16_t>(shard);
@@ -38,23 +38,23 @@ void GrowingMap::record(GrowthEvent::Kind kind, int shard, uint64_t moved,
   grew_in_this_write_ = true;
 }
 
-void GrowingMap::double_table(HashTable& t, int shard) {
+void GrowingMap::DoubleTable(HashTable& t, int shard) {
   size_t cap = t.capacity() == 0 ? kMinCapacity : t.capacity() * 2;
-  Clocks t0 = now();
-  uint64_t moved = t.grow_to(cap);
-  record(GrowthEvent::Kind::kDouble, shard, moved, cap, t0);
+  Clocks t0 = Now();
+  uint64_t moved = t.GrowTo(cap);
+  Record(GrowthEvent::Kind::kDouble, shard, moved, cap, t0);
 }
 
 // The single table is full. Naive arm, or a table small enough to move
 // within one step's budget: double it in one move. Otherwise freeze it and
 // start moving it into its successor, one step a write.
-void GrowingMap::grow_single() {
+void GrowingMap::GrowSingle() {
   assert(!moving() && shards_.empty());
   if (arm_ == Arm::kNaive || single_.capacity() <= kMoveSlotsPerStep) {
-    double_table(single_, -1);
+    DoubleTable(single_, -1);
     return;
   }
-  Clocks t0 = now();
+  Clocks t0 = Now();
   old_ = std::move(single_);
   move_pos_ = 0;
   uint64_t cap;
@@ -66,20 +66,20 @@ void GrowingMap::grow_single() {
     cap = old_.capacity() * 2;
     single_ = HashTable(cap);
   }
-  record(GrowthEvent::Kind::kMoveStart, -1, 0, cap, t0);
+  Record(GrowthEvent::Kind::kMoveStart, -1, 0, cap, t0);
 }
 
-void GrowingMap::move_step() {
-  Clocks t0 = now();
+void GrowingMap::MoveStep() {
+  Clocks t0 = Now();
   size_t end = std::min(move_pos_ + kMoveSlotsPerStep, old_.capacity());
   uint64_t moved = 0;
   for (size_t i = move_pos_; i < end; ++i) {
     Slot* s = old_.slot_at(i);
     if (s->hash == 0 || !s->key.live()) continue;
-    HashTable& t = target_of(s->hash);
-    if (t.full()) double_table(t, shards_.empty() ? -1 : static_cast<int>(s->hash >> (64 - kShardBits)));
-    t.insert_new(*s);
-    old_.kill(s, /*free_key=*/false);  // the new table owns the key now
+    HashTable& t = TargetOf(s->hash);
+    if (t.full()) DoubleTable(t, shards_.empty() ? -1 : static_cast<int>(s->hash >> (64 - kShardBits)));
+    t.InsertNew(*s);
+    old_.Kill(s, /*free_key=*/false);  // the new table owns the key now
     ++moved;
   }
   move_pos_ = end;
@@ -88,52 +88,52 @@ void GrowingMap::move_step() {
     assert(old_.size() == 0);
     old_ = HashTable();
   }
-  record(GrowthEvent::Kind::kMoveStep, -1, moved, 0, t0);
+  Record(GrowthEvent::Kind::kMoveStep, -1, moved, 0, t0);
 }
 
-Slot* GrowingMap::insert_absent(const HashedKey& k, uint64_t value) {
-  assert(find(k) == nullptr);
+Slot* GrowingMap::InsertAbsent(const HashedKey& k, uint64_t value) {
+  assert(Find(k) == nullptr);
   grew_in_this_write_ = false;
-  if (moving()) move_step();
+  if (moving()) MoveStep();
   if (shards_.empty() && single_.full()) {
     // A table twice the old one's size cannot fill during the move (it ends
     // in capacity/kMoveSlotsPerStep writes); finish the move if it ever does.
-    while (moving()) move_step();
-    grow_single();
-    if (moving()) move_step();
+    while (moving()) MoveStep();
+    GrowSingle();
+    if (moving()) MoveStep();
   }
-  HashTable& t = target_of(k.hash);
-  if (t.full()) double_table(t, shards_.empty() ? -1 : static_cast<int>(k.hash >> (64 - kShardBits)));
+  HashTable& t = TargetOf(k.hash);
+  if (t.full()) DoubleTable(t, shards_.empty() ? -1 : static_cast<int>(k.hash >> (64 - kShardBits)));
   Slot slot;
   slot.hash = k.hash;
   slot.value = value;
-  slot.key = SlotKey::make(k.key);
-  Slot* placed = t.insert_new(slot);
+  slot.key = SlotKey::Make(k.key);
+  Slot* placed = t.InsertNew(slot);
   ++size_;
   if (grew_in_this_write_) ++puts_that_grew_;
   return placed;
 }
 
-bool GrowingMap::erase(const HashedKey& k, uint64_t* value) {
+bool GrowingMap::Erase(const HashedKey& k, uint64_t* value) {
   bool found = false;
-  HashTable& t = target_of(k.hash);
-  if (Slot* s = t.find(k.hash, k.key)) {
+  HashTable& t = TargetOf(k.hash);
+  if (Slot* s = t.Find(k.hash, k.key)) {
     if (value) *value = s->value;
-    t.erase(s);
+    t.Erase(s);
     found = true;
   } else if (moving()) {
-    if (Slot* f = old_.find(k.hash, k.key)) {
+    if (Slot* f = old_.Find(k.hash, k.key)) {
       if (value) *value = f->value;
-      old_.kill(f, /*free_key=*/true);
+      old_.Kill(f, /*free_key=*/true);
       found = true;
     }
   }
   if (found) --size_;
-  if (moving()) move_step();
+  if (moving()) MoveStep();
   return found;
 }
 
-void GrowingMap::clear() {
+void GrowingMap::Clear() {
   single_ = HashTable();
   old_ = HashTable();
   shards_.clear();
@@ -143,18 +143,18 @@ void GrowingMap::clear() {
   log_.clear();
 }
 
-void GrowingMap::presize(const std::vector<uint64_t>& hashes) {
-  clear();
+void GrowingMap::Presize(const std::vector<uint64_t>& hashes) {
+  Clear();
   size_t n = hashes.size();
   if (arm_ == Arm::kNaive || n <= kSplitKeys) {
-    single_ = HashTable(HashTable::capacity_for(n, kMinCapacity));
+    single_ = HashTable(HashTable::CapacityFor(n, kMinCapacity));
     return;
   }
   std::vector<size_t> per_shard(kShards, 0);
   for (uint64_t h : hashes) ++per_shard[h >> (64 - kShardBits)];
   shards_.reserve(kShards);
   for (size_t i = 0; i < kShards; ++i)
-    shards_.emplace_back(HashTable::capacity_for(per_shard[i], kShardInitialCapacity));
+    shards_.emplace_back(HashTable::CapacityFor(per_shard[i], kShardInitialCapacity));
 }
 
 IndexStats GrowingMap::stats() const {

@@ -53,33 +53,33 @@ class GrowingMap {
   bool moving() const { return old_.capacity() != 0; }
   bool sharded() const { return !shards_.empty(); }
 
-  Slot* find(const HashedKey& k) const {
-    Slot* s = shards_.empty() ? single_.find(k.hash, k.key) : shard_of(k.hash).find(k.hash, k.key);
-    if (s == nullptr && moving()) s = old_.find(k.hash, k.key);
+  Slot* Find(const HashedKey& k) const {
+    Slot* s = shards_.empty() ? single_.Find(k.hash, k.key) : ShardOf(k.hash).Find(k.hash, k.key);
+    if (s == nullptr && moving()) s = old_.Find(k.hash, k.key);
     return s;
   }
 
   // Inserts a key the caller has checked is absent; pays for any growth.
   // The returned slot is valid until the next call that changes the map.
-  Slot* insert_absent(const HashedKey& k, uint64_t value);
+  Slot* InsertAbsent(const HashedKey& k, uint64_t value);
   // Removes the key; false if absent. *value gets what it held.
-  bool erase(const HashedKey& k, uint64_t* value);
+  bool Erase(const HashedKey& k, uint64_t* value);
   // A write that changes no key (TextIndex editing postings) still advances
   // a running move, so every move ends.
-  void write_happened() {
-    if (moving()) move_step();
+  void WriteHappened() {
+    if (moving()) MoveStep();
   }
 
   // Empties the map and presizes it for keys with these hashes (one per
   // key, any order), so the inserts that follow cause no growth.
-  void presize(const std::vector<uint64_t>& hashes);
-  void clear();
+  void Presize(const std::vector<uint64_t>& hashes);
+  void Clear();
 
   template <class F>
-  void for_each(F&& f) const {
-    single_.for_each_live(f);
-    old_.for_each_live(f);
-    for (const HashTable& t : shards_) t.for_each_live(f);
+  void ForEach(F&& f) const {
+    single_.ForEachLive(f);
+    old_.ForEachLive(f);
+    for (const HashTable& t : shards_) t.ForEachLive(f);
   }
 
   // Counters filled in by the map: keys, capacity, growth counts, memory
@@ -88,19 +88,19 @@ class GrowingMap {
   const std::vector<GrowthEvent>& growth_log() const { return log_; }
 
  private:
-  HashTable& shard_of(uint64_t hash) const {
+  HashTable& ShardOf(uint64_t hash) const {
     return const_cast<HashTable&>(shards_[hash >> (64 - kShardBits)]);
   }
   // Where a slot goes now: its shard, or the single table.
-  HashTable& target_of(uint64_t hash) { return shards_.empty() ? single_ : shard_of(hash); }
-  void grow_single();
-  void move_step();
-  void double_table(HashTable& t, int shard);
+  HashTable& TargetOf(uint64_t hash) { return shards_.empty() ? single_ : ShardOf(hash); }
+  void GrowSingle();
+  void MoveStep();
+  void DoubleTable(HashTable& t, int shard);
   struct Clocks {
     uint64_t wall, cpu;
   };
-  static Clocks now();
-  void record(GrowthEvent::Kind kind, int shard, uint64_t moved, uint64_t capacity_after,
+  static Clocks Now();
+  void Record(GrowthEvent::Kind kind, int shard, uint64_t moved, uint64_t capacity_after,
               Clocks since);
 
   Arm arm_;

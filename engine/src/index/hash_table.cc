@@ -11,7 +11,7 @@
 
 namespace fenec::index {
 
-SlotKey SlotKey::make(std::string_view k) {
+SlotKey SlotKey::Make(std::string_view k) {
   SlotKey key;
   std::memset(key.bytes, 0, sizeof key.bytes);
   if (k.size() <= kInlineMax) {
@@ -31,14 +31,14 @@ SlotKey SlotKey::make(std::string_view k) {
   return key;
 }
 
-void SlotKey::release() {
+void SlotKey::Release() {
   if (tag() != kHeapTag) return;
   char* p;
   std::memcpy(&p, bytes, sizeof p);
   std::free(p);
 }
 
-size_t SlotKey::heap_bytes() const {
+size_t SlotKey::HeapBytes() const {
   if (tag() != kHeapTag) return 0;
   char* p;
   std::memcpy(&p, bytes, sizeof p);
@@ -81,7 +81,7 @@ HashTable::HashTable(size_t capacity) {
   mask_ = capacity - 1;
 }
 
-HashTable::~HashTable() { free_all(); }
+HashTable::~HashTable() { FreeAll(); }
 
 HashTable::HashTable(HashTable&& o) noexcept
     : slots_(std::exchange(o.slots_, nullptr)),
@@ -92,7 +92,7 @@ HashTable::HashTable(HashTable&& o) noexcept
 
 HashTable& HashTable::operator=(HashTable&& o) noexcept {
   if (this != &o) {
-    free_all();
+    FreeAll();
     slots_ = std::exchange(o.slots_, nullptr);
     capacity_ = std::exchange(o.capacity_, 0);
     mask_ = std::exchange(o.mask_, 0);
@@ -102,24 +102,24 @@ HashTable& HashTable::operator=(HashTable&& o) noexcept {
   return *this;
 }
 
-void HashTable::free_all() {
+void HashTable::FreeAll() {
   if (slots_ == nullptr) return;
   if (key_heap_bytes_ != 0) {
     for (size_t i = 0; i < capacity_; ++i)
-      if (slots_[i].hash != 0 && slots_[i].key.live()) slots_[i].key.release();
+      if (slots_[i].hash != 0 && slots_[i].key.live()) slots_[i].key.Release();
   }
   free_slots(slots_, capacity_);
   slots_ = nullptr;
   capacity_ = mask_ = size_ = key_heap_bytes_ = 0;
 }
 
-size_t HashTable::capacity_for(size_t n, size_t min_capacity) {
+size_t HashTable::CapacityFor(size_t n, size_t min_capacity) {
   size_t cap = min_capacity;
   while (cap / kMaxLoadDen * kMaxLoadNum < n) cap *= 2;
   return cap;
 }
 
-Slot* HashTable::place(Slot s) {
+Slot* HashTable::Place(Slot s) {
   Slot* landed = nullptr;
   size_t i = s.hash & mask_;
   size_t dist = 0;
@@ -138,18 +138,18 @@ Slot* HashTable::place(Slot s) {
   }
 }
 
-Slot* HashTable::insert_new(const Slot& slot) {
+Slot* HashTable::InsertNew(const Slot& slot) {
   assert(slot.hash != 0 && slot.key.live());
   assert(size_ < capacity_);
   ++size_;
-  key_heap_bytes_ += slot.key.heap_bytes();
-  return place(slot);
+  key_heap_bytes_ += slot.key.HeapBytes();
+  return Place(slot);
 }
 
-void HashTable::erase(Slot* s) {
+void HashTable::Erase(Slot* s) {
   size_t i = static_cast<size_t>(s - slots_);
-  key_heap_bytes_ -= s->key.heap_bytes();
-  s->key.release();
+  key_heap_bytes_ -= s->key.HeapBytes();
+  s->key.Release();
   --size_;
   size_t j = (i + 1) & mask_;
   while (slots_[j].hash != 0 && ((j - (slots_[j].hash & mask_)) & mask_) != 0) {
@@ -160,15 +160,15 @@ void HashTable::erase(Slot* s) {
   std::memset(&slots_[i], 0, sizeof(Slot));
 }
 
-void HashTable::kill(Slot* s, bool free_key) {
+void HashTable::Kill(Slot* s, bool free_key) {
   assert(s->key.live());
-  key_heap_bytes_ -= s->key.heap_bytes();
-  if (free_key) s->key.release();
+  key_heap_bytes_ -= s->key.HeapBytes();
+  if (free_key) s->key.Release();
   s->key.bytes[15] = SlotKey::kDeadTag;
   --size_;
 }
 
-size_t HashTable::grow_to(size_t new_capacity) {
+size_t HashTable::GrowTo(size_t new_capacity) {
   assert(new_capacity > capacity_ && (new_capacity & (new_capacity - 1)) == 0);
   Slot* old = slots_;
   size_t old_capacity = capacity_;
@@ -179,7 +179,7 @@ size_t HashTable::grow_to(size_t new_capacity) {
   for (size_t i = 0; i < old_capacity; ++i) {
     if (old[i].hash == 0) continue;
     assert(old[i].key.live());
-    place(old[i]);
+    Place(old[i]);
     ++moved;
   }
   if (old != nullptr) free_slots(old, old_capacity);

@@ -46,7 +46,7 @@ struct SlotKey {
     std::memcpy(&n, bytes + 8, sizeof n);
     return {p, n};
   }
-  bool equals(std::string_view k) const {
+  bool Equals(std::string_view k) const {
     unsigned char t = tag();
     if (t <= kInlineMax) return t == k.size() && std::memcmp(bytes, k.data(), t) == 0;
     if (t != kHeapTag) return false;  // dead
@@ -54,11 +54,11 @@ struct SlotKey {
     return v.size() == k.size() && std::memcmp(v.data(), k.data(), k.size()) == 0;
   }
   // Copies k (allocating when it does not fit inline).
-  static SlotKey make(std::string_view k);
+  static SlotKey Make(std::string_view k);
   // Frees the heap copy, if any. The key must not be used afterwards.
-  void release();
+  void Release();
   // Bytes the heap copy occupies (malloc's usable size), 0 if inline.
-  size_t heap_bytes() const;
+  size_t HeapBytes() const;
 };
 
 struct Slot {
@@ -86,31 +86,31 @@ class HashTable {
   size_t max_keys() const { return capacity_ / kMaxLoadDen * kMaxLoadNum; }
   bool full() const { return size_ >= max_keys(); }
   // Smallest power-of-two capacity (>= min_capacity) that holds n keys.
-  static size_t capacity_for(size_t n, size_t min_capacity);
+  static size_t CapacityFor(size_t n, size_t min_capacity);
 
-  Slot* find(uint64_t hash, std::string_view key) const {
+  Slot* Find(uint64_t hash, std::string_view key) const {
     if (capacity_ == 0) return nullptr;
     size_t i = hash & mask_;
     for (size_t dist = 0;; ++dist, i = (i + 1) & mask_) {
       Slot* s = &slots_[i];
       if (s->hash == 0) return nullptr;
-      if (s->hash == hash && s->key.equals(key)) return s;
+      if (s->hash == hash && s->key.Equals(key)) return s;
       if (((i - (s->hash & mask_)) & mask_) < dist) return nullptr;
     }
   }
 
   // Places a slot whose key is known to be absent; the table takes its key.
   // The caller grows the table first when full().
-  Slot* insert_new(const Slot& slot);
+  Slot* InsertNew(const Slot& slot);
   // Frees s's key and shifts the following slots back.
-  void erase(Slot* s);
+  void Erase(Slot* s);
   // Frozen tables only: s stays as a dead marker. free_key=false when the
   // key has been handed to another table.
-  void kill(Slot* s, bool free_key);
+  void Kill(Slot* s, bool free_key);
 
   // Moves every slot into a table of new_capacity slots (by stored hash, no
   // key is read). Returns the slots moved.
-  size_t grow_to(size_t new_capacity);
+  size_t GrowTo(size_t new_capacity);
 
   Slot* slot_at(size_t i) const { return &slots_[i]; }
   // Slot array plus heap key bytes.
@@ -118,14 +118,14 @@ class HashTable {
   size_t key_heap_bytes() const { return key_heap_bytes_; }
 
   template <class F>
-  void for_each_live(F&& f) const {
+  void ForEachLive(F&& f) const {
     for (size_t i = 0; i < capacity_; ++i)
       if (slots_[i].hash != 0 && slots_[i].key.live()) f(slots_[i]);
   }
 
  private:
-  Slot* place(Slot s);
-  void free_all();
+  Slot* Place(Slot s);
+  void FreeAll();
 
   Slot* slots_ = nullptr;
   size_t capacity_ = 0;

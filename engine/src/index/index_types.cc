@@ -6,15 +6,15 @@
 
 namespace fenec::index {
 
-std::string_view arm_name(Arm arm) { return arm == Arm::kNaive ? "naive" : "sharded"; }
+std::string_view ArmName(Arm arm) { return arm == Arm::kNaive ? "naive" : "sharded"; }
 
-std::optional<Arm> parse_arm(std::string_view name) {
+std::optional<Arm> ParseArm(std::string_view name) {
   if (name == "sharded") return Arm::kSharded;
   if (name == "naive") return Arm::kNaive;
   return std::nullopt;
 }
 
-HashedKey hash_key(std::string_view key) {
+HashedKey HashKey(std::string_view key) {
   uint64_t h = XXH3_64bits(key.data(), key.size());
   return {key, h == 0 ? 1 : h};  // 0 marks an empty slot
 }

@@ -5,10 +5,10 @@
 // include path through fenec_index_dep). Namespace fenec::index.
 //
 // Why the hash travels with the key: a key is hashed exactly once, by
-// hash_key(), and from then on its 64-bit hash is carried in a HashedKey and
+// HashKey(), and from then on its 64-bit hash is carried in a HashedKey and
 // stored in the table slot beside the key. Probing compares stored hashes
 // before bytes, and growth places slots by their stored hash, so no growth
-// ever hashes a key again (the tests count hash_key() calls to prove it).
+// ever hashes a key again (the tests count HashKey() calls to prove it).
 #pragma once
 
 #include <cstdint>
@@ -24,8 +24,8 @@ namespace fenec::index {
 //             lock, forever (the "before" of GR-1/GR-2, kept as an arm).
 enum class Arm { kSharded, kNaive };
 
-std::string_view arm_name(Arm arm);                       // "sharded" | "naive"
-std::optional<Arm> parse_arm(std::string_view name);      // nullopt if unknown
+std::string_view ArmName(Arm arm);                       // "sharded" | "naive"
+std::optional<Arm> ParseArm(std::string_view name);      // nullopt if unknown
 
 // A key and its 64-bit hash (XXH3-64, seed 0; a hash of 0 is remapped to 1
 // because 0 marks an empty slot). The view must outlive the HashedKey.
@@ -36,7 +36,7 @@ struct HashedKey {
 
 // The one place a key is hashed. Pure and thread-safe: the engine may hash a
 // batch's keys before it takes the write lock.
-HashedKey hash_key(std::string_view key);
+HashedKey HashKey(std::string_view key);
 
 // One growth: a table doubling in one move (kDouble: a shard, a small
 // single table, or the naive arm), the allocation that starts an
@@ -65,7 +65,7 @@ struct IndexStats {
   uint64_t keys_moved_total = 0;     // sum of keys_moved over growths
   uint64_t max_keys_moved = 0;       // largest keys_moved of one growth
   uint64_t last_keys_moved = 0;      // keys_moved of the newest growth
-  uint64_t hash_computations = 0;    // hash_key() calls made through this index
+  uint64_t hash_computations = 0;    // HashKey() calls made through this index
   uint64_t puts_that_grew = 0;       // puts whose own call paid for a growth
   uint64_t memory_bytes = 0;         // slot arrays + key bytes (+ postings), malloc-usable sizes
   bool moving = false;               // an incremental move of the single table is under way

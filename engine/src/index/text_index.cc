@@ -37,7 +37,7 @@ struct alignas(64) TextCounters {
   }
 };
 
-std::vector<std::string> tokenize(std::string_view text) {
+std::vector<std::string> Tokenize(std::string_view text) {
   std::vector<std::string> out;
   size_t i = 0;
   while (i < text.size()) {
@@ -55,9 +55,9 @@ std::vector<std::string> tokenize(std::string_view text) {
 }
 
 TextDoc::TextDoc(std::string_view text) {
-  std::vector<std::string> all = tokenize(text);
+  std::vector<std::string> all = Tokenize(text);
   std::vector<uint64_t> h(all.size());
-  for (size_t i = 0; i < all.size(); ++i) h[i] = hash_key(all[i]).hash;
+  for (size_t i = 0; i < all.size(); ++i) h[i] = HashKey(all[i]).hash;
   uncredited_hashes_ = all.size();
   // Distinct terms in order of first appearance: sort occurrences by
   // (hash, position), keep the first of each run of equal terms.
@@ -83,12 +83,12 @@ TextIndex::TextIndex(Arm arm)
     : map_(std::make_unique<GrowingMap>(arm)), counters_(std::make_unique<TextCounters>()) {}
 
 TextIndex::~TextIndex() {
-  if (map_) clear();
+  if (map_) Clear();
 }
 TextIndex::TextIndex(TextIndex&&) noexcept = default;
 TextIndex& TextIndex::operator=(TextIndex&& o) noexcept {
   if (this != &o) {
-    if (map_) clear();
+    if (map_) Clear();
     map_ = std::move(o.map_);
     counters_ = std::move(o.counters_);
   }
@@ -97,11 +97,11 @@ TextIndex& TextIndex::operator=(TextIndex&& o) noexcept {
 
 Arm TextIndex::arm() const { return map_->arm(); }
 
-void TextIndex::add_posting(const HashedKey& term, uint64_t row) {
+void TextIndex::AddPosting(const HashedKey& term, uint64_t row) {
   assert(row <= kMaxRow);
-  Slot* s = map_->find(term);
+  Slot* s = map_->Find(term);
   if (s == nullptr) {
-    map_->insert_absent(term, kInlineBit | row);
+    map_->InsertAbsent(term, kInlineBit | row);
     ++counters_->postings;
     return;
   }
@@ -126,12 +126,12 @@ void TextIndex::add_posting(const HashedKey& term, uint64_t row) {
   counters_->postings_bytes += list_bytes(l);
 }
 
-void TextIndex::remove_posting(const HashedKey& term, uint64_t row) {
-  Slot* s = map_->find(term);
+void TextIndex::RemovePosting(const HashedKey& term, uint64_t row) {
+  Slot* s = map_->Find(term);
   if (s == nullptr) return;
   if (is_inline(s->value)) {
     if ((s->value & ~kInlineBit) != row) return;
-    map_->erase(term, nullptr);
+    map_->Erase(term, nullptr);
     --counters_->postings;
     return;
   }
@@ -149,36 +149,36 @@ void TextIndex::remove_posting(const HashedKey& term, uint64_t row) {
   }
 }
 
-void TextIndex::insert(uint64_t row, std::string_view text) { insert(row, TextDoc(text)); }
+void TextIndex::Insert(uint64_t row, std::string_view text) { Insert(row, TextDoc(text)); }
 
-void TextIndex::insert(uint64_t row, const TextDoc& doc) {
+void TextIndex::Insert(uint64_t row, const TextDoc& doc) {
   counters_->add_hashes(std::exchange(doc.uncredited_hashes_, 0));
   for (size_t i = 0; i < doc.terms_.size(); ++i)
-    add_posting({doc.terms_[i], doc.hashes_[i]}, row);
-  map_->write_happened();
+    AddPosting({doc.terms_[i], doc.hashes_[i]}, row);
+  map_->WriteHappened();
 }
 
-void TextIndex::erase(uint64_t row, std::string_view text) { erase(row, TextDoc(text)); }
+void TextIndex::Erase(uint64_t row, std::string_view text) { Erase(row, TextDoc(text)); }
 
-void TextIndex::erase(uint64_t row, const TextDoc& doc) {
+void TextIndex::Erase(uint64_t row, const TextDoc& doc) {
   counters_->add_hashes(std::exchange(doc.uncredited_hashes_, 0));
   for (size_t i = 0; i < doc.terms_.size(); ++i)
-    remove_posting({doc.terms_[i], doc.hashes_[i]}, row);
-  map_->write_happened();
+    RemovePosting({doc.terms_[i], doc.hashes_[i]}, row);
+  map_->WriteHappened();
 }
 
-std::vector<uint64_t> TextIndex::query(std::string_view terms, size_t limit) const {
-  return query(TextDoc(terms), limit);
+std::vector<uint64_t> TextIndex::Query(std::string_view terms, size_t limit) const {
+  return Query(TextDoc(terms), limit);
 }
 
-std::vector<uint64_t> TextIndex::query(const TextDoc& doc, size_t limit) const {
+std::vector<uint64_t> TextIndex::Query(const TextDoc& doc, size_t limit) const {
   counters_->add_hashes(std::exchange(doc.uncredited_hashes_, 0));
   std::vector<uint64_t> out;
   if (doc.terms_.empty() || limit == 0) return out;
   std::vector<uint64_t> inline_rows(doc.terms_.size());
   std::vector<std::span<const uint64_t>> lists;
   for (size_t i = 0; i < doc.terms_.size(); ++i) {
-    const Slot* s = map_->find({doc.terms_[i], doc.hashes_[i]});
+    const Slot* s = map_->Find({doc.terms_[i], doc.hashes_[i]});
     if (s == nullptr) return out;
     if (is_inline(s->value)) {
       inline_rows[i] = s->value & ~kInlineBit;
@@ -207,16 +207,16 @@ std::vector<uint64_t> TextIndex::query(const TextDoc& doc, size_t limit) const {
   return out;
 }
 
-size_t TextIndex::postings_size(std::string_view term) const {
+size_t TextIndex::PostingsSize(std::string_view term) const {
   TextDoc doc(term);
   counters_->add_hashes(std::exchange(doc.uncredited_hashes_, 0));
   if (doc.terms_.size() != 1) return 0;
-  const Slot* s = map_->find({doc.terms_[0], doc.hashes_[0]});
+  const Slot* s = map_->Find({doc.terms_[0], doc.hashes_[0]});
   if (s == nullptr) return 0;
   return is_inline(s->value) ? 1 : list_of(s->value)->size();
 }
 
-void TextIndex::rebuild(std::span<const Doc> docs) {
+void TextIndex::Rebuild(std::span<const Doc> docs) {
   std::vector<TextDoc> parsed;
   parsed.reserve(docs.size());
   std::vector<uint64_t> hashes;
@@ -228,20 +228,20 @@ void TextIndex::rebuild(std::span<const Doc> docs) {
   // rare and would only cost one growth.
   std::sort(hashes.begin(), hashes.end());
   hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
-  clear();
-  map_->presize(hashes);
+  Clear();
+  map_->Presize(hashes);
   // Ascending rows make every posting an append.
   std::vector<size_t> order(docs.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return docs[a].row < docs[b].row; });
-  for (size_t i : order) insert(docs[i].row, parsed[i]);
+  for (size_t i : order) Insert(docs[i].row, parsed[i]);
 }
 
-void TextIndex::clear() {
-  map_->for_each([](const Slot& s) {
+void TextIndex::Clear() {
+  map_->ForEach([](const Slot& s) {
     if (!is_inline(s.value)) delete list_of(s.value);
   });
-  map_->clear();
+  map_->Clear();
   counters_->postings = 0;
   counters_->postings_bytes = 0;
 }

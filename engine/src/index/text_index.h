@@ -37,7 +37,7 @@ namespace fenec::index {
 class GrowingMap;
 
 // Terms of `text` in order of appearance, repeats kept.
-std::vector<std::string> tokenize(std::string_view text);
+std::vector<std::string> Tokenize(std::string_view text);
 
 // A document's distinct terms, tokenized and hashed OUTSIDE the write lock.
 class TextDoc {
@@ -50,7 +50,7 @@ class TextDoc {
  private:
   friend class TextIndex;
   std::vector<std::string> terms_;   // distinct, in order of first appearance
-  std::vector<uint64_t> hashes_;     // hashes_[i] = hash_key(terms_[i]).hash
+  std::vector<uint64_t> hashes_;     // hashes_[i] = HashKey(terms_[i]).hash
   mutable uint64_t uncredited_hashes_ = 0;  // added to an index's counter when first used
 };
 
@@ -69,27 +69,27 @@ class TextIndex {
   Arm arm() const;
 
   // Adds `row` to the postings of each distinct term (idempotent per term).
-  void insert(uint64_t row, std::string_view text);
-  void insert(uint64_t row, const TextDoc& doc);
+  void Insert(uint64_t row, std::string_view text);
+  void Insert(uint64_t row, const TextDoc& doc);
   // Removes `row` from the postings of each term of the text it was inserted
   // with; a term left with no rows is removed.
-  void erase(uint64_t row, std::string_view text);
-  void erase(uint64_t row, const TextDoc& doc);
+  void Erase(uint64_t row, std::string_view text);
+  void Erase(uint64_t row, const TextDoc& doc);
 
   // Rows holding every term of `terms` (tokenized as documents are),
   // ascending, at most `limit`. No terms: no rows.
-  std::vector<uint64_t> query(std::string_view terms, size_t limit) const;
-  std::vector<uint64_t> query(const TextDoc& terms, size_t limit) const;
+  std::vector<uint64_t> Query(std::string_view terms, size_t limit) const;
+  std::vector<uint64_t> Query(const TextDoc& terms, size_t limit) const;
   // Rows holding one term (tokenized; must yield exactly one term, else 0).
-  size_t postings_size(std::string_view term) const;
+  size_t PostingsSize(std::string_view term) const;
 
   // Replaces the contents by these documents in one presized load (open).
   struct Doc {
     uint64_t row = 0;
     std::string_view text;
   };
-  void rebuild(std::span<const Doc> docs);
-  void clear();
+  void Rebuild(std::span<const Doc> docs);
+  void Clear();
 
   size_t term_count() const;
   uint64_t postings_count() const;  // (term, row) pairs
@@ -97,9 +97,9 @@ class TextIndex {
   const std::vector<GrowthEvent>& growth_log() const;
 
  private:
-  std::span<const uint64_t> postings_of(const HashedKey& term, uint64_t* inline_buf) const;
-  void add_posting(const HashedKey& term, uint64_t row);
-  void remove_posting(const HashedKey& term, uint64_t row);
+  std::span<const uint64_t> PostingsOf(const HashedKey& term, uint64_t* inline_buf) const;
+  void AddPosting(const HashedKey& term, uint64_t row);
+  void RemovePosting(const HashedKey& term, uint64_t row);
   std::unique_ptr<GrowingMap> map_;
   std::unique_ptr<struct TextCounters> counters_;
 };

@@ -38,11 +38,11 @@ std::vector<uint64_t> model_query(const Model& m, const std::vector<std::string>
 }
 
 TEST(Tokenize, LowercasesSplitsAndKeepsUtf8) {
-  EXPECT_EQ(tokenize("Hello, World! foo_bar 42x  -- \xC3\x89t\xC3\xA9"),
+  EXPECT_EQ(Tokenize("Hello, World! foo_bar 42x  -- \xC3\x89t\xC3\xA9"),
             (std::vector<std::string>{"hello", "world", "foo", "bar", "42x", "\xC3\x89t\xC3\xA9"}));
-  EXPECT_TRUE(tokenize(" ,;- ").empty());
+  EXPECT_TRUE(Tokenize(" ,;- ").empty());
   std::string longword(300, 'A');
-  auto t = tokenize(longword + " b");
+  auto t = Tokenize(longword + " b");
   ASSERT_EQ(t.size(), 2u);
   EXPECT_EQ(t[0], std::string(TextIndex::kMaxTermBytes, 'a'));
   EXPECT_EQ(t[1], "b");
@@ -67,14 +67,14 @@ TEST(TextIndex, QueriesEqualModelUnderRandomInsertsAndErases) {
     const uint64_t kDocs = 60000;
     for (uint64_t row = 0; row < kDocs; ++row) {
       std::string text = common() + " " + common() + ", " + rare() + " " + rare() + " " + rare();
-      idx.insert(row, text);
-      for (const auto& t : tokenize(text)) model[t].insert(row);
+      idx.Insert(row, text);
+      for (const auto& t : Tokenize(text)) model[t].insert(row);
       docs[row] = text;
       if (rng() % 5 == 0) {  // erase a random earlier document
         auto it = docs.lower_bound(rng() % (row + 1));
         if (it != docs.end()) {
-          idx.erase(it->first, it->second);
-          for (const auto& t : tokenize(it->second)) {
+          idx.Erase(it->first, it->second);
+          for (const auto& t : Tokenize(it->second)) {
             model[t].erase(it->first);
             if (model[t].empty()) model.erase(t);
           }
@@ -97,17 +97,17 @@ TEST(TextIndex, QueriesEqualModelUnderRandomInsertsAndErases) {
       size_t limit = 1 + rng() % 50;
       std::string text;
       for (auto& t : terms) text += t + " ";
-      terms = tokenize(text);
+      terms = Tokenize(text);
       std::sort(terms.begin(), terms.end());
       terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
-      auto got = idx.query(text, limit);
+      auto got = idx.Query(text, limit);
       ASSERT_EQ(got, model_query(model, terms, limit)) << "query '" << text << "' limit " << limit;
       nonempty += !got.empty();
     }
     EXPECT_GT(nonempty, 100u);
     for (int i = 0; i < 40; ++i) {
       std::string t = "common" + std::to_string(i);
-      EXPECT_EQ(idx.postings_size(t), model.count(t) ? model[t].size() : 0);
+      EXPECT_EQ(idx.PostingsSize(t), model.count(t) ? model[t].size() : 0);
     }
   }
 }
@@ -116,7 +116,7 @@ TEST(TextIndex, ShardedTermGrowthBoundedNaiveWhole) {
   for (Arm arm : {Arm::kSharded, Arm::kNaive}) {
     TextIndex idx(arm);
     const uint64_t n = 400000;
-    for (uint64_t i = 0; i < n; ++i) idx.insert(i, "term" + std::to_string(i));
+    for (uint64_t i = 0; i < n; ++i) idx.Insert(i, "term" + std::to_string(i));
     EXPECT_EQ(idx.term_count(), n);
     EXPECT_EQ(idx.stats().hash_computations, n);
     for (const GrowthEvent& e : idx.growth_log()) {
@@ -128,8 +128,8 @@ TEST(TextIndex, ShardedTermGrowthBoundedNaiveWhole) {
         EXPECT_EQ(e.keys_moved, e.keys_before);
       }
     }
-    EXPECT_EQ(idx.query("term123 term123", 10), (std::vector<uint64_t>{123}));
-    EXPECT_TRUE(idx.query("term1 term2", 10).empty());
+    EXPECT_EQ(idx.Query("term123 term123", 10), (std::vector<uint64_t>{123}));
+    EXPECT_TRUE(idx.Query("term1 term2", 10).empty());
   }
 }
 
@@ -145,19 +145,19 @@ TEST(TextIndex, RebuildEqualsIncrementalAndEraseFreesEverything) {
   TextIndex grown, loaded;
   std::vector<TextIndex::Doc> docs;
   for (size_t i = 0; i < texts.size(); ++i) {
-    grown.insert(i * 3, texts[i]);
+    grown.Insert(i * 3, texts[i]);
     docs.push_back({i * 3, texts[i]});
   }
   std::shuffle(docs.begin(), docs.end(), rng);  // rebuild must not depend on row order
-  loaded.rebuild(docs);
+  loaded.Rebuild(docs);
   EXPECT_EQ(loaded.stats().growths, 0u);
   EXPECT_EQ(loaded.term_count(), grown.term_count());
   EXPECT_EQ(loaded.postings_count(), grown.postings_count());
   for (int q = 0; q < 500; ++q) {
     std::string text = "w" + std::to_string(rng() % 3000) + " w" + std::to_string(rng() % 3000);
-    ASSERT_EQ(loaded.query(text, 1000), grown.query(text, 1000)) << text;
+    ASSERT_EQ(loaded.Query(text, 1000), grown.Query(text, 1000)) << text;
   }
-  for (size_t i = 0; i < texts.size(); ++i) grown.erase(i * 3, texts[i]);
+  for (size_t i = 0; i < texts.size(); ++i) grown.Erase(i * 3, texts[i]);
   EXPECT_EQ(grown.term_count(), 0u);
   EXPECT_EQ(grown.postings_count(), 0u);
   IndexStats st = grown.stats();
@@ -167,20 +167,20 @@ TEST(TextIndex, RebuildEqualsIncrementalAndEraseFreesEverything) {
 
 TEST(TextIndex, InsertIsIdempotentAndEraseOfAbsentIsHarmless) {
   TextIndex idx;
-  idx.insert(7, "alpha beta alpha");
-  idx.insert(7, "alpha");
-  idx.insert(3, "alpha");
+  idx.Insert(7, "alpha beta alpha");
+  idx.Insert(7, "alpha");
+  idx.Insert(3, "alpha");
   EXPECT_EQ(idx.postings_count(), 3u);
-  EXPECT_EQ(idx.query("ALPHA", 10), (std::vector<uint64_t>{3, 7}));
-  EXPECT_EQ(idx.query("alpha", 1), (std::vector<uint64_t>{3}));
-  EXPECT_EQ(idx.query("alpha beta", 10), (std::vector<uint64_t>{7}));
-  EXPECT_TRUE(idx.query("", 10).empty());
-  EXPECT_TRUE(idx.query("alpha gamma", 10).empty());
-  idx.erase(9, "alpha gamma");
+  EXPECT_EQ(idx.Query("ALPHA", 10), (std::vector<uint64_t>{3, 7}));
+  EXPECT_EQ(idx.Query("alpha", 1), (std::vector<uint64_t>{3}));
+  EXPECT_EQ(idx.Query("alpha beta", 10), (std::vector<uint64_t>{7}));
+  EXPECT_TRUE(idx.Query("", 10).empty());
+  EXPECT_TRUE(idx.Query("alpha gamma", 10).empty());
+  idx.Erase(9, "alpha gamma");
   EXPECT_EQ(idx.postings_count(), 3u);
-  idx.erase(7, "alpha");
-  EXPECT_EQ(idx.query("alpha", 10), (std::vector<uint64_t>{3}));
-  EXPECT_EQ(idx.postings_size("beta"), 1u);
+  idx.Erase(7, "alpha");
+  EXPECT_EQ(idx.Query("alpha", 10), (std::vector<uint64_t>{3}));
+  EXPECT_EQ(idx.PostingsSize("beta"), 1u);
 }
 
 }  // namespace

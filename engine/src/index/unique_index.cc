@@ -42,25 +42,25 @@ std::string UniqueViolation::message() const {
                      printable(key), other_put_index, holder_row, put_index, row);
 }
 
-void UniqueBatch::put(std::string_view key, uint64_t row) {
+void UniqueBatch::Put(std::string_view key, uint64_t row) {
   assert(key.size() <= UniqueIndex::kMaxKeyBytes);
   Entry e;
   e.key.assign(key);
-  e.hash = hash_key(e.key).hash;
+  e.hash = HashKey(e.key).hash;
   e.row = row;
   puts_.push_back(std::move(e));
   ++uncredited_hashes_;
 }
 
-void UniqueBatch::erase(std::string_view key) {
+void UniqueBatch::Erase(std::string_view key) {
   Entry e;
   e.key.assign(key);
-  e.hash = hash_key(e.key).hash;
+  e.hash = HashKey(e.key).hash;
   erases_.push_back(std::move(e));
   ++uncredited_hashes_;
 }
 
-void UniqueBatch::clear() {
+void UniqueBatch::Clear() {
   puts_.clear();
   erases_.clear();
   uncredited_hashes_ = 0;
@@ -75,29 +75,29 @@ UniqueIndex& UniqueIndex::operator=(UniqueIndex&&) noexcept = default;
 Arm UniqueIndex::arm() const { return map_->arm(); }
 size_t UniqueIndex::size() const { return map_->size(); }
 
-HashedKey UniqueIndex::hash_counted(std::string_view key) const {
+HashedKey UniqueIndex::HashCounted(std::string_view key) const {
   counters_->add_hashes(1);
-  return hash_key(key);
+  return HashKey(key);
 }
 
-void UniqueIndex::credit(const UniqueBatch& batch) const {
+void UniqueIndex::Credit(const UniqueBatch& batch) const {
   counters_->add_hashes(batch.uncredited_hashes_);
   batch.uncredited_hashes_ = 0;
 }
 
-std::optional<uint64_t> UniqueIndex::find(std::string_view key) const {
-  return find(hash_counted(key));
+std::optional<uint64_t> UniqueIndex::Find(std::string_view key) const {
+  return Find(HashCounted(key));
 }
 
-std::optional<uint64_t> UniqueIndex::find(const HashedKey& key) const {
-  if (const Slot* s = map_->find(key)) return s->value;
+std::optional<uint64_t> UniqueIndex::Find(const HashedKey& key) const {
+  if (const Slot* s = map_->Find(key)) return s->value;
   return std::nullopt;
 }
 
-std::optional<UniqueViolation> UniqueIndex::put(std::string_view key, uint64_t row) {
+std::optional<UniqueViolation> UniqueIndex::Put(std::string_view key, uint64_t row) {
   assert(key.size() <= kMaxKeyBytes);
-  HashedKey k = hash_counted(key);
-  if (const Slot* s = map_->find(k)) {
+  HashedKey k = HashCounted(key);
+  if (const Slot* s = map_->Find(k)) {
     if (s->value == row) return std::nullopt;
     UniqueViolation v;
     v.kind = UniqueViolation::Kind::kExisting;
@@ -106,18 +106,18 @@ std::optional<UniqueViolation> UniqueIndex::put(std::string_view key, uint64_t r
     v.holder_row = s->value;
     return v;
   }
-  map_->insert_absent(k, row);
+  map_->InsertAbsent(k, row);
   return std::nullopt;
 }
 
-std::optional<uint64_t> UniqueIndex::erase(std::string_view key) {
+std::optional<uint64_t> UniqueIndex::Erase(std::string_view key) {
   uint64_t row = 0;
-  if (map_->erase(hash_counted(key), &row)) return row;
+  if (map_->Erase(HashCounted(key), &row)) return row;
   return std::nullopt;
 }
 
-std::optional<UniqueViolation> UniqueIndex::check(const UniqueBatch& batch) const {
-  credit(batch);
+std::optional<UniqueViolation> UniqueIndex::Check(const UniqueBatch& batch) const {
+  Credit(batch);
   // Keys the batch frees before its puts land.
   std::unordered_multimap<uint64_t, size_t> erased;
   for (size_t i = 0; i < batch.erases_.size(); ++i) erased.emplace(batch.erases_[i].hash, i);
@@ -145,7 +145,7 @@ std::optional<UniqueViolation> UniqueIndex::check(const UniqueBatch& batch) cons
       }
     }
     seen.emplace(e.hash, i);
-    if (const Slot* s = map_->find(e.hashed()); s && s->value != e.row && !is_erased(e)) {
+    if (const Slot* s = map_->Find(e.hashed()); s && s->value != e.row && !is_erased(e)) {
       UniqueViolation v;
       v.kind = UniqueViolation::Kind::kExisting;
       v.key = e.key;
@@ -158,30 +158,30 @@ std::optional<UniqueViolation> UniqueIndex::check(const UniqueBatch& batch) cons
   return std::nullopt;
 }
 
-std::optional<UniqueViolation> UniqueIndex::apply(const UniqueBatch& batch) {
-  if (auto v = check(batch)) return v;
-  for (const UniqueBatch::Entry& e : batch.erases_) map_->erase(e.hashed(), nullptr);
+std::optional<UniqueViolation> UniqueIndex::Apply(const UniqueBatch& batch) {
+  if (auto v = Check(batch)) return v;
+  for (const UniqueBatch::Entry& e : batch.erases_) map_->Erase(e.hashed(), nullptr);
   for (const UniqueBatch::Entry& e : batch.puts_) {
-    if (Slot* s = map_->find(e.hashed())) {
+    if (Slot* s = map_->Find(e.hashed())) {
       // Same key, same row (checked above): an earlier put of this batch or
       // the index already holds it.
       assert(s->value == e.row);
       continue;
     }
-    map_->insert_absent(e.hashed(), e.row);
+    map_->InsertAbsent(e.hashed(), e.row);
   }
   return std::nullopt;
 }
 
-std::optional<UniqueViolation> UniqueIndex::rebuild(std::span<const Entry> entries) {
+std::optional<UniqueViolation> UniqueIndex::Rebuild(std::span<const Entry> entries) {
   std::vector<uint64_t> hashes;
   hashes.reserve(entries.size());
-  for (const Entry& e : entries) hashes.push_back(hash_key(e.key).hash);
+  for (const Entry& e : entries) hashes.push_back(HashKey(e.key).hash);
   counters_->add_hashes(entries.size());
-  map_->presize(hashes);
+  map_->Presize(hashes);
   for (size_t i = 0; i < entries.size(); ++i) {
     HashedKey k{entries[i].key, hashes[i]};
-    if (const Slot* s = map_->find(k)) {
+    if (const Slot* s = map_->Find(k)) {
       UniqueViolation v;
       v.kind = UniqueViolation::Kind::kInBatch;
       v.key.assign(entries[i].key);
@@ -190,18 +190,18 @@ std::optional<UniqueViolation> UniqueIndex::rebuild(std::span<const Entry> entri
       v.put_index = i;
       for (size_t j = 0; j < i; ++j)
         if (entries[j].key == entries[i].key) v.other_put_index = j;
-      map_->clear();
+      map_->Clear();
       return v;
     }
-    map_->insert_absent(k, entries[i].row);
+    map_->InsertAbsent(k, entries[i].row);
   }
   return std::nullopt;
 }
 
-void UniqueIndex::clear() { map_->clear(); }
+void UniqueIndex::Clear() { map_->Clear(); }
 
-void UniqueIndex::for_each(const std::function<void(std::string_view, uint64_t)>& fn) const {
-  map_->for_each([&](const Slot& s) { fn(s.key.view(), s.value); });
+void UniqueIndex::ForEach(const std::function<void(std::string_view, uint64_t)>& fn) const {
+  map_->ForEach([&](const Slot& s) { fn(s.key.view(), s.value); });
 }
 
 IndexStats UniqueIndex::stats() const {

@@ -47,7 +47,7 @@ namespace fenec::index {
 
 class GrowingMap;
 
-// What made a put (or a batch) fail. The index is unchanged when one is returned.
+// What made a Put (or a batch) fail. The index is unchanged when one is returned.
 struct UniqueViolation {
   enum class Kind { kExisting, kInBatch };
   Kind kind = Kind::kExisting;
@@ -64,9 +64,9 @@ struct UniqueViolation {
 // before puts, so a batch may move a key from one row to another.
 class UniqueBatch {
  public:
-  void put(std::string_view key, uint64_t row);
-  void erase(std::string_view key);
-  void clear();
+  void Put(std::string_view key, uint64_t row);
+  void Erase(std::string_view key);
+  void Clear();
   size_t puts() const { return puts_.size(); }
   size_t erases() const { return erases_.size(); }
 
@@ -99,20 +99,20 @@ class UniqueIndex {
   size_t size() const;
 
   // The row holding `key`, or nullopt. The HashedKey overload hashes nothing.
-  std::optional<uint64_t> find(std::string_view key) const;
-  std::optional<uint64_t> find(const HashedKey& key) const;
+  std::optional<uint64_t> Find(std::string_view key) const;
+  std::optional<uint64_t> Find(const HashedKey& key) const;
 
   // Adds key -> row. Putting a key the same row already holds is a no-op
   // success; a key held by another row is a violation (nothing changes).
-  std::optional<UniqueViolation> put(std::string_view key, uint64_t row);
+  std::optional<UniqueViolation> Put(std::string_view key, uint64_t row);
   // Removes key; returns the row that held it, nullopt if absent.
-  std::optional<uint64_t> erase(std::string_view key);
+  std::optional<uint64_t> Erase(std::string_view key);
 
   // First violation the batch would cause (against the index after the
   // batch's erases, or between two of its puts), nullopt if it is clean.
-  std::optional<UniqueViolation> check(const UniqueBatch& batch) const;
-  // check(), then, only if clean, the erases and the puts. All or nothing.
-  std::optional<UniqueViolation> apply(const UniqueBatch& batch);
+  std::optional<UniqueViolation> Check(const UniqueBatch& batch) const;
+  // Check(), then, only if clean, the erases and the puts. All or nothing.
+  std::optional<UniqueViolation> Apply(const UniqueBatch& batch);
 
   // Replaces the contents by `entries` in one presized load (what the engine
   // calls on open: rebuilt from the collection's rows). No growth happens;
@@ -122,19 +122,19 @@ class UniqueIndex {
     std::string_view key;
     uint64_t row = 0;
   };
-  std::optional<UniqueViolation> rebuild(std::span<const Entry> entries);
-  void clear();
+  std::optional<UniqueViolation> Rebuild(std::span<const Entry> entries);
+  void Clear();
 
   // Every key and row, in no particular order.
-  void for_each(const std::function<void(std::string_view key, uint64_t row)>& fn) const;
+  void ForEach(const std::function<void(std::string_view key, uint64_t row)>& fn) const;
 
   IndexStats stats() const;
   // Every growth since construction (or the last clear/rebuild), oldest first.
   const std::vector<GrowthEvent>& growth_log() const;
 
  private:
-  HashedKey hash_counted(std::string_view key) const;
-  void credit(const UniqueBatch& batch) const;
+  HashedKey HashCounted(std::string_view key) const;
+  void Credit(const UniqueBatch& batch) const;
   std::unique_ptr<GrowingMap> map_;
   std::unique_ptr<struct UniqueCounters> counters_;
 };

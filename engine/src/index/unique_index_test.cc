@@ -32,7 +32,7 @@ uint64_t growth_bound(uint64_t keys) {
 
 std::map<std::string, uint64_t> contents(const UniqueIndex& idx) {
   std::map<std::string, uint64_t> m;
-  idx.for_each([&](std::string_view k, uint64_t r) { m.emplace(std::string(k), r); });
+  idx.ForEach([&](std::string_view k, uint64_t r) { m.emplace(std::string(k), r); });
   return m;
 }
 
@@ -49,21 +49,21 @@ TEST(HashTable, EqualHashesWrapAroundAndBackwardShift) {
   const uint64_t h = 15;
   std::vector<std::string> keys;
   for (int i = 0; i < 10; ++i) keys.push_back("key-number-" + std::to_string(i) + "-long");
-  for (int i = 0; i < 10; ++i) t.insert_new({h, uint64_t(i), SlotKey::make(keys[i])});
+  for (int i = 0; i < 10; ++i) t.InsertNew({h, uint64_t(i), SlotKey::Make(keys[i])});
   EXPECT_EQ(t.size(), 10u);
   for (int i = 0; i < 10; ++i) {
-    Slot* s = t.find(h, keys[i]);
+    Slot* s = t.Find(h, keys[i]);
     ASSERT_NE(s, nullptr);
     EXPECT_EQ(s->value, uint64_t(i));
   }
-  EXPECT_EQ(t.find(h, "absent"), nullptr);
-  t.erase(t.find(h, keys[0]));
-  t.erase(t.find(h, keys[5]));
-  EXPECT_EQ(t.find(h, keys[0]), nullptr);
-  EXPECT_EQ(t.find(h, keys[5]), nullptr);
-  for (int i : {1, 2, 3, 4, 6, 7, 8, 9}) ASSERT_NE(t.find(h, keys[i]), nullptr) << i;
-  EXPECT_EQ(t.grow_to(64), 8u);
-  for (int i : {1, 2, 3, 4, 6, 7, 8, 9}) ASSERT_NE(t.find(h, keys[i]), nullptr) << i;
+  EXPECT_EQ(t.Find(h, "absent"), nullptr);
+  t.Erase(t.Find(h, keys[0]));
+  t.Erase(t.Find(h, keys[5]));
+  EXPECT_EQ(t.Find(h, keys[0]), nullptr);
+  EXPECT_EQ(t.Find(h, keys[5]), nullptr);
+  for (int i : {1, 2, 3, 4, 6, 7, 8, 9}) ASSERT_NE(t.Find(h, keys[i]), nullptr) << i;
+  EXPECT_EQ(t.GrowTo(64), 8u);
+  for (int i : {1, 2, 3, 4, 6, 7, 8, 9}) ASSERT_NE(t.Find(h, keys[i]), nullptr) << i;
 }
 
 TEST(UniqueIndex, ShardedGrowthMovesAtMostA256thAndNeverHashes) {
@@ -72,7 +72,7 @@ TEST(UniqueIndex, ShardedGrowthMovesAtMostA256thAndNeverHashes) {
   uint64_t growths_seen = 0;
   for (uint64_t i = 0; i < n; ++i) {
     uint64_t hashes_before = idx.stats().hash_computations;
-    ASSERT_FALSE(idx.put(key_of(i), i).has_value());
+    ASSERT_FALSE(idx.Put(key_of(i), i).has_value());
     IndexStats st = idx.stats();
     // One hash per put, whether or not this put paid for a growth.
     ASSERT_EQ(st.hash_computations, hashes_before + 1) << "put " << i;
@@ -112,14 +112,14 @@ TEST(UniqueIndex, ShardedGrowthMovesAtMostA256thAndNeverHashes) {
   EXPECT_GT(st.puts_that_grew, 0u);
   EXPECT_LE(st.puts_that_grew, st.growths);
   for (uint64_t i = 0; i < n; i += 997) {
-    ASSERT_EQ(idx.find(key_of(i)), i);
+    ASSERT_EQ(idx.Find(key_of(i)), i);
   }
 }
 
 TEST(UniqueIndex, NaiveDoublingMovesTheWholeTable) {
   UniqueIndex idx(Arm::kNaive);
   const uint64_t n = 500000;
-  for (uint64_t i = 0; i < n; ++i) ASSERT_FALSE(idx.put(key_of(i), i).has_value());
+  for (uint64_t i = 0; i < n; ++i) ASSERT_FALSE(idx.Put(key_of(i), i).has_value());
   std::vector<uint64_t> at;
   for (const GrowthEvent& e : idx.growth_log()) {
     ASSERT_EQ(e.kind, GrowthEvent::Kind::kDouble);
@@ -151,7 +151,7 @@ TEST(UniqueIndex, RandomMixEqualsModel) {
       ++key_calls;
       if (dice < 6) {
         uint64_t row = rng() % 1000000;
-        auto v = idx.put(k, row);
+        auto v = idx.Put(k, row);
         auto it = model.find(k);
         if (it == model.end()) {
           ASSERT_FALSE(v.has_value()) << "op " << op;
@@ -164,7 +164,7 @@ TEST(UniqueIndex, RandomMixEqualsModel) {
           ++violations;
         }
       } else if (dice < 8) {
-        auto r = idx.erase(k);
+        auto r = idx.Erase(k);
         auto it = model.find(k);
         ASSERT_EQ(r.has_value(), it != model.end()) << "op " << op;
         if (r) {
@@ -172,7 +172,7 @@ TEST(UniqueIndex, RandomMixEqualsModel) {
           model.erase(it);
         }
       } else {
-        auto r = idx.find(k);
+        auto r = idx.Find(k);
         auto it = model.find(k);
         ASSERT_EQ(r.has_value(), it != model.end()) << "op " << op;
         if (r) {
@@ -198,15 +198,15 @@ TEST(UniqueIndex, RandomMixEqualsModel) {
 
 TEST(UniqueIndex, BatchViolationChangesNothing) {
   UniqueIndex idx;
-  for (uint64_t i = 0; i < 1000; ++i) ASSERT_FALSE(idx.put(key_of(i), i));
+  for (uint64_t i = 0; i < 1000; ++i) ASSERT_FALSE(idx.Put(key_of(i), i));
   auto before = contents(idx);
 
   UniqueBatch within;  // two puts of one key for different rows
-  within.erase(key_of(1));
-  within.put("fresh-a", 5000);
-  within.put("fresh-b", 5001);
-  within.put("fresh-a", 5002);
-  auto v = idx.apply(within);
+  within.Erase(key_of(1));
+  within.Put("fresh-a", 5000);
+  within.Put("fresh-b", 5001);
+  within.Put("fresh-a", 5002);
+  auto v = idx.Apply(within);
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(v->kind, UniqueViolation::Kind::kInBatch);
   EXPECT_EQ(v->put_index, 2u);
@@ -216,41 +216,41 @@ TEST(UniqueIndex, BatchViolationChangesNothing) {
   EXPECT_EQ(contents(idx), before);
 
   UniqueBatch existing;  // a key another row holds
-  existing.put("fresh-c", 6000);
-  existing.put(key_of(7), 6001);
-  v = idx.apply(existing);
+  existing.Put("fresh-c", 6000);
+  existing.Put(key_of(7), 6001);
+  v = idx.Apply(existing);
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(v->kind, UniqueViolation::Kind::kExisting);
   EXPECT_EQ(v->holder_row, 7u);
   EXPECT_EQ(v->put_index, 1u);
   EXPECT_EQ(contents(idx), before);
-  EXPECT_EQ(idx.check(existing)->kind, UniqueViolation::Kind::kExisting);
+  EXPECT_EQ(idx.Check(existing)->kind, UniqueViolation::Kind::kExisting);
 
   UniqueBatch single_put_fails;
-  EXPECT_TRUE(idx.put(key_of(3), 99).has_value());
+  EXPECT_TRUE(idx.Put(key_of(3), 99).has_value());
   EXPECT_EQ(contents(idx), before);
 
   UniqueBatch move;  // erase then put: a key changes hands, a row keeps its own key
-  move.erase(key_of(7));
-  move.put(key_of(7), 6001);
-  move.put(key_of(8), 8);
-  move.put("fresh-d", 6002);
-  EXPECT_FALSE(idx.check(move).has_value());
-  EXPECT_FALSE(idx.apply(move).has_value());
-  EXPECT_EQ(idx.find(key_of(7)), 6001u);
-  EXPECT_EQ(idx.find(key_of(8)), 8u);
-  EXPECT_EQ(idx.find("fresh-d"), 6002u);
+  move.Erase(key_of(7));
+  move.Put(key_of(7), 6001);
+  move.Put(key_of(8), 8);
+  move.Put("fresh-d", 6002);
+  EXPECT_FALSE(idx.Check(move).has_value());
+  EXPECT_FALSE(idx.Apply(move).has_value());
+  EXPECT_EQ(idx.Find(key_of(7)), 6001u);
+  EXPECT_EQ(idx.Find(key_of(8)), 8u);
+  EXPECT_EQ(idx.Find("fresh-d"), 6002u);
   EXPECT_EQ(idx.size(), 1001u);
 }
 
 TEST(UniqueIndex, BatchHashesOnceOutsideTheIndex) {
   UniqueIndex idx;
   UniqueBatch b;
-  for (int i = 0; i < 100; ++i) b.put(key_of(i), i);
-  b.erase("nothing");
+  for (int i = 0; i < 100; ++i) b.Put(key_of(i), i);
+  b.Erase("nothing");
   EXPECT_EQ(idx.stats().hash_computations, 0u);
-  EXPECT_FALSE(idx.check(b).has_value());
-  EXPECT_FALSE(idx.apply(b).has_value());
+  EXPECT_FALSE(idx.Check(b).has_value());
+  EXPECT_FALSE(idx.Apply(b).has_value());
   EXPECT_EQ(idx.stats().hash_computations, 101u);  // credited once, check + apply hash nothing
 }
 
@@ -264,23 +264,23 @@ TEST(UniqueIndex, RebuildEqualsIncrementalAndDoesNotGrow) {
       for (uint64_t i = 0; i < n; ++i) keys.push_back(key_of(rng()));
       std::vector<UniqueIndex::Entry> entries;
       for (uint64_t i = 0; i < n; ++i) {
-        if (!grown.put(keys[i], i)) entries.push_back({keys[i], i});
+        if (!grown.Put(keys[i], i)) entries.push_back({keys[i], i});
       }
       UniqueIndex loaded(arm);
-      ASSERT_FALSE(loaded.rebuild(entries).has_value());
+      ASSERT_FALSE(loaded.Rebuild(entries).has_value());
       EXPECT_EQ(loaded.stats().growths, 0u) << n;
       ASSERT_EQ(loaded.size(), grown.size());
       uint64_t same = 0;
-      loaded.for_each([&](std::string_view k, uint64_t r) { same += grown.find(k) == r; });
+      loaded.ForEach([&](std::string_view k, uint64_t r) { same += grown.Find(k) == r; });
       EXPECT_EQ(same, grown.size()) << n;
       // It keeps growing normally afterwards.
-      for (uint64_t i = 0; i < 1000; ++i) ASSERT_FALSE(loaded.put("after-" + std::to_string(i), i));
+      for (uint64_t i = 0; i < 1000; ++i) ASSERT_FALSE(loaded.Put("after-" + std::to_string(i), i));
       EXPECT_EQ(loaded.size(), entries.size() + 1000);
     }
   }
   UniqueIndex dup;
   std::vector<UniqueIndex::Entry> bad = {{"a", 1}, {"b", 2}, {"a", 3}};
-  auto v = dup.rebuild(bad);
+  auto v = dup.Rebuild(bad);
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(v->put_index, 2u);
   EXPECT_EQ(v->other_put_index, 0u);
@@ -290,26 +290,26 @@ TEST(UniqueIndex, RebuildEqualsIncrementalAndDoesNotGrow) {
 TEST(UniqueIndex, OddKeysAndMemoryAccounting) {
   UniqueIndex idx;
   std::string zeros("\0\0\0", 3), big(100000, 'x');
-  EXPECT_FALSE(idx.put("", 1));
-  EXPECT_FALSE(idx.put(zeros, 2));
-  EXPECT_FALSE(idx.put(big, 3));
-  EXPECT_FALSE(idx.put(std::string(15, 'y'), 4));  // the longest inline key
-  EXPECT_FALSE(idx.put(std::string(16, 'y'), 5));  // the shortest heap key
-  EXPECT_EQ(idx.find(""), 1u);
-  EXPECT_EQ(idx.find(zeros), 2u);
-  EXPECT_EQ(idx.find(std::string("\0\0", 2)), std::nullopt);
-  EXPECT_EQ(idx.find(big), 3u);
-  EXPECT_EQ(idx.find(std::string(15, 'y')), 4u);
-  EXPECT_EQ(idx.find(std::string(16, 'y')), 5u);
+  EXPECT_FALSE(idx.Put("", 1));
+  EXPECT_FALSE(idx.Put(zeros, 2));
+  EXPECT_FALSE(idx.Put(big, 3));
+  EXPECT_FALSE(idx.Put(std::string(15, 'y'), 4));  // the longest inline key
+  EXPECT_FALSE(idx.Put(std::string(16, 'y'), 5));  // the shortest heap key
+  EXPECT_EQ(idx.Find(""), 1u);
+  EXPECT_EQ(idx.Find(zeros), 2u);
+  EXPECT_EQ(idx.Find(std::string("\0\0", 2)), std::nullopt);
+  EXPECT_EQ(idx.Find(big), 3u);
+  EXPECT_EQ(idx.Find(std::string(15, 'y')), 4u);
+  EXPECT_EQ(idx.Find(std::string(16, 'y')), 5u);
   IndexStats st = idx.stats();
   // Slots plus the two heap keys (each at least its length), nothing hidden.
   EXPECT_GE(st.memory_bytes, st.capacity_slots * sizeof(Slot) + 100000 + 16);
   EXPECT_LE(st.memory_bytes, st.capacity_slots * sizeof(Slot) + 100000 + 16 + 4096);
-  EXPECT_EQ(idx.erase(big), 3u);
+  EXPECT_EQ(idx.Erase(big), 3u);
   EXPECT_LE(idx.stats().memory_bytes, st.capacity_slots * sizeof(Slot) + 16 + 4096);
-  EXPECT_EQ(parse_arm("naive"), Arm::kNaive);
-  EXPECT_EQ(parse_arm("sharded"), Arm::kSharded);
-  EXPECT_EQ(parse_arm("other"), std::nullopt);
+  EXPECT_EQ(ParseArm("naive"), Arm::kNaive);
+  EXPECT_EQ(ParseArm("sharded"), Arm::kSharded);
+  EXPECT_EQ(ParseArm("other"), std::nullopt);
 }
 
 }  // namespace

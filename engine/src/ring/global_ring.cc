@@ -20,15 +20,15 @@ uint64_t Extent::bytes() const {
   return n;
 }
 
-size_t iov_max() {
+size_t IovMax() {
   const long n = sysconf(_SC_IOV_MAX);
   return n > 0 ? static_cast<size_t>(n) : 1024;
 }
 
-uint16_t background_ioprio() { return IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 7); }
+uint16_t BackgroundIoprio() { return IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 7); }
 
-std::vector<Extent> plan_extents(std::vector<Page> pages, size_t max_iov) {
-  if (max_iov == 0) max_iov = iov_max();
+std::vector<Extent> PlanExtents(std::vector<Page> pages, size_t max_iov) {
+  if (max_iov == 0) max_iov = IovMax();
   std::stable_sort(pages.begin(), pages.end(),
                    [](const Page& a, const Page& b) { return a.offset < b.offset; });
   std::vector<Extent> out;
@@ -92,7 +92,7 @@ void arm_wakeup(io_uring* u, int efd, uint64_t* buf, std::atomic<uint64_t>* sysc
 
 Ring::Ring(RingOptions options) : options_(options), state_(std::make_unique<State>()) {
   if (options_.entries < 8) options_.entries = 8;
-  if (options_.max_iov == 0) options_.max_iov = iov_max();
+  if (options_.max_iov == 0) options_.max_iov = IovMax();
   state_->efd = eventfd(0, EFD_CLOEXEC);
   if (state_->efd < 0) {
     error_ = std::string("eventfd: ") + std::strerror(errno);
@@ -114,7 +114,7 @@ Ring::Ring(RingOptions options) : options_(options), state_(std::make_unique<Sta
       io_uring_register_iowq_max_workers(&state_->uring, limits);
     }
     started.set_value();
-    run();
+    Run();
   });
   ready.wait();
 }
@@ -127,17 +127,17 @@ Ring::~Ring() {
     thread_.join();
   }
   // Requests that raced with a failed start still get their answer.
-  for (Request* r = state_->queue.take_all(); r != nullptr;) {
+  for (Request* r = state_->queue.TakeAll(); r != nullptr;) {
     Request* next = r->next;
     r->result.error = -ESHUTDOWN;
-    complete(r);
+    Complete(r);
     r = next;
   }
   if (state_->uring_ok) io_uring_queue_exit(&state_->uring);
   if (state_->efd >= 0) close(state_->efd);
 }
 
-void Ring::flush(int fd, std::vector<Page> pages, Done done) {
+void Ring::Flush(int fd, std::vector<Page> pages, Done done) {
   auto* r = new Request;
   r->fd = fd;
   r->pages = std::move(pages);
@@ -147,11 +147,11 @@ void Ring::flush(int fd, std::vector<Page> pages, Done done) {
   s.pages.fetch_add(r->pages.size(), std::memory_order_relaxed);
   if (!thread_.joinable()) {
     r->result.error = -ENXIO;
-    complete(r);
+    Complete(r);
     return;
   }
-  s.queue.push(r);
-  // Pairs with the fence in run(): either the owner sees this request before
+  s.queue.Push(r);
+  // Pairs with the fence in Run(): either the owner sees this request before
   // it sleeps, or we see it sleeping and wake it. Never both missed.
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (s.sleeping.load(std::memory_order_relaxed)) {
@@ -162,10 +162,10 @@ void Ring::flush(int fd, std::vector<Page> pages, Done done) {
   }
 }
 
-std::future<FlushResult> Ring::flush(int fd, std::vector<Page> pages) {
+std::future<FlushResult> Ring::Flush(int fd, std::vector<Page> pages) {
   auto p = std::make_shared<std::promise<FlushResult>>();
   std::future<FlushResult> f = p->get_future();
-  flush(fd, std::move(pages), [p](const FlushResult& r) { p->set_value(r); });
+  Flush(fd, std::move(pages), [p](const FlushResult& r) { p->set_value(r); });
   return f;
 }
 
@@ -182,12 +182,12 @@ Counters Ring::counters() const {
   return c;
 }
 
-void Ring::complete(Request* r) {
+void Ring::Complete(Request* r) {
   if (r->done) r->done(r->result);
   delete r;
 }
 
-void Ring::run() {
+void Ring::Run() {
   State& s = *state_;
   io_uring* u = &s.uring;
   std::deque<Write*> pending;  // planned, not yet in the sq
@@ -197,20 +197,20 @@ void Ring::run() {
   auto finish_write = [&](Write* w) {
     Request* r = w->req;
     delete w;
-    if (--r->writes_left == 0) complete(r);
+    if (--r->writes_left == 0) Complete(r);
   };
 
   for (;;) {
-    for (Request* r = s.queue.take_all(); r != nullptr;) {
+    for (Request* r = s.queue.TakeAll(); r != nullptr;) {
       Request* next = r->next;
-      std::vector<Extent> extents = plan_extents(std::move(r->pages), options_.max_iov);
+      std::vector<Extent> extents = PlanExtents(std::move(r->pages), options_.max_iov);
       r->pages.clear();
       r->writes_left = extents.size();
       s.writes.fetch_add(extents.size(), std::memory_order_relaxed);
       size_t npages = 0;
       for (const Extent& e : extents) npages += e.iov.size();
       s.merged.fetch_add(npages - std::min(npages, extents.size()), std::memory_order_relaxed);
-      if (extents.empty()) complete(r);
+      if (extents.empty()) Complete(r);
       for (Extent& e : extents) {
         pending.push_back(new Write{r, r->fd, e.offset, std::move(e.iov), 0});
       }
@@ -287,7 +287,7 @@ void Ring::run() {
   }
 }
 
-Ring& global_ring() {
+Ring& GlobalRing() {
   // Function-local static: started on first use, drained by its destructor at exit.
   static Ring ring;
   return ring;

@@ -65,19 +65,19 @@ struct Extent {
 // Sorts pages by offset and groups consecutive ones (offset + len == next
 // offset) into extents of at most max_iov iovecs. Shared by every merging arm,
 // so they all issue the same writes for the same pages.
-std::vector<Extent> plan_extents(std::vector<Page> pages, size_t max_iov);
+std::vector<Extent> PlanExtents(std::vector<Page> pages, size_t max_iov);
 
 // IOV_MAX as the kernel enforces it (UIO_MAXIOV, 1024).
-size_t iov_max();
+size_t IovMax();
 
 // IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 7): the lowest best-effort priority.
-uint16_t background_ioprio();
+uint16_t BackgroundIoprio();
 
 struct RingOptions {
   unsigned entries = 256;      // sq size; also the cap on writes in flight
-  uint16_t ioprio = background_ioprio();  // put on every sqe; 0 = the task's own
+  uint16_t ioprio = BackgroundIoprio();  // put on every sqe; 0 = the task's own
   unsigned max_bound_workers = 0;  // io-wq cap for regular-file work; 0 = kernel default
-  size_t max_iov = 0;          // per writev; 0 = iov_max()
+  size_t max_iov = 0;          // per writev; 0 = IovMax()
   // IOSQE_ASYNC on every write. Where buffered writes cannot be done without
   // blocking (ext4 here) each one is punted to an io-wq worker anyway; without
   // the flag io-wq treats the work as serial and adds a worker only when one
@@ -99,8 +99,8 @@ class Ring {
   const std::string& error() const { return error_; }
 
   // Any thread, lock-free. `done` runs on the ring's thread, once.
-  void flush(int fd, std::vector<Page> pages, Done done);
-  std::future<FlushResult> flush(int fd, std::vector<Page> pages);
+  void Flush(int fd, std::vector<Page> pages, Done done);
+  std::future<FlushResult> Flush(int fd, std::vector<Page> pages);
 
   Counters counters() const;
   // The owner thread's id (gettid): its io-wq workers are named "iou-wrk-<tid>".
@@ -110,8 +110,8 @@ class Ring {
   struct Write;
 
  private:
-  void run();
-  void complete(Request* r);
+  void Run();
+  void Complete(Request* r);
 
   RingOptions options_;
   std::string error_;
@@ -122,6 +122,6 @@ class Ring {
 };
 
 // The process-wide ring, started on first use with default options and drained at exit.
-Ring& global_ring();
+Ring& GlobalRing();
 
 }  // namespace fenec::ring

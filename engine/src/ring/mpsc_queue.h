@@ -15,7 +15,7 @@ template <typename T>  // T has a member `T* next`
 class MpscQueue {
  public:
   // Any thread. Returns true if the queue was empty before: a hint only.
-  bool push(T* node) {
+  bool Push(T* node) {
     T* head = head_.load(std::memory_order_relaxed);
     do {
       node->next = head;
@@ -25,7 +25,7 @@ class MpscQueue {
   }
 
   // Consumer only: every node pushed so far, oldest first, as a linked list.
-  T* take_all() {
+  T* TakeAll() {
     T* node = head_.exchange(nullptr, std::memory_order_acquire);
     T* fifo = nullptr;
     while (node != nullptr) {

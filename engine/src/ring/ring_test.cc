@@ -33,9 +33,9 @@ TEST(MpscQueue, TakesAllInPushOrder) {
   Node n[3];
   for (int i = 0; i < 3; ++i) {
     n[i].v = i;
-    EXPECT_EQ(q.push(&n[i]), i == 0);
+    EXPECT_EQ(q.Push(&n[i]), i == 0);
   }
-  Node* list = q.take_all();
+  Node* list = q.TakeAll();
   EXPECT_TRUE(q.empty());
   for (int i = 0; i < 3; ++i, list = list->next) EXPECT_EQ(list->v, i);
   EXPECT_EQ(list, nullptr);
@@ -43,20 +43,20 @@ TEST(MpscQueue, TakesAllInPushOrder) {
 
 TEST(PlanExtents, MergesConsecutivePagesUpToIovMax) {
   Pattern p64 = make_pattern(run_of(0, 64), 1);
-  EXPECT_EQ(plan_extents(p64.pages, 0).size(), 1u);
+  EXPECT_EQ(PlanExtents(p64.pages, 0).size(), 1u);
   std::vector<uint64_t> two = run_of(0, 10);
   for (uint64_t i : run_of(20, 5)) two.push_back(i);
-  EXPECT_EQ(plan_extents(make_pattern(two, 2).pages, 0).size(), 2u);
-  EXPECT_EQ(iov_max(), 1024u);
-  const std::vector<Extent> big = plan_extents(make_pattern(run_of(0, 2000), 3).pages, 0);
+  EXPECT_EQ(PlanExtents(make_pattern(two, 2).pages, 0).size(), 2u);
+  EXPECT_EQ(IovMax(), 1024u);
+  const std::vector<Extent> big = PlanExtents(make_pattern(run_of(0, 2000), 3).pages, 0);
   ASSERT_EQ(big.size(), 2u);
   EXPECT_EQ(big[0].iov.size(), 1024u);
   EXPECT_EQ(big[1].offset, 1024u * kPage);
-  EXPECT_EQ(plan_extents(p64.pages, 1).size(), 64u);  // what the pwrite arm issues
+  EXPECT_EQ(PlanExtents(p64.pages, 1).size(), 64u);  // what the pwrite arm issues
 }
 
 TEST(Ring, BackgroundPriorityIsBestEffortLevel7) {
-  EXPECT_EQ(background_ioprio(), (2u << 13) | 7u);
+  EXPECT_EQ(BackgroundIoprio(), (2u << 13) | 7u);
 }
 
 TEST(Ring, QueueLosesNothingUnderFourProducers) {
@@ -73,7 +73,7 @@ TEST(Ring, QueueLosesNothingUnderFourProducers) {
       producers.emplace_back([&, th] {
         for (int k = 0; k < kPerThread; ++k) {
           const size_t i = static_cast<size_t>(k * kThreads + th);  // interleaved pages
-          ring.flush(t.fd(), {Page{i * kPage, bufs[i].data(), kPage}},
+          ring.Flush(t.fd(), {Page{i * kPage, bufs[i].data(), kPage}},
                      [&](const FlushResult& r) {
                        done.fetch_add(1);
                        bytes.fetch_add(r.bytes);
@@ -105,7 +105,7 @@ TEST(Ring, ShutdownDrains) {
     o.entries = 8;
     Ring ring(o);
     for (int i = 0; i < 500; ++i) {
-      ring.flush(t.fd(), p.pages, [&](const FlushResult& r) {
+      ring.Flush(t.fd(), p.pages, [&](const FlushResult& r) {
         completed.fetch_add(1);
         if (r.error == 0 && r.bytes == 8 * kPage) ok.fetch_add(1);
       });
@@ -119,10 +119,10 @@ TEST(Ring, ShutdownDrains) {
 TEST(Ring, FutureAndProcessWideRing) {
   TempFile t;
   Pattern p = make_pattern(run_of(0, 16), 6);
-  Ring& g = global_ring();
-  ASSERT_EQ(&g, &global_ring());
+  Ring& g = GlobalRing();
+  ASSERT_EQ(&g, &GlobalRing());
   const Counters before = g.counters();
-  FlushResult r = g.flush(t.fd(), p.pages).get();
+  FlushResult r = g.Flush(t.fd(), p.pages).get();
   EXPECT_EQ(r.error, 0);
   EXPECT_EQ(r.bytes, 16u * kPage);
   EXPECT_EQ((g.counters() - before).writes, 1u);
@@ -132,9 +132,9 @@ TEST(Ring, FutureAndProcessWideRing) {
 TEST(Ring, ABadDescriptorFailsTheRequestNotTheRing) {
   Pattern p = make_pattern(run_of(0, 4), 3);
   Ring ring;
-  EXPECT_EQ(ring.flush(-1, p.pages).get().error, -EBADF);
+  EXPECT_EQ(ring.Flush(-1, p.pages).get().error, -EBADF);
   TempFile t;
-  EXPECT_EQ(ring.flush(t.fd(), p.pages).get().error, 0);
+  EXPECT_EQ(ring.Flush(t.fd(), p.pages).get().error, 0);
 }
 
 }  // namespace
