@@ -112,10 +112,16 @@ Status Storage::ReadCatalog(std::vector<uint8_t>* out) const {
   if (sb_.catalog_offset == 0) return Status::OK();
   out->resize(sb_.catalog_length);
   size_t got = 0;
-  if (Status s = file_->Read(sb_.catalog_offset, *out, &got); !s.ok()) return s;
-  if (got != sb_.catalog_length || XXH3_64bits(out->data(), out->size()) != sb_.catalog_checksum)
+  // On failure *out is left empty: bytes that fail their checksum never reach a caller.
+  if (Status s = file_->Read(sb_.catalog_offset, *out, &got); !s.ok()) {
+    out->clear();
+    return s;
+  }
+  if (got != sb_.catalog_length || XXH3_64bits(out->data(), out->size()) != sb_.catalog_checksum) {
+    out->clear();
     return Status::Corruption(fmt::format("catalog at {} fails its checksum", sb_.catalog_offset),
                               folder_ + "/data.fdb");
+  }
   return Status::OK();
 }
 

@@ -64,7 +64,7 @@ class Storage {
   // The whole data file, mapped read-only; bytes below what was written are readable.
   const uint8_t* map() const { return map_; }
 
-  // The last checkpoint's catalog blob, checksum verified. Empty if none.
+  // The last checkpoint's catalog blob, checksum verified. Empty if none (and on failure).
   // Fails: kCorruption, kIOError.
   Status ReadCatalog(std::vector<uint8_t>* out) const;
   // Writes into the data region. Thread-safe (distinct ranges). Fails: kIOError, kNoSpace.
