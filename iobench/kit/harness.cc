@@ -1,5 +1,6 @@
 #include "iobench/kit/harness.h"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -9,37 +10,11 @@
 #include <iostream>
 #include <random>
 
+#include "engine/src/base/interrupt.h"
 #include "iobench/kit/console.h"
 
 namespace fenec::kit {
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-extern "C" void on_signal(int sig) {
-  // A second Ctrl-C means "now": fall back to the default action and die.
-  if (g_interrupted.exchange(true)) {
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
-    return;
-  }
-  static constexpr char kMsg[] =
-      "\ninterrupted: finishing the current step and writing partial results "
-      "(again to abort)\n";
-  ssize_t ignored = write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
-  (void)ignored;
-}
-
-void install_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  // SA_RESTART: a driver's pwrite/fsync must not fail with EINTR just because
-  // the user asked it to wind down.
-  sa.sa_flags = SA_RESTART;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
 
 bool parse_seed(const std::string& s, uint64_t* out) {
   if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return false;
@@ -54,26 +29,27 @@ bool parse_seed(const std::string& s, uint64_t* out) {
 }  // namespace
 
 Harness::Harness(std::string scenario, std::string description)
-    : scenario_(std::move(scenario)), app_(std::move(description), scenario_ + "-bench") {
+    : scenario_(std::move(scenario)),
+      app_(std::make_unique<CLI::App>(std::move(description), scenario_ + "-bench")) {
   // Placeholder until parse() collects the real metadata, so results() is never null.
   results_ = std::make_unique<Results>(scenario_, Metadata{});
-  app_.add_flag("--quick", quick_, "Quick mode: fewer cases and shorter runs (what `make bench` runs)");
-  app_.add_option("--seed", seed_arg_,
+  app_->add_flag("--quick", quick_, "Quick mode: fewer cases and shorter runs (what `make bench` runs)");
+  app_->add_option("--seed", seed_arg_,
                   "Seed for every random choice (default: $FENEC_SEED, else random; logged as seed=N)")
       ->type_name("N");
-  app_.add_option("--results", results_root_, "Results root; writes <DIR>/" + scenario_ + "/")
+  app_->add_option("--results", results_root_, "Results root; writes <DIR>/" + scenario_ + "/")
       ->type_name("DIR")
       ->capture_default_str();
-  app_.add_option("--plots", plots_root_, "Plots root; writes <DIR>/" + scenario_ + "/")
+  app_->add_option("--plots", plots_root_, "Plots root; writes <DIR>/" + scenario_ + "/")
       ->type_name("DIR")
       ->capture_default_str();
-  app_.add_option("--dir", scratch_root_,
+  app_->add_option("--dir", scratch_root_,
                   "Scratch root for the scenario's files (the filesystem under test); "
                   "uses <DIR>/" + scenario_ + "-<pid>, removed at the end")
       ->type_name("DIR")
       ->capture_default_str();
-  app_.add_option("--csv", csv_path_, "Also write the CSV here ('-' = stdout)")->type_name("PATH");
-  app_.add_option("--json", json_path_, "Also write the JSON sidecar here ('-' = stdout)")
+  app_->add_option("--csv", csv_path_, "Also write the CSV here ('-' = stdout)")->type_name("PATH");
+  app_->add_option("--json", json_path_, "Also write the JSON sidecar here ('-' = stdout)")
       ->type_name("PATH");
 }
 
@@ -86,12 +62,12 @@ Harness::~Harness() {
 
 int Harness::parse(int argc, char** argv) {
   try {
-    app_.parse(argc, argv);
+    app_->parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    std::cout << app_.help();
+    std::cout << app_->help();
     return 0;
   } catch (const CLI::CallForAllHelp&) {
-    std::cout << app_.help("", CLI::AppFormatMode::All);
+    std::cout << app_->help("", CLI::AppFormatMode::All);
     return 0;
   } catch (const CLI::ParseError& e) {
     std::cerr << fmt::format("error: {}; see --help\n", e.what());
@@ -127,7 +103,11 @@ int Harness::parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) args += (i > 1 ? " " : "") + std::string(argv[i]);
   meta.set("args", args);
   results_ = std::make_unique<Results>(scenario_, std::move(meta));
-  install_handlers();
+  if (std::string err = hold_stdout_for_data(csv_path_, json_path_); !err.empty()) {
+    std::cerr << fmt::format("error: {}; see --help\n", err);
+    return 2;
+  }
+  base::InstallStopHandlers();
   return -1;
 }
 
@@ -139,12 +119,8 @@ std::string Harness::plot_path(const std::string& name) const {
   return (dir / name).string();
 }
 
-bool Harness::interrupted() { return g_interrupted.load(std::memory_order_relaxed); }
-
-void Harness::clear_interrupted() { g_interrupted.store(false); }
-
 int Harness::finish() {
-  const bool stopped = interrupted();
+  const bool stopped = base::StopRequested();
   if (stopped) results_->mark_incomplete("interrupted");
 
   if (!results_->verdicts().empty()) {

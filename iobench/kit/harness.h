@@ -5,16 +5,21 @@
 // a scratch folder for the scenario's files (removed at the end and on
 // Ctrl-C), writing results/<name>/ and printing the verdict table. A driver
 // adds its own flags to app(), calls parse(), measures into results(), and
-// returns finish().
+// returns finish(). Long loops poll base::StopRequested() (Ctrl-C).
+//
+// CLI11 is only declared here: it costs seconds to compile, so only the
+// driver's main.cc, which adds flags, includes <CLI/CLI.hpp>.
 #pragma once
 
-#include <CLI/CLI.hpp>
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
 
 #include "iobench/kit/results.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace fenec::kit {
 
@@ -23,10 +28,12 @@ class Harness {
   Harness(std::string scenario, std::string description);
   ~Harness();
 
-  CLI::App& app() { return app_; }
+  CLI::App& app() { return *app_; }
   // Parses argv; on a bad flag prints one line and returns 2, on --help
   // prints it and returns 0; otherwise returns -1 (go on). Logs the seed
   // ("seed=N", random unless --seed given) on stderr and in the metadata.
+  // With --csv - or --json -, stdout carries that data alone from here on
+  // (hold_stdout_for_data): everything else the run prints goes to stderr.
   int parse(int argc, char** argv);
 
   bool quick() const { return quick_; }
@@ -37,19 +44,15 @@ class Harness {
   Results& results() { return *results_; }
   // plots/<scenario>/<name> (no extension), folder created.
   std::string plot_path(const std::string& name) const;
-  // Set by SIGINT/SIGTERM: long loops poll it, stop, and the run is marked incomplete.
-  static bool interrupted();
-  // Resets the flag: for tests, and for tools that run several harnesses in turn.
-  static void clear_interrupted();
 
   // Writes results (results/<scenario>/ and any --csv/--json), prints the
   // verdict table, removes the scratch folder. Returns the exit code
-  // (0, or 130 if interrupted).
+  // (0, or 130 if interrupted: base::StopRequested()).
   int finish();
 
  private:
   std::string scenario_;
-  CLI::App app_;
+  std::unique_ptr<CLI::App> app_;
   bool quick_ = false;
   uint64_t seed_ = 0;
   std::string seed_arg_, results_root_ = "results", plots_root_ = "plots", scratch_root_ = "fenec-scratch";

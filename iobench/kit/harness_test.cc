@@ -1,13 +1,17 @@
 #include "engine/src/base/testing.h"
 #include "iobench/kit/harness.h"
+#include "engine/src/base/interrupt.h"
 
+#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 namespace fenec::kit {
@@ -21,7 +25,7 @@ class HarnessTest : public base::ScratchTest {
     base::ScratchTest::SetUp();
     root_ = dir();
     unsetenv("FENEC_SEED");
-    Harness::clear_interrupted();
+    base::ClearStopRequest();
   }
 
   // argv with the output roots pointed into this test's temp folder.
@@ -136,10 +140,10 @@ TEST_F(HarnessTest, SigintMarksIncompleteAndReturns130) {
   Harness h("t", "test scenario");
   testing::internal::CaptureStderr();
   ASSERT_EQ(parse(h, {}), -1);
-  EXPECT_FALSE(Harness::interrupted());
+  EXPECT_FALSE(base::StopRequested());
   std::raise(SIGINT);  // the handler only sets the flag; the process lives on
   testing::internal::GetCapturedStderr();
-  EXPECT_TRUE(Harness::interrupted());
+  EXPECT_TRUE(base::StopRequested());
   const fs::path data = h.data_dir();
   testing::internal::CaptureStdout();
   EXPECT_EQ(h.finish(), 130);
@@ -147,7 +151,35 @@ TEST_F(HarnessTest, SigintMarksIncompleteAndReturns130) {
   EXPECT_FALSE(fs::exists(data));
   EXPECT_NE(slurp(root_ / "results" / "t" / "latest.csv").find("# incomplete=interrupted\n"),
             std::string::npos);
-  Harness::clear_interrupted();
+  base::ClearStopRequest();
+}
+
+// --csv - keeps stdout for the CSV alone: what the driver prints meanwhile
+// (tables, verdicts, "results: wrote ...") goes to stderr. In a child, since
+// the harness moves the process's fd 1 for good.
+TEST_F(HarnessTest, CsvOnStdoutIsTheCsvAlone) {
+  const std::string out_path = (root_ / "stdout").string(), err_path = (root_ / "stderr").string();
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::freopen(out_path.c_str(), "w", stdout);
+    std::freopen(err_path.c_str(), "w", stderr);
+    Harness h("t", "test scenario");
+    if (parse(h, {"--csv", "-"}) != -1) _exit(3);
+    std::cout << "a driver's table\n";
+    h.results().add("IO-1", "arm", "case", "iops", 5, "ops/s");
+    h.results().verdict({"IO-1", "claim", "3x", "3.1x", "reproduced", ""});
+    _exit(h.finish());
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  const std::string out = slurp(out_path), err = slurp(err_path);
+  EXPECT_EQ(out, slurp(root_ / "results" / "t" / "latest.csv"));
+  EXPECT_NE(err.find("a driver's table"), std::string::npos) << err;
+  EXPECT_NE(err.find("reproduced"), std::string::npos) << err;
+  EXPECT_NE(err.find("latest.csv"), std::string::npos) << err;
 }
 
 TEST_F(HarnessTest, DestructorRemovesScratchWithoutFinish) {

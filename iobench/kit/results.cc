@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -64,13 +66,27 @@ std::string utc_stamp() {
   return buf;
 }
 
+// The real stdout, once hold_stdout_for_data() moved fd 1 to stderr; else -1.
+int g_data_fd = -1;
+
+std::string write_stdout(const std::string& text) {
+  if (g_data_fd < 0) {
+    std::cout << text << std::flush;
+    return std::cout ? "" : "write stdout failed";
+  }
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(g_data_fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fmt::format("write stdout: {}", std::strerror(errno));
+    done += static_cast<size_t>(n);
+  }
+  return "";
+}
+
 // Write to a temporary beside the target, then rename: a reader of latest.csv
 // (report.sh, CI) never sees a half-written file.
 std::string write_file(const std::string& path, const std::string& text) {
-  if (path == "-") {
-    std::cout << text << std::flush;
-    return "";
-  }
+  if (path == "-") return write_stdout(text);
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path p(path);
@@ -93,6 +109,17 @@ std::string write_file(const std::string& path, const std::string& text) {
 }
 
 }  // namespace
+
+std::string hold_stdout_for_data(const std::string& csv_path, const std::string& json_path) {
+  if (csv_path != "-" && json_path != "-") return "";
+  if (csv_path == "-" && json_path == "-") return "--csv and --json cannot both be '-' (stdout)";
+  if (g_data_fd >= 0) return "";
+  std::cout.flush();
+  std::fflush(stdout);
+  g_data_fd = ::dup(STDOUT_FILENO);
+  if (g_data_fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return fmt::format("dup stdout: {}", std::strerror(errno));
+  return "";
+}
 
 std::string format_value(double v) {
   if (std::isnan(v)) return "nan";

@@ -109,4 +109,12 @@ std::string json_escape(const std::string& s);
 // Histogram as a JSON object: {"count":..,"min":..,"max":..,"p50":..,...,"bins":[[lo,hi,n],...]}.
 std::string histogram_json(const base::Histogram& h);
 
+// A run told to write its CSV or JSON to stdout ('-') keeps stdout for that
+// data alone, as fio's --output-format=json does: from this call on fd 1 is
+// stderr, so every table, progress line and verdict the run prints goes
+// there, and whatever is written to "-" (write_csv, write_json) goes to the
+// real stdout, kept aside. Does nothing unless a path is "-". Returns "" or
+// why not (both given as '-': two documents on one stream cannot be parsed).
+std::string hold_stdout_for_data(const std::string& csv_path, const std::string& json_path);
+
 }  // namespace fenec::kit

@@ -31,8 +31,10 @@ uint64_t resolve_seed(const CommonOpts& o);
 std::unique_ptr<kit::Results> make_results(const CommonOpts& o, const std::string& command);
 // Writes --csv/--json if given; returns 1 (with a message) if a write failed.
 int emit(const kit::Results& r, const CommonOpts& o);
-// Ensures --dir exists and is a directory; UsageError otherwise.
-void check_dir(const CommonOpts& o);
+// What every subcommand does first: --dir must be an existing directory
+// (UsageError otherwise), and with --csv - or --json - stdout is kept for
+// that data alone (kit::hold_stdout_for_data): tables and progress go to stderr.
+void begin_run(const CommonOpts& o);
 
 using RunFn = std::function<int()>;
 RunFn register_sweep(CLI::App& root);

@@ -32,10 +32,11 @@ uint64_t resolve_seed(const CommonOpts& o) {
   return seed;
 }
 
-void check_dir(const CommonOpts& o) {
+void begin_run(const CommonOpts& o) {
   struct stat st {};
   if (::stat(o.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     throw UsageError(fmt::format("--dir '{}' is not an existing directory", o.dir));
+  if (std::string err = kit::hold_stdout_for_data(o.csv, o.json); !err.empty()) throw UsageError(err);
 }
 
 std::unique_ptr<kit::Results> make_results(const CommonOpts& o, const std::string& command) {

@@ -141,6 +141,40 @@ TEST_F(Cli, NullSweepWritesCsvAndJson) {
   EXPECT_NE(r.err.find("seed=5"), std::string::npos);
 }
 
+// Given '-' for its CSV or JSON, a command keeps stdout for that data alone
+// (fio's --output-format=json habit): tables and progress go to stderr.
+TEST_F(Cli, DataOnStdoutIsTheDataAlone) {
+  const std::vector<std::string> sweep = {"sweep", "--dir", dir_.path(), "--submit", "null", "--modes", "fsync",
+                                          "--sizes", "4k", "--total", "64k", "--seed", "5"};
+  for (const auto& base : {std::vector<std::string>{"probe", "--dir", dir_.path()}, sweep}) {
+    auto json = base, csv = base;
+    json.insert(json.end(), {"--json", "-"});
+    csv.insert(csv.end(), {"--csv", "-"});
+    Outcome j = run(json, dir_);
+    ASSERT_EQ(j.code, 0) << j.err;
+    ASSERT_FALSE(j.out.empty());
+    EXPECT_EQ(j.out.front(), '{') << j.out.substr(0, 200);
+    EXPECT_EQ(j.out[j.out.find_last_not_of('\n')], '}') << j.out.substr(j.out.size() - 200);
+    EXPECT_NE(j.err.find(base[0] == "probe" ? "O_DIRECT" : "fsync+null"), std::string::npos)
+        << "the human table goes to stderr: " << j.err;
+    Outcome c = run(csv, dir_);
+    ASSERT_EQ(c.code, 0) << c.err;
+    std::istringstream rows(c.out);
+    size_t data = 0;
+    for (std::string line; std::getline(rows, line);) {
+      if (line.rfind("# ", 0) == 0) continue;  // the run's metadata
+      EXPECT_GE(std::count(line.begin(), line.end(), ','), 6) << "not a CSV row: " << line;
+      ++data;
+    }
+    EXPECT_GE(data, 2u) << c.out;  // the header and at least one row
+  }
+  auto both = sweep;
+  both.insert(both.end(), {"--csv", "-", "--json", "-"});
+  Outcome r = run(both, dir_);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+}
+
 TEST_F(Cli, DirectOnTmpfsIsSkippedWithTheReason) {
   if (access("/dev/shm", W_OK) != 0) GTEST_SKIP() << "no /dev/shm";
   Outcome r = run({"sweep", "--dir", "/dev/shm", "--modes", "direct-dsync", "--sizes", "4k", "--total", "64k"}, dir_);

@@ -7,12 +7,13 @@
 #include "iobench/src/lies.h"
 #include "iobench/src/syncmethods.h"
 #include "iobench/src/units.h"
+#include "engine/src/base/interrupt.h"
 
 namespace fenec::iobench {
 namespace {
 
 ProbeResult probe_or_throw(const CommonOpts& o) {
-  check_dir(o);
+  begin_run(o);
   ProbeResult p = probe(o.dir);
   if (!p.error.empty()) throw std::runtime_error(p.error);
   return p;
@@ -50,9 +51,9 @@ RunFn register_syncmethods(CLI::App& root) {
     fmt::print("{}", syncmethods_table(r));
     auto results = make_results(o->common, "syncmethods");
     add_syncmethods_rows(*results, r);
-    if (stop_requested()) results->mark_incomplete("interrupted");
+    if (base::StopRequested()) results->mark_incomplete("interrupted");
     int rc = emit(*results, o->common);
-    if (stop_requested()) return 130;
+    if (base::StopRequested()) return 130;
     return r.error.empty() ? rc : 1;
   };
 }
@@ -83,9 +84,9 @@ RunFn register_lies(CLI::App& root) {
     fmt::print("{}", lies_report(r));
     auto results = make_results(o->common, "lies");
     add_lies_rows(*results, r);
-    if (stop_requested()) results->mark_incomplete("interrupted");
+    if (base::StopRequested()) results->mark_incomplete("interrupted");
     int rc = emit(*results, o->common);
-    return stop_requested() ? 130 : rc;
+    return base::StopRequested() ? 130 : rc;
   };
 }
 
@@ -121,9 +122,9 @@ RunFn register_coherence(CLI::App& root) {
     else fmt::print("{} rounds, {} buffered reads compared, {} stale ({} returned zeros): {}\n", c.rounds, c.reads,
                     c.stale, c.stale_zero, c.stale ? "NOT coherent (IO-5)" : "coherent");
     for (const std::string& ex : c.examples) fmt::print("  {}\n", ex);
-    if (stop_requested()) results->mark_incomplete("interrupted");
+    if (base::StopRequested()) results->mark_incomplete("interrupted");
     int rc = emit(*results, o->common);
-    if (stop_requested()) return 130;
+    if (base::StopRequested()) return 130;
     if (!c.error.empty() || c.stale) return 1;
     return rc;
   };

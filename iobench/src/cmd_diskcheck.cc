@@ -6,6 +6,7 @@
 #include "iobench/src/diskcheck.h"
 #include "iobench/src/files.h"
 #include "iobench/src/units.h"
+#include "engine/src/base/interrupt.h"
 
 namespace fenec::iobench {
 namespace {
@@ -28,13 +29,13 @@ uint64_t page_size_of(const DiskcheckOpts& o) {
 }
 
 int serve(const DiskcheckOpts& o) {
-  check_dir(o.common);
+  begin_run(o.common);
   DiskcheckServer server;
   std::string log = fmt::format("{}/diskcheck-server-{}.log", o.common.dir, o.port);
   if (std::string err = server.listen(o.bind, o.port, log); !err.empty()) throw std::runtime_error(err);
   fmt::print(stderr, "diskcheck: serving on {}:{}, records in {} (Ctrl-C to stop)\n", o.bind, server.port(), log);
   std::thread t([&server] { server.serve(); });
-  while (!stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  while (!base::StopRequested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   server.stop();
   t.join();
   fmt::print(stderr, "diskcheck: stopped after {} acknowledged writes\n", server.acks());
@@ -42,7 +43,7 @@ int serve(const DiskcheckOpts& o) {
 }
 
 int write(const DiskcheckOpts& o) {
-  check_dir(o.common);
+  begin_run(o.common);
   DiskcheckWriteOptions w;
   std::string err;
   if (!parse_mode(o.mode, &w.mode, &err)) throw UsageError("--mode: " + err);
@@ -56,7 +57,7 @@ int write(const DiskcheckOpts& o) {
   w.pages = o.pages;
   w.page_size = page_size_of(o);
   w.seed = resolve_seed(o.common);
-  w.stop = stop_requested;
+  w.stop = base::StopRequested;
   fmt::print(stderr, "diskcheck: writing {} pages of {} in {} with {}; cut the power now, then run verify\n",
              o.pages, o.page_size, diskcheck_file(w.dir, w.id), o.mode);
   DiskcheckWriteResult r = run_diskcheck_writer(w);
@@ -69,7 +70,7 @@ int write(const DiskcheckOpts& o) {
 }
 
 int verify(const DiskcheckOpts& o) {
-  check_dir(o.common);
+  begin_run(o.common);
   uint64_t ps = page_size_of(o);
   DiskcheckVerifyResult r = run_diskcheck_verify(o.host, o.port, o.common.dir, o.id, ps);
   if (!r.error.empty()) {

@@ -16,7 +16,7 @@ RunFn register_probe(CLI::App& root) {
       "logical block size from /sys/block.");
   add_common_flags(sub, o.get());
   return [o] {
-    check_dir(*o);
+    begin_run(*o);
     ProbeResult p = probe(o->dir);
     fmt::print("{}", probe_table(p));
     if (!p.error.empty()) return 1;

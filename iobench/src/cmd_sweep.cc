@@ -7,6 +7,7 @@
 #include "iobench/src/sweep.h"
 #include "iobench/src/sweep_report.h"
 #include "iobench/src/units.h"
+#include "engine/src/base/interrupt.h"
 
 namespace fenec::iobench {
 namespace {
@@ -64,7 +65,7 @@ void check_direct_sizes(const Grid& g, const ProbeResult& p) {
 
 int run_sweep(const SweepOpts& o) {
   Grid g = parse_grid(o);
-  check_dir(o.common);
+  begin_run(o.common);
   uint64_t seed = resolve_seed(o.common);
   ProbeResult p = probe(o.common.dir);
   if (!p.error.empty()) throw std::runtime_error(p.error);
@@ -93,7 +94,7 @@ int run_sweep(const SweepOpts& o) {
       rc = 1;
       break;
     }
-    if (stop_requested()) {
+    if (base::StopRequested()) {
       results->mark_incomplete("interrupted");
       fmt::print(stderr, "iobench: interrupted; scratch files removed, results marked incomplete\n");
       rc = 130;
@@ -102,9 +103,7 @@ int run_sweep(const SweepOpts& o) {
   }
   progress.finish();
   results->meta().set("loadavg_end", load_average());
-  // With CSV or JSON on stdout, the table goes to stderr so the data stays parseable.
-  const bool data_on_stdout = o.common.csv == "-" || o.common.json == "-";
-  fmt::print(data_on_stdout ? stderr : stdout, "{}", sweep_table(cells));
+  fmt::print("{}", sweep_table(cells));  // stderr when stdout carries --csv - or --json - (begin_run)
   if (!o.plots.empty())
     for (const auto& [path, err] : write_sweep_plots(cells, o.plots + "/"))
       fmt::print(stderr, "{}: {}\n", path, err.empty() ? "written (.png, .svg, .gp)" : err);

@@ -15,6 +15,7 @@
 
 #include "iobench/src/files.h"
 #include "iobench/src/probe.h"
+#include "engine/src/base/interrupt.h"
 
 namespace fenec::kit {
 class Results;
@@ -31,7 +32,7 @@ struct CoherenceOptions {
   uint64_t chunk = 4096;  // must suit the O_DIRECT alignment
   uint64_t seed = 1;
   ReadFn read;            // empty = pread
-  bool (*stop)() = stop_requested;
+  bool (*stop)() = base::StopRequested;
 };
 
 struct CoherenceResult {

@@ -14,16 +14,6 @@
 namespace fenec::iobench {
 namespace {
 
-std::atomic<bool> g_stop{false};
-
-void on_stop_signal(int) {
-  // A second Ctrl-C kills at once, for when a write is stuck in the kernel.
-  if (g_stop.exchange(true)) {
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
-  }
-}
-
 }  // namespace
 
 AlignedBuffer::AlignedBuffer(size_t bytes, size_t align) : size_(bytes) {
@@ -105,18 +95,6 @@ IoError fill_file(const std::string& path, uint64_t bytes, uint64_t seed) {
     if (!e.ok()) return e;
   }
   return sync_fd(fd.get(), false, path);
-}
-
-bool stop_requested() { return g_stop.load(std::memory_order_relaxed); }
-void request_stop() { g_stop.store(true); }
-void clear_stop() { g_stop.store(false); }
-
-void install_stop_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
 }
 
 uint64_t free_bytes(const std::string& dir) {

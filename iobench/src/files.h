@@ -66,13 +66,6 @@ IoError create_preallocated(const std::string& path, uint64_t bytes, bool* fell_
 // later writes overwrite allocated, initialised blocks (pg_test_fsync does this).
 IoError fill_file(const std::string& path, uint64_t bytes, uint64_t seed);
 
-// A process-wide stop request: SIGINT/SIGTERM set it (install_stop_handlers),
-// long loops poll it, and the run is reported incomplete.
-bool stop_requested();
-void request_stop();
-void clear_stop();
-void install_stop_handlers();
-
 // Free bytes for an unprivileged writer on the filesystem holding `dir` (0 if unknown).
 uint64_t free_bytes(const std::string& dir);
 // /proc/loadavg's three averages ("0.52 0.61 0.70"): recorded beside results

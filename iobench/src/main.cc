@@ -5,6 +5,7 @@
 
 #include "iobench/src/cli.h"
 #include "iobench/src/files.h"
+#include "engine/src/base/interrupt.h"
 
 int main(int argc, char** argv) {
   using namespace fenec::iobench;
@@ -32,7 +33,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "iobench: {}; see iobench --help\n", e.what());
     return 2;
   }
-  install_stop_handlers();
+  fenec::base::InstallStopHandlers();
   try {
     for (CLI::App* sub : app.get_subcommands()) return runs.at(sub->get_name())();
   } catch (const UsageError& e) {

@@ -21,6 +21,7 @@
 #include "iobench/src/files.h"
 #include "iobench/src/mode.h"
 #include "iobench/src/probe.h"
+#include "engine/src/base/interrupt.h"
 
 namespace fenec::iobench {
 
@@ -90,7 +91,7 @@ struct SweepEnv {
   std::string dir;          // where the cell's files go
   uint64_t seed = 1;
   const ProbeResult* probe = nullptr;  // what to skip; null = no checks (null path)
-  bool (*stop)() = stop_requested;
+  bool (*stop)() = base::StopRequested;
 };
 
 // Why this cell cannot run here ("" if it can): an O_DIRECT mode on tmpfs or a

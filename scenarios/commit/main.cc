@@ -15,6 +15,7 @@
 // the reference). docs/s, put latency percentiles, fsyncs per doc, merger
 // batches, and docs/s over time; the verdict is async over sync per disk.
 // --arms picks arms of either kind (e.g. --arms sync,async,direct).
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <map>
@@ -28,6 +29,7 @@
 #include "scenarios/commit/merger_report.h"
 #include "scenarios/commit/report.h"
 #include "scenarios/commit/workload.h"
+#include "engine/src/base/interrupt.h"
 
 namespace {
 
@@ -82,7 +84,7 @@ void run_flush_arms(Harness& h, const Options& o, const std::vector<std::string>
   fenec::kit::Progress progress("commit flush arms", o.files.size() * arms.size() * o.reps);
   size_t done = 0;
   for (int files : o.files) {
-    if (Harness::interrupted()) break;
+    if (fenec::base::StopRequested()) break;
     const std::string c = fmt::format("files={}", files);
     const fenec::scenarios::commit::DirtySet set =
         fenec::scenarios::commit::make_dirty_set(files, total_pages, o.max_run, h.seed() + files);
@@ -94,9 +96,9 @@ void run_flush_arms(Harness& h, const Options& o, const std::vector<std::string>
       continue;
     }
     std::map<std::string, CellResult> merged;
-    for (int r = 0; r < o.reps && !Harness::interrupted(); ++r) {
+    for (int r = 0; r < o.reps && !fenec::base::StopRequested(); ++r) {
       for (size_t k = 0; k < arms.size(); ++k) {
-        if (Harness::interrupted()) break;
+        if (fenec::base::StopRequested()) break;
         // Each rep starts one arm later, so no arm always runs first (cold cache) or last.
         const std::string& arm = arms[(k + static_cast<size_t>(r)) % arms.size()];
         fenec::scenarios::commit::CellConfig cfg;
@@ -131,7 +133,7 @@ void run_merger_arms(Harness& h, const Options& o, const std::vector<std::string
   rep.writers = o.writers;
   fenec::kit::Progress progress("commit JR-2 arms", o.disks.size() * o.doc_kinds.size() * arms.size());
   size_t done = 0;
-  for (size_t p = 0; p < o.disks.size() * o.doc_kinds.size() && !Harness::interrupted(); ++p) {
+  for (size_t p = 0; p < o.disks.size() * o.doc_kinds.size() && !fenec::base::StopRequested(); ++p) {
     const size_t d = p / o.doc_kinds.size();
     const std::string& kind = o.doc_kinds[p % o.doc_kinds.size()];
     fenec::scenarios::commit::Disk disk;
@@ -142,7 +144,7 @@ void run_merger_arms(Harness& h, const Options& o, const std::vector<std::string
     // indexed doc costs ~10x a small one to execute: a quarter of them.
     if (h.quick() && kind == "indexed") docs = std::max<uint64_t>(docs / 4, 1000);
     if (h.quick() && disk.sync_delay_us >= 10000) docs = std::max<uint64_t>(docs / 10, 1000);
-    for (size_t k = 0; k < arms.size() && !Harness::interrupted(); ++k) {
+    for (size_t k = 0; k < arms.size() && !fenec::base::StopRequested(); ++k) {
       // Each place starts one arm later, so no arm always runs first.
       const std::string& arm = arms[(k + p) % arms.size()];
       fenec::scenarios::commit::MergerCellConfig cfg;
@@ -270,7 +272,7 @@ int main(int argc, char** argv) {
   }
 
   if (!flush_arms.empty()) run_flush_arms(h, o, flush_arms);
-  if (!merger_arms.empty() && !Harness::interrupted()) run_merger_arms(h, o, merger_arms);
-  if (Harness::interrupted()) h.results().mark_incomplete("interrupted");
+  if (!merger_arms.empty() && !fenec::base::StopRequested()) run_merger_arms(h, o, merger_arms);
+  if (fenec::base::StopRequested()) h.results().mark_incomplete("interrupted");
   return h.finish();
 }

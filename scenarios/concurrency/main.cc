@@ -9,6 +9,7 @@
 // "-naive" flips the one fenecdb switch the part measures: commit mode
 // (writers), buffer write under the lock (readers), batch built under the
 // lock (batches), long reads under the lock (long-read).
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include "scenarios/concurrency/report.h"
 #include "scenarios/concurrency/store.h"
 #include "scenarios/concurrency/workload.h"
+#include "engine/src/base/interrupt.h"
 
 namespace fc = fenec::scenarios::concurrency;
 using fenec::kit::Harness;
@@ -91,7 +93,7 @@ class Runner {
   template <typename Body>
   void cell(const std::string& part, const fc::ArmSpec& arm, const std::string& case_, Body body) {
     progress_.update(done_++, fmt::format("{} {} {}", part, arm.name, case_));
-    if (Harness::interrupted()) return;
+    if (fenec::base::StopRequested()) return;
     std::string dir = fmt::format("{}/{}/{}-{}", h_.data_dir(), part, arm.name, cell_no_++);
     std::string err;
     auto store = fc::open_store(arm, part, dir, &err);

@@ -1,4 +1,5 @@
 #include "scenarios/concurrency/workload.h"
+#include "engine/src/base/interrupt.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +11,6 @@
 #include <mutex>
 #include <thread>
 
-#include "iobench/kit/harness.h"
 
 namespace fenec::scenarios::concurrency {
 namespace {
@@ -41,7 +41,7 @@ struct Shared {
     stop.store(true);
   }
   bool should_stop() const {
-    return stop.load(std::memory_order_relaxed) || kit::Harness::interrupted() || Clock::now() >= deadline;
+    return stop.load(std::memory_order_relaxed) || base::StopRequested() || Clock::now() >= deadline;
   }
   // Takes one operation from the cap; false once the cell has done enough.
   bool take_op() { return ops.fetch_add(1, std::memory_order_relaxed) < max_ops; }
@@ -103,7 +103,7 @@ std::string preload(Store& store, uint64_t rows, uint64_t seed, int64_t* sum) {
       batch.push_back(make_doc(rng, i + 1, n));
     }
     if (auto e = s->put_batch(batch); !e.empty()) return "preload: " + e;
-    if (kit::Harness::interrupted()) return "interrupted";
+    if (base::StopRequested()) return "interrupted";
   }
   return "";
 }
@@ -295,7 +295,7 @@ LongReadResult run_long_read(Store& store, int writers, uint64_t preloaded, int6
   }
   bodies.push_back([&](Session& s) {
     const auto gap = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(gap_s));
-    for (int i = 0; i < long_reads && !sh.stop.load() && !kit::Harness::interrupted(); ++i) {
+    for (int i = 0; i < long_reads && !sh.stop.load() && !base::StopRequested(); ++i) {
       std::this_thread::sleep_for(gap);
       Aggregate a;
       const auto t0 = Clock::now();

@@ -8,6 +8,7 @@
 // 4 M keys beside absl::flat_hash_map and std::unordered_map in the same
 // run, and part 4 the memory a key costs (smaps_rollup and the index's own
 // accounting). The verdicts set our figures beside the source's.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <string>
@@ -19,6 +20,7 @@
 #include "scenarios/growth/lookup.h"
 #include "scenarios/growth/report.h"
 #include "scenarios/growth/workload.h"
+#include "engine/src/base/interrupt.h"
 
 namespace {
 
@@ -99,31 +101,31 @@ int main(int argc, char** argv) {
   sum.plot_points = o.plot_points;
   using fenec::index::Arm;
   sum.unique_sharded = put_part(h, Kind::kUnique, Arm::kSharded, o.keys, o);
-  if (!Harness::interrupted()) sum.unique_naive = put_part(h, Kind::kUnique, Arm::kNaive, o.keys, o);
-  if (!o.skip_db && !Harness::interrupted()) {
+  if (!fenec::base::StopRequested()) sum.unique_naive = put_part(h, Kind::kUnique, Arm::kNaive, o.keys, o);
+  if (!o.skip_db && !fenec::base::StopRequested()) {
     fenec::kit::Progress progress("growth: fenecdb puts", 1);
     progress.update(0, fmt::format("{} puts", o.keys));
     sum.db = run_fenecdb(o.keys, style, h.data_dir() + "/fenecdb", o.plot_points);
     progress.finish();
     add_db_rows(h.results(), *sum.db, o.keys);
   }
-  if (!o.skip_text && !Harness::interrupted()) {
+  if (!o.skip_text && !fenec::base::StopRequested()) {
     sum.text_sharded = put_part(h, Kind::kText, Arm::kSharded, o.terms, o);
-    if (!Harness::interrupted()) sum.text_naive = put_part(h, Kind::kText, Arm::kNaive, o.terms, o);
+    if (!fenec::base::StopRequested()) sum.text_naive = put_part(h, Kind::kText, Arm::kNaive, o.terms, o);
   }
-  if (!o.skip_lookup && !Harness::interrupted()) {
+  if (!o.skip_lookup && !fenec::base::StopRequested()) {
     fenec::kit::Progress progress("growth: lookups", 1);
     progress.update(0, fmt::format("{} keys x 4 maps", o.lookup_keys));
     sum.lookups = run_lookups(o.lookup_keys, o.lookups, o.reps, style, h.seed());
     progress.finish();
     add_lookup_rows(h.results(), sum.lookups);
     for (Arm arm : {Arm::kSharded, Arm::kNaive}) {
-      if (Harness::interrupted()) break;
+      if (fenec::base::StopRequested()) break;
       sum.rebuilds.push_back(time_rebuild(arm, o.lookup_keys, style));
       add_rebuild_rows(h.results(), sum.rebuilds.back());
     }
   }
-  if (!o.skip_memory && !Harness::interrupted()) {
+  if (!o.skip_memory && !fenec::base::StopRequested()) {
     std::vector<std::pair<std::string, uint64_t>> cells;
     for (const char* arm : kLookupArms) cells.emplace_back(arm, o.lookup_keys);
     if (!o.skip_text) {
@@ -133,7 +135,7 @@ int main(int argc, char** argv) {
     fenec::kit::Progress progress("growth: memory", cells.size());
     size_t done = 0;
     for (const auto& [arm, n] : cells) {
-      if (Harness::interrupted()) break;
+      if (fenec::base::StopRequested()) break;
       MemResult m = measure_memory(arm, n, style);
       add_memory_rows(h.results(), m);
       sum.memory.push_back(m);

@@ -1,5 +1,6 @@
 // growth-bench workloads: see workload.h.
 #include "scenarios/growth/workload.h"
+#include "engine/src/base/interrupt.h"
 
 #include <fmt/format.h>
 
@@ -14,7 +15,6 @@
 
 #include "engine/src/index/text_index.h"
 #include "engine/src/index/unique_index.h"
-#include "iobench/kit/harness.h"
 
 namespace fenec::scenarios::growth {
 namespace {
@@ -195,7 +195,7 @@ PutRun run_puts(Kind kind, index::Arm arm, uint64_t n, KeyStyle style, bool side
   char buf[64];
   Clock::time_point start = Clock::now();
   for (uint64_t i = 0; i < n; ++i) {
-    if ((i & 0xFFFF) == 0 && kit::Harness::interrupted()) {
+    if ((i & 0xFFFF) == 0 && base::StopRequested()) {
       run.interrupted = true;
       break;
     }

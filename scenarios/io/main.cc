@@ -18,6 +18,7 @@
 #include "iobench/src/sweep_report.h"
 #include "iobench/src/units.h"
 #include "scenarios/io/verdicts.h"
+#include "engine/src/base/interrupt.h"
 
 namespace fenec::scenarios::io {
 namespace {
@@ -26,7 +27,7 @@ using namespace fenec::iobench;
 
 constexpr unsigned kMergeBatch = 16;
 
-bool should_stop() { return kit::Harness::interrupted() || stop_requested(); }
+bool should_stop() { return fenec::base::StopRequested(); }
 
 struct Block {
   std::string finding;
@@ -218,7 +219,7 @@ int run(int argc, char** argv) {
     results.verdict(io5_verdict(coh, p));
   }
   results.verdict(with_load_note(io7_verdict(plan.merged.cells, plan.durable, kMergeBatch, p_merge), load));
-  if (stop_requested() && !kit::Harness::interrupted()) results.mark_incomplete("interrupted");
+
   return h.finish();
 }
 

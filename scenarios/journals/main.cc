@@ -14,6 +14,7 @@
 //   recovery    a forked child puts from several writers and reports every
 //               acknowledged put; kill -9; reopen; every acknowledged put
 //               must be in the root and answered by every index
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -23,6 +24,7 @@
 #include "iobench/kit/harness.h"
 #include "scenarios/journals/report.h"
 #include "scenarios/journals/workload.h"
+#include "engine/src/base/interrupt.h"
 
 namespace fj = fenec::scenarios::journals;
 using fenec::kit::Harness;
@@ -112,7 +114,7 @@ int main(int argc, char** argv) {
       ++cell;
       // Modes alternate which goes first from cell to cell, so neither always meets a colder or busier disk.
       for (size_t k = 0; k < c.modes.size(); ++k) {
-        if (Harness::interrupted()) break;
+        if (fenec::base::StopRequested()) break;
         const std::string& mode = c.modes[(k + cell) % c.modes.size()];
         fj::CellConfig cfg;
         fj::parse_mode(mode, &cfg.journals);
@@ -120,7 +122,7 @@ int main(int argc, char** argv) {
         cfg.writers = w;
         cfg.max_puts = c.max_puts;
         cfg.seconds = c.seconds;
-        cfg.stop = &Harness::interrupted;
+        cfg.stop = &fenec::base::StopRequested;
         const std::string dir = fmt::format("{}/cell-{}-{}-{}", h.data_dir(), mode, n, w);
         remove_dir(dir);
         const fj::CellResult res = fj::run_cell(cfg, dir);
@@ -139,7 +141,7 @@ int main(int argc, char** argv) {
   progress.finish();
 
   if (c.recovery) {
-    for (size_t k = 0; k < c.modes.size() && !Harness::interrupted(); ++k) {
+    for (size_t k = 0; k < c.modes.size() && !fenec::base::StopRequested(); ++k) {
       fj::RecoveryConfig rc;
       fj::parse_mode(c.modes[k], &rc.journals);
       rc.indexes = c.recovery_indexes;
@@ -156,7 +158,7 @@ int main(int argc, char** argv) {
     }
   }
 
-  if (Harness::interrupted()) h.results().mark_incomplete("interrupted");
+  if (fenec::base::StopRequested()) h.results().mark_incomplete("interrupted");
   fj::write_plots(h, rep);
   for (fenec::kit::Verdict& v : fj::verdicts(h, rep)) h.results().verdict(v);
   fj::print_tables(rep);

@@ -2,6 +2,7 @@
 // micro-benchmarks, written as Google Benchmark JSON (results/micro/latest.json,
 // with the project's metadata, rows and verdicts under "fenec") and as the
 // project's tidy CSV (results/micro/latest.csv).
+#include <CLI/CLI.hpp>
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 

@@ -9,6 +9,7 @@
 //   recon-pinned  the same, plus a reconciliation every second, server --long-reads pinned (CC-5)
 //   recon-locked  the same, server --long-reads locked: the aggregate holds the shared lock throughout
 // A reconciliation whose invariant fails fails the run (and the bench's exit code).
+#include <CLI/CLI.hpp>
 #include <httplib.h>
 
 #include <filesystem>
@@ -23,6 +24,7 @@
 #include "scenarios/recon/report.h"
 #include "scenarios/recon/run.h"
 #include "scenarios/recon/server_process.h"
+#include "engine/src/base/interrupt.h"
 
 namespace {
 
@@ -140,7 +142,7 @@ int main(int argc, char** argv) {
       for (const auto& arm : f.arms) h.results().skip(arm, "all", err);
       return h.finish();
     }
-    if (std::string err = Prefill(server.port(), shape, f.prefill, h.seed(), [] { return Harness::interrupted(); }, &logs);
+    if (std::string err = Prefill(server.port(), shape, f.prefill, h.seed(), [] { return fenec::base::StopRequested(); }, &logs);
         !err.empty()) {
       fmt::print(stderr, "recon-bench: {}\n", err);
       for (const auto& arm : f.arms) h.results().skip(arm, "all", err);
@@ -157,9 +159,9 @@ int main(int argc, char** argv) {
   bool broken = false;
   fenec::kit::Progress progress("recon runs", static_cast<uint64_t>(f.runs) * f.arms.size());
   uint64_t done = 0;
-  for (int run = 1; run <= f.runs && !Harness::interrupted(); ++run) {
+  for (int run = 1; run <= f.runs && !fenec::base::StopRequested(); ++run) {
     for (const auto& arm : f.arms) {
-      if (Harness::interrupted()) break;
+      if (fenec::base::StopRequested()) break;
       const std::string data = fmt::format("{}/run-{}-{}", h.data_dir(), run, arm);
       std::error_code ec;
       fs::copy(tmpl, data, fs::copy_options::recursive, ec);
@@ -182,7 +184,7 @@ int main(int argc, char** argv) {
       cfg.seconds = f.seconds;
       cfg.rate_per_client = f.rate;
       cfg.seed = h.seed() + static_cast<uint64_t>(run) * 7919;
-      cfg.stop = [] { return Harness::interrupted(); };
+      cfg.stop = [] { return fenec::base::StopRequested(); };
       RunResult r = RunLedger(server.port(), shape, books, cfg);
       // Once the clients have stopped, one more check over everything they landed, in every arm.
       if (std::string err = ReconcileOnce(server.port(), shape, books); !err.empty()) {

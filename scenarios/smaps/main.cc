@@ -6,6 +6,7 @@
 // reading smaps_rollup, or by the project's own SmapsRollupSampler (one
 // thread, throttled, cached), and records the worker's op latency and rate
 // beside a `none` arm measured in the same run.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "scenarios/smaps/mappings.h"
 #include "scenarios/smaps/report.h"
 #include "scenarios/smaps/workload.h"
+#include "engine/src/base/interrupt.h"
 
 namespace {
 
@@ -43,7 +45,7 @@ void run_read_cost(Harness& h, const Options& o, fenec::scenarios::smaps::Report
   fenec::kit::Progress progress("smaps read cost", o.read_mappings.size());
   size_t done = 0;
   for (size_t n : o.read_mappings) {
-    if (Harness::interrupted()) return;
+    if (fenec::base::StopRequested()) return;
     const std::string c = fmt::format("mappings={}", n);
     fenec::scenarios::smaps::MappingSet set;
     if (const std::string err = set.create(n); !err.empty()) {
@@ -106,8 +108,8 @@ void run_worker_arms(Harness& h, const Options& o, fenec::scenarios::smaps::Repo
     }
     std::map<size_t, fenec::scenarios::smaps::ArmResult> merged;  // by cell index
     // Reps outer, arms inner: slow drift of a shared machine hits every arm alike.
-    for (int r = 0; r < o.reps && !Harness::interrupted(); ++r) {
-      for (size_t i = 0; i < cells.size() && !Harness::interrupted(); ++i) {
+    for (int r = 0; r < o.reps && !fenec::base::StopRequested(); ++r) {
+      for (size_t i = 0; i < cells.size() && !fenec::base::StopRequested(); ++i) {
         const Cell& cell = cells[i];
         fenec::scenarios::smaps::ArmConfig cfg;
         cfg.reader = cell.reader;
