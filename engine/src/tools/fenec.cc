@@ -1,216 +1,93 @@
-// fenec: open a fenecdb data folder and put, get, count, scan, aggregate and check it.
+// fenec: FenecQL statements against a fenecdb data folder, answered exactly as
+// fenec-server's POST /query answers them; and the troubleshooting commands
+// (check, branch) that open storages directly.
 //
-// Exceptions stop here (CLI11's parse errors); the engine's errors come back
-// as Status and are printed as one line, exit 1. A bad flag is one line, exit 2.
+// A statement run goes through fenec::query::Service, the server's own code:
+// the CLI only builds the request body {"statement": ..., "params": ...} and
+// prints the answer's body, so the two cannot drift apart.
+//
+// Exceptions stop here (CLI11's parse errors). Bad usage is one line on
+// stderr, exit 2, before the folder is opened; a statement the service
+// rejects is its JSON error on stderr, exit 1; an engine error opening or
+// closing the folder is one line, exit 1.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <simdjson.h>
 
-#include <cstdlib>
-#include <iostream>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "engine/src/db/branch.h"
+#include "engine/src/query/json_out.h"
+#include "engine/src/query/lexer.h"
+#include "engine/src/query/service.h"
 #include "fenec/database.h"
 
 namespace {
 
 using namespace fenec;
 
-[[noreturn]] void Fail(const Status& s) {
-  fmt::print(stderr, "fenec: {}\n", s.ToString());
-  std::exit(1);
-}
+constexpr const char* kDescription = R"(fenec: FenecQL statements against a fenecdb data folder, answered as fenec-server answers them.
 
-[[noreturn]] void Usage(const std::string& msg) {
-  fmt::print(stderr, "fenec: {} (see fenec --help)\n", msg);
+  fenec [--create] [--params JSON] DIR [STATEMENT...] [-f FILE]...
+  fenec check DIR
+  fenec branch DIR [--list]
+
+The first argument picks the command: `check` or `branch` is that troubleshooting
+command; anything else starts a statement run on the data folder DIR (a folder
+named check or branch: write ./check).
+
+A statement run opens DIR (data.fdb + Journals/), recovering it, runs each
+statement through the code behind fenec-server's POST /query and prints each
+answer on its own line of stdout: exactly the JSON the server answers, e.g.
+{"created":"c"}, {"id":7,"doc":{...}}, {"rows":[...],"count":n}, {"ids":[8]},
+{"deleted":7}, {"columns":[...],"rows":[[...]]}. The language is in
+engine/doc/statements.md.
+
+Statements run in the order given, STATEMENT arguments and -f files alike. An
+argument or a file may hold several statements, each ended by ';' (a ';' inside
+a string or a -- comment does not count; the last ';' may be left out).
+
+The run stops at the first statement that fails: its JSON error (the body the
+server would send) goes to stderr, and fenec exits 1. The statements before it
+stay done: each write is durable (fsync'ed) before its answer is printed, so
+the lines on stdout are exactly what ran. The folder is checkpointed on exit.
+
+Exit status: 0 every statement ran; 1 a statement failed, or the engine could
+not open or close DIR (one line on stderr); 2 bad usage (one line on stderr,
+nothing run).
+
+The engine takes no lock on its folder: do not run fenec on a folder that
+fenec-server (or another program) has open.
+
+Examples:
+  fenec --create shop 'CREATE COLLECTION users (email TEXT @unique, age INT)'
+  fenec shop "PUT users {email: 'ann@example.com', age: 41}"    -> {"ids":[1]}
+  fenec shop 'GET users 1'         -> {"id":1,"doc":{"email":"ann@example.com","age":41}}
+  fenec shop 'FIND users WHERE age > 30 LIMIT 10'
+  fenec shop 'AGGREGATE users COUNT(*), MAX(age)'
+  fenec shop --params '[30, 10]' 'FIND users WHERE age >= $1 LIMIT $2'
+  fenec shop --params '{"id": 1}' 'DELETE users $id'
+  fenec shop 'DELETE users 2; AGGREGATE users COUNT(*)'    (two answers, two lines)
+  fenec shop -f setup.fql          (a file of ';'-ended statements; -f - reads stdin)
+  fenec check shop                 (recover, decode every document, verify the indexes)
+  fenec branch shop/Indexes/c0.f0.unique --list    (one index's storage, alone)
+)";
+
+[[noreturn]] void Usage(std::string msg, std::string_view command = "fenec") {
+  for (char& c : msg)
+    if (c == '\n') c = ' ';
+  fmt::print(stderr, "fenec: {} (see {} --help)\n", msg, command);
   std::exit(2);
 }
 
-// "name:type[:dim][:unique][:text]", e.g. email:text:unique, emb:vector:128.
-Field ParseField(const std::string& spec) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t i = 0; i <= spec.size(); ++i)
-    if (i == spec.size() || spec[i] == ':') {
-      parts.push_back(spec.substr(start, i - start));
-      start = i + 1;
-    }
-  if (parts.size() < 2) Usage("field '" + spec + "' needs name:type");
-  Field f;
-  f.name = parts[0];
-  const std::string& t = parts[1];
-  size_t next = 2;
-  if (t == "text") f.type = FieldType::kText;
-  else if (t == "int") f.type = FieldType::kInt;
-  else if (t == "float") f.type = FieldType::kFloat;
-  else if (t == "bool") f.type = FieldType::kBool;
-  else if (t == "vector") {
-    f.type = FieldType::kVector;
-    if (parts.size() < 3) Usage("vector field '" + f.name + "' needs a dim: name:vector:128");
-    char* end = nullptr;
-    f.dim = static_cast<uint32_t>(std::strtoul(parts[2].c_str(), &end, 10));
-    if (*end != '\0' || f.dim == 0) Usage("bad vector dim '" + parts[2] + "'");
-    next = 3;
-  } else {
-    Usage("unknown type '" + t + "' (text, int, float, bool, vector)");
-  }
-  for (; next < parts.size(); ++next) {
-    if (parts[next] == "unique") f.unique = true;
-    else if (parts[next] == "text") f.text_indexed = true;
-    else Usage("unknown field flag '" + parts[next] + "' (unique, text)");
-  }
-  return f;
-}
-
-Value ParseValue(const Field& f, const std::string& s) {
-  if (s == "null") return Value();
-  char* end = nullptr;
-  switch (f.type) {
-    case FieldType::kText: return Value(s);
-    case FieldType::kInt: {
-      long long v = std::strtoll(s.c_str(), &end, 10);
-      if (s.empty() || *end != '\0') Usage(fmt::format("field '{}' wants an int, got '{}'", f.name, s));
-      return Value(int64_t{v});
-    }
-    case FieldType::kFloat: {
-      double v = std::strtod(s.c_str(), &end);
-      if (s.empty() || *end != '\0') Usage(fmt::format("field '{}' wants a float, got '{}'", f.name, s));
-      return Value(v);
-    }
-    case FieldType::kBool:
-      if (s == "true") return Value(true);
-      if (s == "false") return Value(false);
-      Usage(fmt::format("field '{}' wants true or false, got '{}'", f.name, s));
-    case FieldType::kVector: {
-      std::vector<float> v;
-      const char* p = s.c_str();
-      while (*p) {
-        v.push_back(std::strtof(p, &end));
-        if (end == p) Usage(fmt::format("field '{}' wants comma-separated floats, got '{}'", f.name, s));
-        p = *end == ',' ? end + 1 : end;
-      }
-      return Value(std::move(v));
-    }
-  }
-  return Value();
-}
-
-std::string DocJson(const Schema& schema, DocId id, const Document& doc) {
-  std::string out = fmt::format("{{\"_id\": {}", id);
-  for (size_t i = 0; i < doc.size(); ++i) out += fmt::format(", \"{}\": {}", schema.fields[i].name, doc[i].ToString());
-  return out + "}";
-}
-
-// "field op value" with op one of = != < <= > >= ~ (contains).
-Condition ParseCondition(const Schema& schema, const std::string& s) {
-  static const std::pair<const char*, CompareOp> kOps[] = {{"!=", CompareOp::kNe}, {"<=", CompareOp::kLe},
-                                                            {">=", CompareOp::kGe}, {"=", CompareOp::kEq},
-                                                            {"<", CompareOp::kLt},  {">", CompareOp::kGt},
-                                                            {"~", CompareOp::kContains}};
-  for (auto [tok, op] : kOps) {
-    size_t at = s.find(tok);
-    if (at == std::string::npos) continue;
-    std::string field = s.substr(0, at), value = s.substr(at + std::strlen(tok));
-    auto trim = [](std::string& x) {
-      while (!x.empty() && x.front() == ' ') x.erase(x.begin());
-      while (!x.empty() && x.back() == ' ') x.pop_back();
-    };
-    trim(field);
-    trim(value);
-    int idx = schema.FieldIndex(field);
-    if (idx < 0) Usage("no field '" + field + "'");
-    Field as = schema.fields[idx];
-    if (op == CompareOp::kContains) as.type = FieldType::kText;
-    return {field, op, ParseValue(as, value)};
-  }
-  Usage("condition '" + s + "' needs one of = != < <= > >= ~");
-}
-
-struct Opened {
-  std::unique_ptr<Database> db;
-  CollectionId coll;
-  Schema schema;
-};
-
-std::unique_ptr<Database> OpenFolder(const std::string& dir, bool create) {
-  Options o;
-  o.create_if_missing = create;
-  auto db = Database::Open(dir, o);
-  if (!db.ok()) Fail(db.status());
-  return std::move(db).value();
-}
-
-Opened OpenCollection(const std::string& dir, const std::string& name) {
-  Opened o;
-  o.db = OpenFolder(dir, false);
-  auto c = o.db->FindCollection(name);
-  if (!c.ok()) Fail(c.status());
-  o.coll = *c;
-  o.schema = *o.db->GetSchema(*c);
-  return o;
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"fenec: open a fenecdb data folder (data.fdb + Journals/) and read or write it.\n"
-               "Writes are durable when the command returns (journal fsync'ed); every command recovers the\n"
-               "folder first and checkpoints it on exit."};
-  app.require_subcommand(1);
-  std::string dir, coll, field;
-  std::vector<std::string> specs, values, where;
-  uint64_t id = 0, limit = 0;
-
-  auto* create = app.add_subcommand("create", "create a collection: fenec create DIR NAME FIELD... "
-                                              "(FIELD = name:type[:dim][:unique][:text]; types text int float bool vector, "
-                                              "e.g. email:text:unique body:text:text emb:vector:128)");
-  create->add_option("dir", dir, "data folder (created if missing)")->required();
-  create->add_option("collection", coll, "collection name")->required();
-  create->add_option("fields", specs, "fields, in order")->required();
-
-  auto* put = app.add_subcommand("put", "put one document, values in schema order (null for none, "
-                                        "vectors as 1,2,3); prints its id");
-  put->add_option("dir", dir, "data folder")->required();
-  put->add_option("collection", coll, "collection")->required();
-  put->add_option("values", values, "one value per field")->required();
-
-  auto* get = app.add_subcommand("get", "print a document as JSON");
-  get->add_option("dir", dir, "data folder")->required();
-  get->add_option("collection", coll, "collection")->required();
-  get->add_option("id", id, "document id")->required();
-
-  auto* del = app.add_subcommand("delete", "delete a document");
-  del->add_option("dir", dir, "data folder")->required();
-  del->add_option("collection", coll, "collection")->required();
-  del->add_option("id", id, "document id")->required();
-
-  auto* count = app.add_subcommand("count", "print how many documents a collection holds");
-  count->add_option("dir", dir, "data folder")->required();
-  count->add_option("collection", coll, "collection")->required();
-
-  auto* scan = app.add_subcommand("scan", "print matching documents, one JSON object a line, in id order");
-  scan->add_option("dir", dir, "data folder")->required();
-  scan->add_option("collection", coll, "collection")->required();
-  scan->add_option("-w,--where", where, "condition 'field op value', op: = != < <= > >= ~ (contains); repeatable");
-  scan->add_option("-l,--limit", limit, "at most this many (0: all)");
-
-  auto* agg = app.add_subcommand("aggregate", "count, sum, min and max of a field over matching documents");
-  agg->add_option("dir", dir, "data folder")->required();
-  agg->add_option("collection", coll, "collection")->required();
-  agg->add_option("field", field, "field (int, float, text or bool)")->required();
-  agg->add_option("-w,--where", where, "condition, as for scan; repeatable");
-
-  auto* check = app.add_subcommand("check", "recover the folder, decode every document, verify the indexes; "
-                                            "print each collection's count");
-  check->add_option("dir", dir, "data folder")->required();
-
-  bool list = false;
-  auto* branch = app.add_subcommand("branch", "open one index's branch storage alone (DIR/Indexes/c<C>.f<F>.<kind>, "
-                                              "see engine/doc/journal.md) and print what it recovers from its own "
-                                              "folder: for troubleshooting an index");
-  branch->add_option("dir", dir, "branch folder")->required();
-  branch->add_flag("--list", list, "also print every entry: id, then the value (@unique key bytes or @text text)");
-
+// Returns the exit code if parsing ended the run (--help, or a usage error).
+std::optional<int> Parse(CLI::App& app, int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -218,72 +95,193 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    Usage(e.what());
+    Usage(e.what(), app.get_name());
+  }
+  return std::nullopt;
+}
+
+std::unique_ptr<Database> OpenFolder(const std::string& dir, bool create, std::string_view hint) {
+  Options o;
+  o.create_if_missing = create;
+  auto db = Database::Open(dir, o);
+  if (!db.ok()) {
+    fmt::print(stderr, "fenec: {}{}\n", db.status().ToString(), db.status().IsNotFound() ? hint : "");
+    return nullptr;
+  }
+  return std::move(db).value();
+}
+
+// Cuts a script into statements at each ';' outside strings and comments.
+// The lexer is what knows where those are: ';' is no FenecQL character, so it
+// stops there with an error, and the text before it is one statement. Any
+// other lexing error leaves the rest of the text as one statement, which the
+// service then rejects with that error (and the run stops).
+void SplitStatements(std::string_view text, std::vector<std::string>* out) {
+  auto is_semi = [&](const query::Token& t) {
+    return (t.kind == query::Tok::kError || t.kind == query::Tok::kPunct) && t.offset < text.size() &&
+           text[t.offset] == ';';
+  };
+  while (!text.empty()) {
+    std::vector<query::Token> toks = query::Lex(text);
+    size_t end = text.size(), next = text.size();
+    for (const query::Token& t : toks) {
+      if (is_semi(t)) {
+        end = t.offset;
+        next = end + 1;
+        break;
+      }
+    }
+    // Only spaces and comments before the ';' (or the end): nothing to run.
+    bool empty = toks.front().kind == query::Tok::kEnd || is_semi(toks.front());
+    if (!empty) {
+      // Trimmed, so an error's "statement L:C" counts from the statement's first character.
+      std::string_view s = text.substr(0, end);
+      size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
+      out->emplace_back(s.substr(b, e - b + 1));
+    }
+    text.remove_prefix(next);
+  }
+}
+
+// stdio, not iostreams: reading a directory (EISDIR) must be an error, not an empty script.
+std::string ReadInput(const std::string& file) {
+  std::FILE* f = file == "-" ? stdin : std::fopen(file.c_str(), "rb");
+  if (!f) Usage(fmt::format("cannot read -f {}: {}", file, std::strerror(errno)));
+  std::string text;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  int err = std::ferror(f) ? errno : 0;
+  if (f != stdin) std::fclose(f);
+  if (err) Usage(fmt::format("cannot read -f {}: {}", file, std::strerror(err)));
+  return text;
+}
+
+int RunStatements(int argc, char** argv) {
+  CLI::App app{kDescription, "fenec"};
+  std::string dir, params;
+  std::vector<std::string> args, files;
+  bool create = false;
+  app.add_option("DIR", dir, "the data folder (see --create)")->required();
+  auto* stmt_opt = app.add_option("STATEMENT", args, "FenecQL statements, ';'-separated within one argument");
+  auto* file_opt = app.add_option("-f,--file", files, "run the statements in FILE (- for stdin), ';'-separated; "
+                                                      "repeatable")
+                       ->allow_extra_args(false)
+                       ->type_name("FILE");
+  auto* params_opt = app.add_option("--params", params, "the run's one statement's parameters, as the server's\n"
+                                                        "\"params\": [30, 10] for $1 $2, {\"id\": 7} for $id")
+                         ->type_name("JSON");
+  app.add_flag("--create", create, "create DIR if it holds no database (otherwise that is an error, exit 1)");
+  if (auto rc = Parse(app, argc, argv)) return *rc;
+  if (args.empty() && files.empty()) Usage("nothing to run: give a STATEMENT or -f FILE");
+
+  // Arguments and files in the order they were given: CLI11 records each value as it parses it.
+  std::vector<std::string> statements;
+  size_t next_arg = 0, next_file = 0;
+  for (const CLI::Option* o : app.parse_order()) {
+    if (o == stmt_opt) SplitStatements(args.at(next_arg++), &statements);
+    if (o == file_opt) SplitStatements(ReadInput(files.at(next_file++)), &statements);
+  }
+  std::optional<std::string> params_json;
+  if (params_opt->count() > 0) {
+    if (statements.size() != 1) Usage(fmt::format("--params is for one statement; this run has {}", statements.size()));
+    // Checked whole here, so it cannot spill into the body around it, and its
+    // errors are about the flag, not about a body the user never wrote.
+    simdjson::dom::parser p;
+    simdjson::dom::element ignored;
+    if (auto ec = p.parse(params).get(ignored)) Usage(fmt::format("--params is not JSON: {}", simdjson::error_message(ec)));
+    params_json = params;
   }
 
-  if (create->parsed()) {
-    Schema schema;
-    for (const auto& s : specs) schema.fields.push_back(ParseField(s));
-    auto db = OpenFolder(dir, true);
-    auto c = db->CreateCollection(coll, schema);
-    if (!c.ok()) Fail(c.status());
-  } else if (put->parsed()) {
-    Opened o = OpenCollection(dir, coll);
-    if (values.size() != o.schema.fields.size())
-      Usage(fmt::format("'{}' has {} fields, got {} values", coll, o.schema.fields.size(), values.size()));
-    Document doc;
-    for (size_t i = 0; i < values.size(); ++i) doc.push_back(ParseValue(o.schema.fields[i], values[i]));
-    auto r = o.db->Put(o.coll, std::move(doc));
-    if (!r.ok()) Fail(r.status());
-    fmt::print("{}\n", *r);
-  } else if (get->parsed()) {
-    Opened o = OpenCollection(dir, coll);
-    auto r = o.db->Get(o.coll, id);
-    if (!r.ok()) Fail(r.status());
-    fmt::print("{}\n", DocJson(o.schema, id, *r));
-  } else if (del->parsed()) {
-    Opened o = OpenCollection(dir, coll);
-    if (Status s = o.db->Delete(o.coll, id); !s.ok()) Fail(s);
-  } else if (count->parsed()) {
-    Opened o = OpenCollection(dir, coll);
-    fmt::print("{}\n", *o.db->Count(o.coll));
-  } else if (scan->parsed() || agg->parsed()) {
-    Opened o = OpenCollection(dir, coll);
-    Filter f;
-    for (const auto& w : where) f.all.push_back(ParseCondition(o.schema, w));
-    if (scan->parsed()) {
-      auto rows = o.db->Scan(o.coll, f, limit);
-      if (!rows.ok()) Fail(rows.status());
-      for (const Row& r : *rows) fmt::print("{}\n", DocJson(o.schema, r.id, r.doc));
-    } else {
-      auto a = o.db->Aggregate(o.coll, field, f);
-      if (!a.ok()) Fail(a.status());
-      fmt::print("count={} sum={} min={} max={}\n", a->count, a->sum, a->min.ToString(), a->max.ToString());
+  std::unique_ptr<Database> db = OpenFolder(dir, create, create ? "" : " (--create makes a new database)");
+  if (!db) return 1;
+  query::Service service(db.get());
+  int rc = 0;
+  for (const std::string& s : statements) {
+    std::string body = "{\"statement\":";
+    query::AppendJsonString(body, s);
+    if (params_json) body += ",\"params\":" + *params_json;
+    body += "}";
+    query::Answer a = service.Query(body);
+    if (a.http != 200) {
+      std::fflush(stdout);
+      fmt::print(stderr, "{}\n", a.body);
+      rc = 1;
+      break;
     }
-  } else if (check->parsed()) {
-    auto db = OpenFolder(dir, false);
-    Stats st = db->GetStats();
-    fmt::print("recovered {} journal records, {} torn/corrupt tail bytes ignored\n", st.recovered_records,
-               st.recovery_discarded_bytes);
-    if (st.branches > 0)
-      fmt::print("indexes: {} branch storages, {} loaded from their own folders, {} rebuilt from the documents; "
-                 "journals {}\n",
-                 st.branches, st.branches_recovered, st.branches_rebuilt, st.journals_shared ? "shared" : "separate");
-    if (Status s = db->Check(); !s.ok()) Fail(s);
-    for (const auto& name : db->ListCollections()) {
-      auto c = db->FindCollection(name);
-      fmt::print("{}: {} documents\n", name, *db->Count(*c));
-    }
-    fmt::print("ok\n");
-  } else if (branch->parsed()) {
-    BranchState st;
-    if (Status s = OpenBranchAlone(Env::Default(), dir, &st); !s.ok()) Fail(s);
-    fmt::print("entries {}, through root LSN {}; own checkpoint LSN {}, last LSN {}, {} journal records replayed\n",
-               st.entries(), st.root_lsn, st.checkpoint_lsn, st.last_lsn, st.records);
-    if (list) {
-      for (uint64_t i = 0; i < st.present.size(); ++i)
-        if (st.present[i]) fmt::print("{}\t{}\n", i, fmt::format("{:?}", st.values[i]));
-    }
+    // stdio, not fmt::print, which throws when stdout fails; a lost answer stops the run below.
+    a.body.push_back('\n');
+    if (std::fwrite(a.body.data(), 1, a.body.size(), stdout) != a.body.size()) break;
+  }
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    fmt::print(stderr, "fenec: writing the answers: {}\n", std::strerror(errno));
+    rc = 1;
+  }
+  if (Status s = db->Close(); !s.ok()) {
+    fmt::print(stderr, "fenec: closing {}: {}\n", dir, s.ToString());
+    rc = 1;
+  }
+  return rc;
+}
+
+int CheckCommand(int argc, char** argv) {
+  CLI::App app{"fenec check DIR: recover the data folder, decode every document, verify the indexes; print each "
+               "collection's count, then ok. Exit 1 with one line on the first problem.",
+               "fenec check"};
+  std::string dir;
+  app.add_option("DIR", dir, "data folder")->required();
+  if (auto rc = Parse(app, argc, argv)) return *rc;
+  auto db = OpenFolder(dir, false, "");
+  if (!db) return 1;
+  Stats st = db->GetStats();
+  fmt::print("recovered {} journal records, {} torn/corrupt tail bytes ignored\n", st.recovered_records,
+             st.recovery_discarded_bytes);
+  if (st.branches > 0)
+    fmt::print("indexes: {} branch storages, {} loaded from their own folders, {} rebuilt from the documents; "
+               "journals {}\n",
+               st.branches, st.branches_recovered, st.branches_rebuilt, st.journals_shared ? "shared" : "separate");
+  if (Status s = db->Check(); !s.ok()) {
+    fmt::print(stderr, "fenec: {}\n", s.ToString());
+    return 1;
+  }
+  for (const auto& name : db->ListCollections()) {
+    auto c = db->FindCollection(name);
+    fmt::print("{}: {} documents\n", name, *db->Count(*c));
+  }
+  fmt::print("ok\n");
+  return 0;
+}
+
+int BranchCommand(int argc, char** argv) {
+  CLI::App app{"fenec branch DIR [--list]: open one index's branch storage alone (DIR/Indexes/c<C>.f<F>.<kind>, "
+               "see engine/doc/journal.md) and print what it recovers from its own folder: for troubleshooting "
+               "an index.",
+               "fenec branch"};
+  std::string dir;
+  bool list = false;
+  app.add_option("DIR", dir, "branch folder")->required();
+  app.add_flag("--list", list, "also print every entry: id, then the value (@unique key bytes or @text text)");
+  if (auto rc = Parse(app, argc, argv)) return *rc;
+  BranchState st;
+  if (Status s = OpenBranchAlone(Env::Default(), dir, &st); !s.ok()) {
+    fmt::print(stderr, "fenec: {}\n", s.ToString());
+    return 1;
+  }
+  fmt::print("entries {}, through root LSN {}; own checkpoint LSN {}, last LSN {}, {} journal records replayed\n",
+             st.entries(), st.root_lsn, st.checkpoint_lsn, st.last_lsn, st.records);
+  if (list) {
+    for (uint64_t i = 0; i < st.present.size(); ++i)
+      if (st.present[i]) fmt::print("{}\t{}\n", i, fmt::format("{:?}", st.values[i]));
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // The first argument alone decides, so a statement or a folder can never be taken for a command.
+  std::string_view first = argc > 1 ? argv[1] : "";
+  if (first == "check") return CheckCommand(argc - 1, argv + 1);
+  if (first == "branch") return BranchCommand(argc - 1, argv + 1);
+  return RunStatements(argc, argv);
 }

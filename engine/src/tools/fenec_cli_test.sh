@@ -1,39 +1,126 @@
 #!/usr/bin/env bash
-# The fenec CLI end to end: create, put, get, count, scan, aggregate, delete, check, branch, bad input.
+# The fenec CLI end to end: FenecQL statements answered as fenec-server's
+# POST /query answers them, from arguments, files and stdin, with parameters;
+# check and branch; and every error path's exit code and stderr.
 set -euo pipefail
-fenec=$1
-dir=$(mktemp -d)
+fenec=$(realpath "$1")  # absolute: some checks run from inside the scratch folder
+root=${FENEC_TEST_DIR:-${TMPDIR:-/tmp}}
+mkdir -p "$root"
+dir=$(mktemp -d -p "$root" fenec-cli.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 db=$dir/db
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$fenec" --help | grep -q "data folder" || fail "--help"
-"$fenec" create "$db" people name:text:unique age:int score:float emb:vector:2
-[ "$("$fenec" put "$db" people ann 41 1.5 1,2)" = 1 ] || fail "first id"
-[ "$("$fenec" put "$db" people bob 30 null 3,4)" = 2 ] || fail "second id"
-"$fenec" get "$db" people 1 | grep -q '"name": "ann", "age": 41' || fail "get"
-[ "$("$fenec" count "$db" people)" = 2 ] || fail "count"
-[ "$("$fenec" scan "$db" people --where 'age > 35' | wc -l)" = 1 ] || fail "scan filter"
-"$fenec" aggregate "$db" people age | grep -q "count=2 sum=71 min=41 max=41" && fail "aggregate max"
-"$fenec" aggregate "$db" people age | grep -q "count=2 sum=71 min=30 max=41" || fail "aggregate"
-set +e
-"$fenec" put "$db" people ann 1 1 1,1 2>/dev/null; rc=$?
-[ $rc = 1 ] || fail "duplicate @unique should exit 1, got $rc"
-"$fenec" put "$db" people carl notanint 1 1,1 2>/dev/null; rc=$?
-[ $rc = 2 ] || fail "bad value should exit 2, got $rc"
-"$fenec" scan "$db" people --bogus 2>/dev/null; rc=$?
-[ $rc = 2 ] || fail "bad flag should exit 2, got $rc"
-[ "$("$fenec" scan "$db" people --bogus 2>&1 | wc -l)" = 1 ] || fail "bad flag: one line"
-"$fenec" get "$db" nope 1 2>/dev/null; rc=$?
-[ $rc = 1 ] || fail "missing collection should exit 1, got $rc"
-"$fenec" count "$dir/absent" people 2>/dev/null; rc=$?
-[ $rc = 1 ] || fail "missing folder should exit 1, got $rc"
-set -e
-"$fenec" delete "$db" people 2
-[ "$("$fenec" count "$db" people)" = 1 ] || fail "count after delete"
-"$fenec" check "$db" | grep -q "^people: 1 documents" || fail "check"
+# expect WHAT EXPECTED_STDOUT fenec-args...: exit 0, stdout exactly as given, nothing on stderr.
+expect() {
+  local what=$1 want=$2 got rc=0
+  shift 2
+  got=$("$fenec" "$@" 2>"$dir/err") || rc=$?
+  [ "$rc" = 0 ] || fail "$what: exit $rc, stderr: $(cat "$dir/err")"
+  [ "$got" = "$want" ] || fail "$what: got '$got', want '$want'"
+  [ ! -s "$dir/err" ] || fail "$what: stderr: $(cat "$dir/err")"
+}
+# refuse WHAT CODE STDERR_REGEX fenec-args...: exit CODE, stderr one line matching the regex.
+refuse() {
+  local what=$1 code=$2 pattern=$3 rc=0
+  shift 3
+  "$fenec" "$@" >"$dir/out" 2>"$dir/err" || rc=$?
+  [ "$rc" = "$code" ] || fail "$what: exit $rc, want $code (stderr: $(cat "$dir/err"))"
+  [ "$(wc -l <"$dir/err")" = 1 ] || fail "$what: want one line on stderr, got: $(cat "$dir/err")"
+  grep -Eq -- "$pattern" "$dir/err" || fail "$what: stderr '$(cat "$dir/err")' does not match '$pattern'"
+}
+count() { expect "count: $1" "{\"columns\":[\"count(*)\"],\"rows\":[[$2]]}" "$db" 'AGGREGATE people COUNT(*)'; }
+
+"$fenec" --help | grep -q "fenec check DIR" || fail "--help: synopsis"
+"$fenec" --help | grep -q "stops at the first statement that fails" || fail "--help: the stop rule"
+
+# A missing folder is an error unless --create is given; nothing is made.
+refuse "missing folder" 1 "^fenec: .*no database.*--create" "$db" 'FIND people'
+[ ! -e "$db" ] || fail "a missing folder was created without --create"
+expect "create" '{"created":"people"}' --create "$db" \
+  'CREATE COLLECTION people (name TEXT @unique, age INT, score FLOAT, emb VECTOR(2))'
+expect "put one" '{"ids":[1]}' "$db" "PUT people {name: 'ann', age: 41, score: 1.5, emb: [1, 2]}"
+expect "put two" '{"ids":[2,3]}' "$db" "PUT people [{name: 'bob', age: 30}, {name: 'cy', age: 25}]"
+expect "get" '{"id":1,"doc":{"name":"ann","age":41,"score":1.5,"emb":[1,2]}}' "$db" 'GET people 1'
+expect "find where limit" '{"rows":[{"id":1,"doc":{"name":"ann","age":41,"score":1.5,"emb":[1,2]}}],"count":1}' \
+  "$db" 'FIND people WHERE age > 26 LIMIT 1'
+expect "find where" '{"rows":[{"id":3,"doc":{"name":"cy","age":25,"score":null,"emb":null}}],"count":1}' \
+  "$db" 'FIND people WHERE age < 30'
+expect "aggregate" '{"columns":["count(*)","sum(age)","min(age)","max(age)"],"rows":[[3,96,25,41]]}' \
+  "$db" 'AGGREGATE people COUNT(*), SUM(age), MIN(age), MAX(age)'
+count "three" 3
+
+# Parameters, as the server's "params": positional and named.
+expect "params array" '{"rows":[{"id":2,"doc":{"name":"bob","age":30,"score":null,"emb":null}}],"count":1}' \
+  "$db" --params '[26, 35]' 'FIND people WHERE age >= $1 AND age <= $2'
+expect "params object" '{"id":3,"doc":{"name":"cy","age":25,"score":null,"emb":null}}' \
+  "$db" 'GET people $id' --params '{"id": 3}'
+
+# Several statements: arguments, ';'-separated scripts, files and stdin, run in the order given.
+cat >"$dir/more.fql" <<'EOF'
+-- a comment; its ';' does not end a statement
+PUT people {name: 'd;e', age: 50};
+GET people 4
+  ;
+-- nothing after the last ';' but this comment
+EOF
+expect "args, file, arg in order" "$(printf '%s\n' \
+  '{"columns":["count(*)"],"rows":[[3]]}' \
+  '{"ids":[4]}' \
+  '{"id":4,"doc":{"name":"d;e","age":50,"score":null,"emb":null}}' \
+  '{"deleted":4}')" \
+  "$db" 'AGGREGATE people COUNT(*)' -f "$dir/more.fql" 'DELETE people 4'
+expect "stdin" "$(printf '%s\n' '{"deleted":3}' '{"columns":["count(*)"],"rows":[[2]]}')" \
+  "$db" -f - <<<'DELETE people 3; AGGREGATE people COUNT(*);'
+expect "empty input runs nothing" "" "$db" -f - </dev/null
+count "after deletes" 2
+
+# Usage errors: exit 2, one line, nothing run.
+refuse "bad flag" 2 "^fenec: .*--bogus.*see fenec --help" "$db" --bogus 'FIND people'
+refuse "no statement" 2 "^fenec: nothing to run" "$db"
+refuse "no folder" 2 "^fenec: DIR is required"
+refuse "params not JSON" 2 "^fenec: --params is not JSON" "$db" --params '[1' 'GET people $1'
+refuse "params with trailing content" 2 "^fenec: --params is not JSON" "$db" --params '[1], "x": 2' 'GET people $1'
+refuse "params for two statements" 2 "^fenec: --params is for one statement" "$db" --params '[1]' 'GET people $1; GET people 2'
+refuse "unreadable file" 2 "^fenec: cannot read -f" "$db" -f "$dir/absent.fql"
+refuse "a folder as a file" 2 "^fenec: cannot read -f" "$db" -f "$dir"
+refuse "check: bad flag" 2 "see fenec check --help" check "$db" --bogus
+
+# Statements the service rejects: its JSON error on stderr, exit 1.
+refuse "parse error" 1 '^\{"error":\{"code":"parse",.*"where":"statement 1:[0-9]+"' "$db" 'FIND people WHERE'
+refuse "unknown collection" 1 '^\{"error":\{"code":"unknown_collection"' "$db" 'FIND nobody'
+refuse "unknown field" 1 '^\{"error":\{"code":"unknown_field"' "$db" 'FIND people WHERE height > 1'
+refuse "missing document" 1 '^\{"error":\{"code":"not_found"' "$db" 'GET people 99'
+refuse "bad params" 1 '^\{"error":\{"code":"type",.*"where":"params.id"' "$db" --params '{"id": "x"}' 'GET people $id'
+refuse "missing params" 1 '^\{"error":\{"code":"params"' "$db" 'GET people $1'
+refuse "create twice" 1 '^\{"error":\{"code":"exists"' "$db" 'CREATE COLLECTION people (x INT)'
+# A @unique clash: nothing of the put lands, not even its documents without a clash.
+refuse "unique clash" 1 '^\{"error":\{"code":"unique"' "$db" "PUT people [{name: 'zed', age: 1}, {name: 'ann', age: 2}]"
+count "nothing landed" 2
+expect "zed not landed" '{"rows":[],"count":0}' "$db" "FIND people WHERE name = 'zed'"
+# The run stops at the first failure: what ran before it stays, what follows does not run.
+cat >"$dir/stops.fql" <<'EOF'
+PUT people {name: 'eve', age: 22};
+PUT people {name: 'bob', age: 23};
+PUT people {name: 'fay', age: 24}
+EOF
+refuse "a file stops at its first failure" 1 '^\{"error":\{"code":"unique"' "$db" -f "$dir/stops.fql"
+[ "$(cat "$dir/out")" = '{"ids":[5]}' ] || fail "the statements before the failure: stdout '$(cat "$dir/out")'"
+expect "before the failure: landed" '{"rows":[{"id":5,"doc":{"name":"eve","age":22,"score":null,"emb":null}}],"count":1}' \
+  "$db" "FIND people WHERE age < 25"
+refuse "arguments stop too" 1 '^\{"error":\{"code":"parse"' "$db" 'DELETE people 5' 'FIND' "PUT people {name: 'gus'}"
+count "after the stops" 2
+
+# check and branch open the storages directly. The first argument alone names
+# them: a folder called check is ./check, and `check` as a statement is FenecQL's to refuse.
+"$fenec" check "$db" | grep -q "^people: 2 documents" || fail "check"
 "$fenec" check "$db" | grep -q "^indexes: 1 branch storages, 1 loaded" || fail "check: the index's branch"
-# The @unique name index, opened alone from its own folder: ann is there, bob was deleted.
-"$fenec" branch "$db/Indexes/c0.f0.unique" | grep -q "^entries 1," || fail "branch alone"
-[ "$("$fenec" branch "$db/Indexes/c0.f0.unique" --list | tail -1)" = "$(printf '1\t"ann"')" ] || fail "branch --list"
+refuse "check: missing folder" 1 "^fenec: .*no database" check "$dir/absent"
+# The @unique name index, opened alone from its own folder: ann and bob live, cy, d;e, eve deleted.
+"$fenec" branch "$db/Indexes/c0.f0.unique" | grep -q "^entries 2," || fail "branch alone"
+[ "$("$fenec" branch "$db/Indexes/c0.f0.unique" --list | tail -n +2)" = "$(printf '1\t"ann"\n2\t"bob"')" ] ||
+  fail "branch --list"
+(cd "$dir" && expect "a folder named check" '{"created":"t"}' --create ./check 'CREATE COLLECTION t (a INT)')
+(cd "$dir" && "$fenec" check check | grep -q "^t: 0 documents") || fail "check of a folder named check"
+refuse "check is no statement" 1 '^\{"error":\{"code":"parse"' "$db" check
 echo "fenec CLI: ok"
