@@ -12,6 +12,7 @@
 
 #include "fenec/database.h"
 #include "engine/server/server.h"
+#include "engine/src/base/cli.h"
 
 namespace {
 
@@ -76,14 +77,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-connections", max_connections, "connections served at once (more: 503)")
       ->capture_default_str()
       ->check(CLI::Range(size_t{1}, size_t{65536}));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "fenec-server: {} (see --help)\n", e.what());
-    return 2;
-  }
+  if (int rc = fenec::base::ParseFlags(app, argc, argv); rc >= 0) return rc;
 
   fenec::server::FenecServer::Config config;
   if (!SplitListen(listen, &config.http.host, &config.http.port)) {

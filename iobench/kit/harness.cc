@@ -1,6 +1,6 @@
 #include "iobench/kit/harness.h"
+#include "engine/src/base/cli.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -61,23 +61,12 @@ Harness::~Harness() {
 }
 
 int Harness::parse(int argc, char** argv) {
-  try {
-    app_->parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app_->help();
-    return 0;
-  } catch (const CLI::CallForAllHelp&) {
-    std::cout << app_->help("", CLI::AppFormatMode::All);
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    std::cerr << fmt::format("error: {}; see --help\n", e.what());
-    return 2;
-  }
+  if (int rc = base::ParseFlags(*app_, argc, argv); rc >= 0) return rc;
   const char* env_seed = std::getenv("FENEC_SEED");
   const std::string seed_text = !seed_arg_.empty() ? seed_arg_ : (env_seed ? env_seed : "");
   if (!seed_text.empty()) {
     if (!parse_seed(seed_text, &seed_)) {
-      std::cerr << fmt::format("error: --seed: '{}' is not a non-negative integer; see --help\n",
+      std::cerr << fmt::format("{0}: --seed: '{1}' is not a non-negative integer; see {0} --help\n", app_->get_name(),
                                seed_text);
       return 2;
     }
@@ -92,7 +81,7 @@ int Harness::parse(int argc, char** argv) {
   std::error_code ec;
   fs::create_directories(data_dir_, ec);
   if (ec) {
-    std::cerr << fmt::format("error: cannot create scratch dir {}: {}\n", data_dir_, ec.message());
+    std::cerr << fmt::format("{}: cannot create scratch dir {}: {}\n", app_->get_name(), data_dir_, ec.message());
     data_dir_.clear();
     return 2;
   }
@@ -104,7 +93,7 @@ int Harness::parse(int argc, char** argv) {
   meta.set("args", args);
   results_ = std::make_unique<Results>(scenario_, std::move(meta));
   if (std::string err = hold_stdout_for_data(csv_path_, json_path_); !err.empty()) {
-    std::cerr << fmt::format("error: {}; see --help\n", err);
+    std::cerr << fmt::format("{0}: {1}; see {0} --help\n", app_->get_name(), err);
     return 2;
   }
   base::InstallStopHandlers();
@@ -135,7 +124,7 @@ int Harness::finish() {
   int rc = stopped ? 130 : 0;
   const std::string dir = (std::filesystem::path(results_root_) / scenario_).string();
   if (auto err = results_->write_dir(dir); !err.empty()) {
-    std::cerr << fmt::format("error: writing results: {}\n", err);
+    std::cerr << fmt::format("{}: writing results: {}\n", app_->get_name(), err);
     rc = stopped ? 130 : 1;
   } else {
     std::cout << fmt::format("results: wrote {0}/latest.csv, {0}/latest.json, {0}/verdicts.md{1}\n",
@@ -145,7 +134,7 @@ int Harness::finish() {
        {std::pair{csv_path_, &Results::write_csv}, std::pair{json_path_, &Results::write_json}}) {
     if (path.empty()) continue;
     if (auto err = (results_.get()->*write)(path); !err.empty()) {
-      std::cerr << fmt::format("error: writing {}: {}\n", path, err);
+      std::cerr << fmt::format("{}: writing {}: {}\n", app_->get_name(), path, err);
       if (rc == 0) rc = 1;
     }
   }

@@ -56,8 +56,8 @@ TEST_F(HarnessTest, BadFlagReturnsTwoWithOneLine) {
   testing::internal::CaptureStderr();
   EXPECT_EQ(parse(h, {"--no-such-flag"}), 2);
   const std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(err.rfind("error: ", 0), 0u) << err;
-  EXPECT_NE(err.find("see --help"), std::string::npos);
+  EXPECT_EQ(err.rfind("t-bench: ", 0), 0u) << err;
+  EXPECT_NE(err.find("see t-bench --help"), std::string::npos);
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
 }
 
@@ -65,7 +65,8 @@ TEST_F(HarnessTest, BadSeedReturnsTwo) {
   Harness h("t", "test scenario");
   testing::internal::CaptureStderr();
   EXPECT_EQ(parse(h, {"--seed", "12abc"}), 2);
-  testing::internal::GetCapturedStderr();
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(err, "t-bench: --seed: '12abc' is not a non-negative integer; see t-bench --help\n");
 }
 
 TEST_F(HarnessTest, HelpReturnsZeroAndExplains) {

@@ -14,6 +14,7 @@
 #include <iostream>
 
 #include "engine/src/base/histogram.h"
+#include "engine/src/base/json.h"
 
 namespace fenec::kit {
 namespace {
@@ -41,7 +42,7 @@ std::string one_line(std::string s) {
   return s;
 }
 
-std::string json_str(const std::string& s) { return "\"" + json_escape(s) + "\""; }
+std::string json_str(const std::string& s) { return "\"" + base::JsonEscape(s) + "\""; }
 
 std::string json_number(double v) {
   if (!std::isfinite(v)) return "null";  // JSON has no NaN/Inf
@@ -129,29 +130,6 @@ std::string format_value(double v) {
   if (std::fabs(v) < 1e15 && v == std::trunc(v)) return fmt::format("{:.0f}", v);
   if (std::fabs(v) >= 1e6 && std::fabs(v) < 1e15) return fmt::format("{:.0f}", v);
   return fmt::format("{:.6g}", v);
-}
-
-std::string json_escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20) {
-          out += fmt::format("\\u{:04x}", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out;
 }
 
 std::string histogram_json(const base::Histogram& h) {

@@ -104,8 +104,6 @@ class Results {
 // A value as CSV/JSON print it: integers (and anything >= 1e6) whole, no
 // exponent below 1e15; otherwise 6 significant digits ("{:.6g}"); nan/inf as is.
 std::string format_value(double v);
-// JSON string escaping, shared by every writer of JSON in the project.
-std::string json_escape(const std::string& s);
 // Histogram as a JSON object: {"count":..,"min":..,"max":..,"p50":..,...,"bins":[[lo,hi,n],...]}.
 std::string histogram_json(const base::Histogram& h);
 

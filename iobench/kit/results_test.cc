@@ -1,5 +1,6 @@
 #include "engine/src/base/testing.h"
 #include "iobench/kit/results.h"
+#include "engine/src/base/json.h"
 
 #include <gtest/gtest.h>
 
@@ -124,8 +125,8 @@ TEST(Results, JsonHasNoNan) {
 }
 
 TEST(Results, JsonEscape) {
-  EXPECT_EQ(json_escape("a\"b\\c\nd\te\x01"), "a\\\"b\\\\c\\nd\\te\\u0001");
-  EXPECT_EQ(json_escape("µs"), "µs");
+  EXPECT_EQ(base::JsonEscape("a\"b\\c\nd\te\x01"), "a\\\"b\\\\c\\nd\\te\\u0001");
+  EXPECT_EQ(base::JsonEscape("µs"), "µs");
 }
 
 TEST(Results, AddLatencyWritesSixRowsWithPrefix) {

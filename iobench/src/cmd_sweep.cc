@@ -8,6 +8,7 @@
 #include "iobench/src/sweep_report.h"
 #include "iobench/src/units.h"
 #include "engine/src/base/interrupt.h"
+#include "engine/src/base/proc.h"
 
 namespace fenec::iobench {
 namespace {
@@ -72,7 +73,7 @@ int run_sweep(const SweepOpts& o) {
   check_direct_sizes(g, p);
   auto results = make_results(o.common, "sweep");
   results->meta().set("seed", std::to_string(seed));
-  results->meta().set("loadavg_start", load_average());
+  results->meta().set("loadavg_start", fenec::base::LoadAverage());
   results->attach_json("probe", probe_json(p));
 
   SweepEnv env;
@@ -102,7 +103,7 @@ int run_sweep(const SweepOpts& o) {
     }
   }
   progress.finish();
-  results->meta().set("loadavg_end", load_average());
+  results->meta().set("loadavg_end", fenec::base::LoadAverage());
   fmt::print("{}", sweep_table(cells));  // stderr when stdout carries --csv - or --json - (begin_run)
   if (!o.plots.empty())
     for (const auto& [path, err] : write_sweep_plots(cells, o.plots + "/"))

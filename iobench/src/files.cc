@@ -103,15 +103,6 @@ uint64_t free_bytes(const std::string& dir) {
   return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
 }
 
-std::string load_average() {
-  FILE* f = std::fopen("/proc/loadavg", "r");
-  if (!f) return "unknown";
-  double a = 0, b = 0, c = 0;
-  int n = std::fscanf(f, "%lf %lf %lf", &a, &b, &c);
-  std::fclose(f);
-  return n == 3 ? fmt::format("{:.2f} {:.2f} {:.2f}", a, b, c) : "unknown";
-}
-
 std::string make_dirs(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

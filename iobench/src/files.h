@@ -68,9 +68,6 @@ IoError fill_file(const std::string& path, uint64_t bytes, uint64_t seed);
 
 // Free bytes for an unprivileged writer on the filesystem holding `dir` (0 if unknown).
 uint64_t free_bytes(const std::string& dir);
-// /proc/loadavg's three averages ("0.52 0.61 0.70"): recorded beside results
-// because on a shared machine the load explains much of a latency figure.
-std::string load_average();
 // Makes `dir` (and parents); "" on success, else why not.
 std::string make_dirs(const std::string& dir);
 

@@ -6,6 +6,7 @@
 #include "iobench/src/cli.h"
 #include "iobench/src/files.h"
 #include "engine/src/base/interrupt.h"
+#include "engine/src/base/cli.h"
 
 int main(int argc, char** argv) {
   using namespace fenec::iobench;
@@ -26,13 +27,7 @@ int main(int argc, char** argv) {
   runs["lies"] = register_lies(app);
   runs["coherence"] = register_coherence(app);
   runs["diskcheck"] = register_diskcheck(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
-    fmt::print(stderr, "iobench: {}; see iobench --help\n", e.what());
-    return 2;
-  }
+  if (int rc = fenec::base::ParseFlags(app, argc, argv); rc >= 0) return rc;
   fenec::base::InstallStopHandlers();
   try {
     for (CLI::App* sub : app.get_subcommands()) return runs.at(sub->get_name())();

@@ -1,4 +1,5 @@
 #include "iobench/src/probe.h"
+#include "engine/src/base/json.h"
 
 #include <cerrno>
 #include <climits>
@@ -314,8 +315,7 @@ std::string probe_table(const ProbeResult& p) {
 }
 
 std::string probe_json(const ProbeResult& p) {
-  using kit::json_escape;
-  auto s = [](const std::string& v) { return fmt::format("\"{}\"", kit::json_escape(v)); };
+  auto s = [](const std::string& v) { return fmt::format("\"{}\"", base::JsonEscape(v)); };
   auto b = [](bool v) { return v ? "true" : "false"; };
   return fmt::format(
       "{{\"dir\":{},\"fs_type\":{},\"fs_magic\":{},\"mount_point\":{},\"mount_source\":{},"

@@ -1,4 +1,5 @@
 #include "iobench/src/sweep_report.h"
+#include "engine/src/base/json.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -76,10 +77,10 @@ std::string cell_json(const CellResult& c) {
       "\"error\":\"{}\",\"interrupted\":{},\"ops\":{},\"write_calls\":{},\"sync_calls\":{},\"bytes\":{},"
       "\"seconds\":{},\"mb_per_s\":{},\"iops\":{},\"cpu_per_write_us\":{},\"job_mb_per_s\":[{}],"
       "\"lat_ns\":{},\"sync_ns\":{},\"commit_ns\":{},\"intervals\":[{}]}}",
-      kit::json_escape(c.spec.arm()), kit::json_escape(c.spec.case_()), mode_name(c.spec.mode),
+      base::JsonEscape(c.spec.arm()), base::JsonEscape(c.spec.case_()), mode_name(c.spec.mode),
       submit_name(c.spec.submit), c.spec.size, c.spec.jobs, layout_name(c.spec.layout), c.spec.batch,
-      c.spec.depth, num(c.spec.duration_s), c.spec.total, kit::json_escape(c.skipped),
-      kit::json_escape(c.error), c.interrupted ? "true" : "false", c.ops, c.write_calls, c.sync_calls,
+      c.spec.depth, num(c.spec.duration_s), c.spec.total, base::JsonEscape(c.skipped),
+      base::JsonEscape(c.error), c.interrupted ? "true" : "false", c.ops, c.write_calls, c.sync_calls,
       c.bytes, num(c.seconds), num(c.mb_per_s()), num(c.iops()), num(c.cpu_per_write_us()), jobs,
       kit::histogram_json(c.lat), kit::histogram_json(c.sync), kit::histogram_json(c.commit), iv);
 }

@@ -1,4 +1,5 @@
 #include "scenarios/ci/detector.h"
+#include "iobench/kit/stats.h"
 
 #include <fmt/format.h>
 
@@ -66,14 +67,7 @@ const char* change_name(Change c) {
   return "?";
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-double MetricRun::value() const { return median(samples); }
+double MetricRun::value() const { return kit::median(samples); }
 
 double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b) {
   const size_t n1 = a.size(), n2 = b.size();
@@ -150,7 +144,7 @@ Judgement judge(const std::vector<MetricRun>& reference, const MetricRun& curren
 
   std::vector<double> pool;
   for (const MetricRun& r : reference) pool.insert(pool.end(), r.samples.begin(), r.samples.end());
-  j.reference = median(pool);
+  j.reference = kit::median(pool);
   j.ratio = j.reference != 0 ? j.current / j.reference : INFINITY;
   const double factor = current.bound > 1 ? current.bound : 1.1;
   // > 1 means the current run is worse, whichever way the metric is better.

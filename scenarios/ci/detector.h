@@ -38,8 +38,6 @@ struct MetricRun {
   double value() const;           // the median of the samples (0 if none)
 };
 
-double median(std::vector<double> v);
-
 // Mann-Whitney U, two-sided. Exact (by counting arrangements) when there are
 // no ties and n1 * n2 <= 400; otherwise the normal approximation with tie and
 // continuity corrections. Returns p in [0, 1]; 1 if either side is empty.

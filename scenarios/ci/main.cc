@@ -18,6 +18,7 @@
 #include "scenarios/ci/detector.h"
 #include "scenarios/ci/outputs.h"
 #include "scenarios/ci/runs.h"
+#include "engine/src/base/cli.h"
 
 namespace {
 
@@ -63,15 +64,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--alpha", policy.alpha, "Mann-Whitney significance")->capture_default_str()
       ->check(CLI::Range(1e-9, 0.5));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "fenec-ci: " << e.what() << "\n";
-    return 2;
-  }
+  if (int rc = fenec::base::ParseFlags(app, argc, argv); rc >= 0) return rc;
 
   bool ok = false;
   const std::string conf_text = read_all(config, &ok);

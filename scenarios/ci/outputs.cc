@@ -1,4 +1,5 @@
 #include "scenarios/ci/outputs.h"
+#include "engine/src/base/json.h"
 
 #include <fmt/format.h>
 
@@ -92,8 +93,8 @@ std::string gab_json(const std::vector<MetricRun>& current, Better which) {
     items.push_back(fmt::format(
         "  {{\"name\":\"{}\",\"unit\":\"{}\",\"value\":{}{},\"extra\":\"{} metric, {} samples, "
         "commit {}\"}}",
-        kit::json_escape(r.metric), kit::json_escape(r.unit), num(r.value()), range,
-        kind_name(r.kind), r.samples.size(), kit::json_escape(r.commit)));
+        base::JsonEscape(r.metric), base::JsonEscape(r.unit), num(r.value()), range,
+        kind_name(r.kind), r.samples.size(), base::JsonEscape(r.commit)));
   }
   return "[\n" + fmt::format("{}", fmt::join(items, ",\n")) + (items.empty() ? "]\n" : "\n]\n");
 }
@@ -107,7 +108,7 @@ std::string bencher_json(const std::vector<MetricRun>& current) {
     const auto [lo, hi] = std::minmax_element(r.samples.begin(), r.samples.end());
     items.push_back(fmt::format(
         "  \"{}\": {{\"{}\": {{\"value\": {}, \"lower_value\": {}, \"upper_value\": {}}}}}",
-        kit::json_escape(r.metric), measure, num(r.value()), num(r.samples.empty() ? 0 : *lo),
+        base::JsonEscape(r.metric), measure, num(r.value()), num(r.samples.empty() ? 0 : *lo),
         num(r.samples.empty() ? 0 : *hi)));
   }
   return "{\n" + fmt::format("{}", fmt::join(items, ",\n")) + "\n}\n";

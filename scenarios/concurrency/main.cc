@@ -23,6 +23,8 @@
 #include "scenarios/concurrency/store.h"
 #include "scenarios/concurrency/workload.h"
 #include "engine/src/base/interrupt.h"
+#include "engine/src/base/proc.h"
+#include "iobench/kit/stats.h"
 
 namespace fc = fenec::scenarios::concurrency;
 using fenec::kit::Harness;
@@ -139,12 +141,6 @@ struct WriterReps {
   fc::Counters last;  // the extras, kept from a single rep
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep) {
   std::map<std::pair<std::string, int>, WriterReps> acc;
   // Reps outside, arms inside writer counts: a shared machine's drift (other
@@ -182,7 +178,7 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
     const fc::ArmSpec& arm = *std::find_if(kArms.begin(), kArms.end(), [&](const auto& x) { return x.name == arm_name; });
     const std::string f = finding_of("writers", arm);
     const std::string cs = fmt::format("writers={}", w);
-    const double wps = median(a.writes_per_s);
+    const double wps = fenec::kit::median(a.writes_per_s);
     auto& res = h.results();
     res.add(f, arm_name, cs, "writes_per_s", wps, "ops/s");
     res.add(f, arm_name, cs, "writes", static_cast<double>(a.writes), "count");
@@ -399,7 +395,7 @@ int main(int argc, char** argv) {
   if (c.long_rows == 0) c.long_rows = 1'000'000;
   if (c.long_reads == 0) c.long_reads = h.quick() ? 3 : 5;
   auto& meta = h.results().meta();
-  meta.set("loadavg_start", fc::loadavg());
+  meta.set("loadavg_start", fenec::base::LoadAverage());
   meta.set("cell_seconds", fmt::format("{}", c.seconds));
   meta.set("naive_switches",
            "writers: CommitMode::kNaive; readers: BufferWrite::kUnderLock; batches: BatchBuild::kUnderLock; "
@@ -419,7 +415,7 @@ int main(int argc, char** argv) {
     if (has("batches")) run_mixed_part(h, c, run, rep, "batches");
     if (has("long-read")) run_long_read_part(h, c, run, rep);
   }
-  h.results().meta().set("loadavg_end", fc::loadavg());
+  h.results().meta().set("loadavg_end", fenec::base::LoadAverage());
   fc::write_plots(h, rep);
   fc::judge(h, rep);
   return h.finish();

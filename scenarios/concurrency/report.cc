@@ -1,4 +1,5 @@
 #include "scenarios/concurrency/report.h"
+#include "engine/src/base/proc.h"
 
 #include <fmt/format.h>
 
@@ -65,13 +66,6 @@ kit::Chart read_wait_chart(const std::string& title, const std::map<std::string,
 }
 
 }  // namespace
-
-std::string loadavg() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  if (!(in >> a >> b >> c)) return "unknown";
-  return a + " " + b + " " + c;
-}
 
 void write_plots(kit::Harness& h, const Report& rep) {
   kit::Chart w;
@@ -275,14 +269,14 @@ void judge_buffer(kit::Harness& h, const Report& rep, std::vector<Line>& lines) 
   } else {
     verdict = fmt::format("not reproduced in this run: no flush under the lock, yet it was once held {} "
                           "(a holder preempted? loadavg {})",
-                          format_us(f->lock_hold_max_us), loadavg());
+                          format_us(f->lock_hold_max_us), fenec::base::LoadAverage());
   }
   h.results().verdict({"CC-4", "Disk waits stay out of the lock (1 MB buffer written after unlock)",
                        "no single wait reaches 17 ms",
                        fmt::format("longest lock hold {} ({} flushes, none under it); readers' longest wait {} "
                                    "(loadavg {})",
                                    format_us(f->lock_hold_max_us), f->buffer_flushes, format_us(f->read_max_us),
-                                   loadavg()),
+                                   fenec::base::LoadAverage()),
                        verdict, plot_ref("read_wait_writers")});
 }
 
@@ -297,7 +291,7 @@ std::string long_read_limit(const LongFig& p, const LongFig& l, const std::strin
   if (mode == "durable") {
     return read + fmt::format("each durable write waits for an fsync (median {})", format_us(p.write_wait_p50_us));
   }
-  return read + fmt::format("scheduling stalls on a shared 2-core box (loadavg {})", loadavg());
+  return read + fmt::format("scheduling stalls on a shared 2-core box (loadavg {})", fenec::base::LoadAverage());
 }
 
 void judge_long_read(kit::Harness& h, const Report& rep, std::vector<Line>& lines, kit::Table& targets) {

@@ -56,8 +56,4 @@ void write_plots(kit::Harness& h, const Report& rep);
 // target ratios as result rows, and records a Verdict for CC-1..CC-5.
 void judge(kit::Harness& h, const Report& rep);
 
-// /proc/loadavg's first three fields ("7.92 7.06 4.23"): how shared the
-// machine was, for the metadata and the "what limits it" notes.
-std::string loadavg();
-
 }  // namespace fenec::scenarios::concurrency

@@ -19,6 +19,7 @@
 #include "iobench/src/units.h"
 #include "scenarios/io/verdicts.h"
 #include "engine/src/base/interrupt.h"
+#include "engine/src/base/proc.h"
 
 namespace fenec::scenarios::io {
 namespace {
@@ -157,7 +158,7 @@ int run(int argc, char** argv) {
   std::cout << probe_table(p);
   kit::Results& results = h.results();
   // The machine may be shared: the load says how much to trust a latency.
-  results.meta().set("loadavg_start", load_average());
+  results.meta().set("loadavg_start", fenec::base::LoadAverage());
   add_probe_rows(results, p);
   results.attach_json("probe", probe_json(p));
 
@@ -192,7 +193,7 @@ int run(int argc, char** argv) {
     add_coherence_rows(results, co, coh, "IO-5");
   }
   progress.finish();
-  results.meta().set("loadavg_end", load_average());
+  results.meta().set("loadavg_end", fenec::base::LoadAverage());
 
   for (const Block* b : {&plan.sizes, &plan.jobs, &plan.drain, &plan.merged}) print_block(*b);
   if (go) std::cout << "\nIO-4\n" << lies_report(lies);
@@ -208,7 +209,7 @@ int run(int argc, char** argv) {
   std::string p_time = plot(h, "throughput_over_time", plan.drain.cells, plot_throughput_over_time);
   std::string p_merge = plot(h, "throughput_vs_batch", plan.merged.cells, plot_throughput_vs_batch);
 
-  const std::string load = load_average();
+  const std::string load = fenec::base::LoadAverage();
   results.verdict(with_load_note(io1_verdict(plan.sizes.cells, plan.durable, p_size), load));
   results.verdict(
       with_load_note(io2_verdict(plan.jobs.cells, plan.sizes.cells, plan.durable, plan.jobs_size, p_jobs), load));

@@ -59,6 +59,7 @@
 #include "scenarios/micro/icount.h"
 #include "scenarios/micro/kernels.h"
 #include "scenarios/micro/visited.h"
+#include "engine/src/base/cli.h"
 
 namespace {
 
@@ -249,15 +250,7 @@ int icount_main(int argc, char** argv, std::vector<IcountKernel> (*make_kernels)
   app.add_option("--heap-noise", heap_noise,
                  "test: leave this many assorted blocks on the heap before the kernels run "
                  "(the counts must not move)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "micro-icount: " << e.what() << "\n";
-    return 2;
-  }
+  if (int rc = fenec::base::ParseFlags(app, argc, argv); rc >= 0) return rc;
 
   const std::vector<Kernel> kernels = make_kernels();
   std::vector<std::unique_ptr<char[]>> noise;

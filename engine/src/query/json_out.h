@@ -9,29 +9,12 @@
 
 #include <fmt/format.h>
 
+#include "engine/src/base/json.h"
 #include "fenec/value.h"
 
 namespace fenec::query {
 
-inline void AppendJsonString(std::string& out, std::string_view s) {
-  out.push_back('"');
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned>(c));
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
-}
+using base::AppendJsonString;
 
 // JSON has no NaN or infinity: they are written as null.
 inline void AppendJsonDouble(std::string& out, double d) {

@@ -27,6 +27,7 @@
 #include "engine/src/query/lexer.h"
 #include "engine/src/query/service.h"
 #include "fenec/database.h"
+#include "engine/src/base/cli.h"
 
 namespace {
 
@@ -88,15 +89,7 @@ Examples:
 
 // Returns the exit code if parsing ended the run (--help, or a usage error).
 std::optional<int> Parse(CLI::App& app, int argc, char** argv) {
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    Usage(e.what(), app.get_name());
-  }
+  if (int rc = base::ParseFlags(app, argc, argv); rc >= 0) return rc;
   return std::nullopt;
 }
 

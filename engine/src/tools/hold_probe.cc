@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "fenec/database.h"
+#include "engine/src/base/cli.h"
 
 namespace {
 
@@ -43,7 +44,7 @@ int main(int argc, char** argv) {
   app.add_option("--top", top, "longest holds listed (default 12)");
   bool plain = false;
   app.add_flag("--no-unique", plain, "email as plain text: what the engine costs without the @unique index");
-  CLI11_PARSE(app, argc, argv);
+  if (int rc = fenec::base::ParseFlags(app, argc, argv); rc >= 0) return rc;
 
   std::filesystem::remove_all(dir);
   fenec::Options opt;
