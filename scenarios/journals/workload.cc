@@ -2,9 +2,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -17,6 +14,7 @@
 #include <random>
 #include <thread>
 
+#include "engine/src/base/kill_nine.h"
 #include "engine/src/io/posix_env.h"
 
 namespace fenec::scenarios::journals {
@@ -185,7 +183,7 @@ Verification verify(Database& db, CollectionId c, int indexes, const std::vector
 namespace {
 
 // The child: writers put and report each acknowledged put through the pipe
-// (24 bytes, under PIPE_BUF, so each report is one atomic write), a
+// (base::ReportAck), a
 // checkpointer beside them. Killed by the parent, or (kill == false) closes
 // cleanly after max_acks. Never returns: _exit, so no destructor of the
 // parent's state (the harness's scratch folder) runs here.
@@ -202,8 +200,7 @@ namespace {
       for (int64_t seq = 0; !done.load(std::memory_order_relaxed); ++seq) {
         auto id = (*db)->Put(*c, make_doc(cfg.indexes, w, seq));
         if (!id.ok()) _exit(5);
-        const int64_t rec[3] = {static_cast<int64_t>(*id), w, seq};
-        if (write(fd, rec, sizeof rec) != static_cast<ssize_t>(sizeof rec)) _exit(6);
+        base::ReportAck(fd, {static_cast<int64_t>(*id), w, seq});
         if (!cfg.kill && acks.fetch_add(1) + 1 >= cfg.max_acks) done = true;
       }
     });
@@ -219,19 +216,6 @@ namespace {
   ckpt.join();
   if (!(*db)->Close().ok()) _exit(8);
   _exit(0);
-}
-
-// Appends every whole record in buf[0..*len) to acks, keeping a partial tail.
-void take_records(char* buf, size_t* len, std::vector<Ack>* acks) {
-  constexpr size_t kRec = 3 * sizeof(int64_t);
-  size_t off = 0;
-  for (; off + kRec <= *len; off += kRec) {
-    int64_t rec[3];
-    std::memcpy(rec, buf + off, kRec);
-    acks->push_back({rec[0], rec[1], rec[2]});
-  }
-  std::memmove(buf, buf + off, *len - off);
-  *len -= off;
 }
 
 }  // namespace
@@ -259,78 +243,14 @@ RecoveryResult run_recovery(const RecoveryConfig& cfg, const std::string& dir) {
   // Somewhere in the second half of the bound, so runs with different seeds kill at different points.
   r.kill_after = cfg.max_acks / 2 + rng() % (cfg.max_acks - cfg.max_acks / 2 + 1);
 
-  int fds[2];
-  if (pipe(fds) != 0) {
-    r.error = fmt::format("pipe: {}", std::strerror(errno));
-    return r;
-  }
-  std::cout.flush();  // so the child has nothing buffered to print twice
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    r.error = fmt::format("fork: {}", std::strerror(errno));
-    close(fds[0]);
-    close(fds[1]);
-    return r;
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    child(cfg, dir, fds[1]);
-  }
-  close(fds[1]);
-
-  std::vector<Ack> acks;
-  char buf[4096 * 3];  // a multiple of a record
-  size_t len = 0;
-  const Clock::time_point t0 = Clock::now();
-  // kill: stop at kill_after acks or cfg.seconds. Clean close: read to EOF, with
-  // a generous bound in case the child hangs.
-  const double limit = cfg.kill ? cfg.seconds : cfg.seconds * 10 + 30;
-  bool eof = false, timed_out = false;
-  while (!eof && (!cfg.kill || acks.size() < r.kill_after)) {
-    const double left = limit - since(t0);
-    if (left <= 0) {
-      timed_out = !cfg.kill;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    const int n = poll(&p, 1, static_cast<int>(left * 1000) + 1);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) continue;
-    const ssize_t got = read(fds[0], buf + len, sizeof buf - len);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) {
-      eof = true;
-      break;
-    }
-    len += static_cast<size_t>(got);
-    take_records(buf, &len, &acks);
-  }
-  if (cfg.kill || timed_out) {
-    if (cfg.kill) std::this_thread::sleep_for(std::chrono::microseconds(rng() % 3000));  // land mid-commit
-    kill(pid, SIGKILL);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  for (ssize_t got; (got = read(fds[0], buf + len, sizeof buf - len)) != 0;) {
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    len += static_cast<size_t>(got);
-    take_records(buf, &len, &acks);
-  }
-  close(fds[0]);
-  r.killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
-  if (timed_out) {
-    r.error = "the child did not finish in time";
-  } else if (cfg.kill && !r.killed) {
-    r.error = WIFEXITED(status) ? fmt::format("the child exited early with status {}", WEXITSTATUS(status))
-                                : "the child died of another signal";
-  } else if (!cfg.kill && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-    r.error = fmt::format("the child failed (status {:#x})", status);
-  }
+  base::ChildRunOptions co;
+  co.kill_after = cfg.kill ? r.kill_after : 0;
+  co.seconds = cfg.kill ? cfg.seconds : cfg.seconds * 10 + 30;  // a clean close gets a generous bound
+  co.seed = rng();
+  const base::ChildRun run = base::RunAckingChild(co, [&](int fd) { child(cfg, dir, fd); });
+  const std::vector<Ack>& acks = run.acks;
+  r.killed = run.killed;
+  r.error = run.error;
 
   // Reopen with the same options: what any user would do after the crash.
   const Clock::time_point o0 = Clock::now();

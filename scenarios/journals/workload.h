@@ -14,6 +14,7 @@
 #include <fenec/database.h>
 
 #include "engine/src/base/histogram.h"
+#include "engine/src/base/kill_nine.h"
 
 namespace fenec::scenarios::journals {
 
@@ -56,9 +57,7 @@ struct CellConfig {
 CellResult run_cell(const CellConfig& cfg, const std::string& dir);
 
 // One acknowledged put, as the recovery child reports it through the pipe.
-struct Ack {
-  int64_t id, writer, seq;
-};
+using Ack = base::WriteAck;
 
 // What reopening found for a list of acknowledged puts.
 struct Verification {

@@ -8,8 +8,6 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <fmt/format.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -22,6 +20,7 @@
 #include "fenec/database.h"
 #include "engine/src/io/fault_env.h"
 #include "engine/src/db/crash_log.h"
+#include "engine/src/base/kill_nine.h"
 #include "engine/src/base/testing.h"
 
 namespace fenec {
@@ -44,8 +43,7 @@ namespace {
       for (int64_t seq = first_seq;; ++seq) {
         auto id = (*db)->Put(*c, Expected(w, seq));
         if (!id.ok()) _exit(5);
-        int64_t rec[3] = {static_cast<int64_t>(*id), w, seq};
-        if (write(fd, rec, sizeof rec) != sizeof rec) _exit(6);  // < PIPE_BUF: atomic
+        base::ReportAck(fd, {static_cast<int64_t>(*id), w, seq});
       }
     });
   }
@@ -73,29 +71,14 @@ TEST(Durability, KillNineLosesNoAcknowledgedWrite) {
     // Each round's writers start at the highest seq any writer reached, so
     // the per-writer prefix check spans rounds: seqs skipped by a killed
     // round are filled by nobody, so only the round's own range is checked.
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      close(fds[0]);
-      ChildWriter(path, fds[1], kWriters, first_seq);
-    }
-    close(fds[1]);
-    const uint64_t kill_after = 20 + rng() % 400;
-    uint64_t got = 0;
-    int64_t rec[3];
-    while (got < kill_after && read(fds[0], rec, sizeof rec) == sizeof rec) {
-      acks.push_back({static_cast<uint64_t>(rec[0]), rec[1], rec[2]});
-      ++got;
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 3000));
-    kill(pid, SIGKILL);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "child exited early with " << WEXITSTATUS(status) << " (seed " << seed << ")";
-    while (read(fds[0], rec, sizeof rec) == sizeof rec) acks.push_back({static_cast<uint64_t>(rec[0]), rec[1], rec[2]});
-    close(fds[0]);
+    base::ChildRunOptions co;
+    co.kill_after = 20 + rng() % 400;
+    co.seed = rng();
+    const base::ChildRun run =
+        base::RunAckingChild(co, [&](int fd) { ChildWriter(path, fd, kWriters, first_seq); });
+    ASSERT_TRUE(run.killed) << run.error << " (seed " << seed << ")";
+    const uint64_t got = run.acks_at_kill;
+    for (const base::WriteAck& a : run.acks) acks.push_back({static_cast<uint64_t>(a.id), a.writer, a.seq});
 
     auto db = Database::Open(path, Options{});
     ASSERT_TRUE(db.ok()) << db.status().ToString() << " (seed " << seed << ", round " << round << ")";
