@@ -1,4 +1,5 @@
 #include "engine/src/db/branch.h"
+#include "engine/src/base/coding.h"
 
 #include <fmt/format.h>
 
@@ -11,24 +12,24 @@ std::string BranchFolder(const std::string& root_folder, uint32_t collection, Fi
   return fmt::format("{}/Indexes/c{}.f{}.{}", root_folder, collection, b.field, b.text ? "text" : "unique");
 }
 
-void BeginBranchRecord(size_t entries, coding::Bytes* out) {
+void BeginBranchRecord(size_t entries, base::Bytes* out) {
   out->clear();
-  coding::PutFixed64(out, 0);
-  coding::PutVarint(out, entries);
+  base::PutFixed64(out, 0);
+  base::PutVarint(out, entries);
 }
 
-void AddBranchPut(uint64_t id, std::string_view value, coding::Bytes* out) {
-  coding::PutVarint(out, id);
+void AddBranchPut(uint64_t id, std::string_view value, base::Bytes* out) {
+  base::PutVarint(out, id);
   out->push_back(1);
-  coding::PutString(out, value);
+  base::PutString(out, value);
 }
 
-void AddBranchErase(uint64_t id, coding::Bytes* out) {
-  coding::PutVarint(out, id);
+void AddBranchErase(uint64_t id, base::Bytes* out) {
+  base::PutVarint(out, id);
   out->push_back(0);
 }
 
-void SetRootLsn(uint64_t root_lsn, coding::Bytes* payload) { journal::PutU64(payload->data(), root_lsn); }
+void SetRootLsn(uint64_t root_lsn, base::Bytes* payload) { base::StoreFixed64(payload->data(), root_lsn); }
 
 uint64_t BranchState::entries() const {
   uint64_t n = 0;
@@ -62,7 +63,7 @@ Status RecoverBranch(Env* env, const Storage& storage, uint64_t max_root_lsn, Br
   std::vector<uint8_t> blob;
   if (Status s = storage.ReadCatalog(&blob); !s.ok()) return s;
   if (!blob.empty()) {
-    coding::Reader in(blob);
+    base::ByteReader in(blob);
     out->root_lsn = in.Fixed64();
     uint64_t n = in.Varint();
     for (uint64_t i = 0; i < n && in.ok(); ++i) {
@@ -78,7 +79,7 @@ Status RecoverBranch(Env* env, const Storage& storage, uint64_t max_root_lsn, Br
   Status s = journal::ReplayJournals(
       env, storage.journal_dir(), sb.storage_id, sb.checkpoint_lsn,
       [&](uint64_t lsn, std::span<const uint8_t> payload) -> Status {
-        coding::Reader in(payload);
+        base::ByteReader in(payload);
         uint64_t root_lsn = in.Fixed64();
         uint64_t n = in.Varint();
         if (!in.ok()) return Status::Corruption(fmt::format("branch record {} does not parse", lsn), where);
@@ -107,16 +108,16 @@ Status RecoverBranch(Env* env, const Storage& storage, uint64_t max_root_lsn, Br
   return Status::OK();
 }
 
-BranchCatalog::BranchCatalog(uint64_t root_lsn) { coding::PutFixed64(&head_, root_lsn); }
+BranchCatalog::BranchCatalog(uint64_t root_lsn) { base::PutFixed64(&head_, root_lsn); }
 
 void BranchCatalog::Add(uint64_t id, std::string_view value) {
-  coding::PutVarint(&body_, id);
-  coding::PutString(&body_, value);
+  base::PutVarint(&body_, id);
+  base::PutString(&body_, value);
   ++n_;
 }
 
 Status BranchCatalog::Commit(Storage* storage, uint64_t branch_lsn) {
-  coding::PutVarint(&head_, n_);
+  base::PutVarint(&head_, n_);
   head_.insert(head_.end(), body_.begin(), body_.end());
   // The data region holds only catalogs. The new one goes before the
   // current one if it fits there, else after it: never over it, so a crash

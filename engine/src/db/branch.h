@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/src/db/coding.h"
+#include "engine/src/base/coding.h"
 #include "engine/src/db/field_index.h"
 #include "fenec/env.h"
 #include "engine/src/journal/group_commit.h"
@@ -52,10 +52,10 @@ std::string BranchFolder(const std::string& root_folder, uint32_t collection, Fi
 // Record payloads. The root LSN is not known until the record is appended
 // under the write lock: payloads are built with 8 zero bytes in front and
 // SetRootLsn fills them in.
-void BeginBranchRecord(size_t entries, coding::Bytes* out);
-void AddBranchPut(uint64_t id, std::string_view value, coding::Bytes* out);
-void AddBranchErase(uint64_t id, coding::Bytes* out);
-void SetRootLsn(uint64_t root_lsn, coding::Bytes* payload);
+void BeginBranchRecord(size_t entries, base::Bytes* out);
+void AddBranchPut(uint64_t id, std::string_view value, base::Bytes* out);
+void AddBranchErase(uint64_t id, base::Bytes* out);
+void SetRootLsn(uint64_t root_lsn, base::Bytes* payload);
 
 // A branch's index as its own folder holds it: the value of every id.
 struct BranchState {
@@ -84,7 +84,7 @@ class BranchCatalog {
   Status Commit(Storage* storage, uint64_t branch_lsn);
 
  private:
-  coding::Bytes head_, body_;
+  base::Bytes head_, body_;
   uint64_t n_ = 0;
 };
 

@@ -9,6 +9,7 @@
 
 #include "engine/src/db/db_impl.h"
 #include "engine/src/db/payload.h"
+#include "engine/src/base/coding.h"
 
 namespace fenec {
 namespace {
@@ -104,7 +105,7 @@ Status DbImpl::AttachBranches(CollectionState* c, bool recovering, uint64_t max_
 }
 
 uint64_t DbImpl::AppendCommit(CollectionState* c, std::span<const uint8_t> root,
-                              std::vector<coding::Bytes>* branch_payloads, CommitTicket* t) {
+                              std::vector<base::Bytes>* branch_payloads, CommitTicket* t) {
   if (c->branches.empty()) {
     t->lsn = gc_->Append(root);
   } else {

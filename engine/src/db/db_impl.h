@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "engine/src/db/branch.h"
-#include "engine/src/db/coding.h"
+#include "engine/src/base/coding.h"
 #include "engine/src/db/field_index.h"
 #include "engine/src/db/id_index.h"
 #include "engine/src/db/filter.h"
@@ -90,10 +90,10 @@ struct PreparedBatch {
   CollectionState* coll = nullptr;
   uint64_t first_id = 0;
   size_t count = 0;
-  coding::Bytes payload;                                  // the journal payload
+  base::Bytes payload;                                  // the journal payload
   std::vector<std::pair<uint32_t, uint32_t>> row_spans;  // each row's (offset, length) in payload
   PreparedIndexes idx;
-  std::vector<coding::Bytes> branch_payloads;  // one record per branch (branch.h), root LSN filled in at landing
+  std::vector<base::Bytes> branch_payloads;  // one record per branch (branch.h), root LSN filled in at landing
 };
 
 // The group commit's policy for the root's journal and each branch's own.
@@ -173,7 +173,7 @@ class DbImpl final : public Database {
   // --- db_branches.cc (JR-1)
   // Under the write lock: appends the root record and c's branch records
   // (their root LSN filled in), per the journal mode; fills t. Returns the root LSN.
-  uint64_t AppendCommit(CollectionState* c, std::span<const uint8_t> root, std::vector<coding::Bytes>* branch_payloads,
+  uint64_t AppendCommit(CollectionState* c, std::span<const uint8_t> root, std::vector<base::Bytes>* branch_payloads,
                         CommitTicket* t);
   // Naive commit mode, under the write lock: the root's and every branch's journal now.
   Status CommitUnderLockAll(CollectionState* c);
@@ -218,7 +218,7 @@ class DbImpl final : public Database {
   Status ApplyRecord(uint64_t lsn, std::span<const uint8_t> payload);
   CollectionState* AddCollection(uint32_t id, const std::string& name, const Schema& schema);
   Status LoadCatalog();
-  void EncodeCatalog(coding::Bytes* out) const;  // under the write lock
+  void EncodeCatalog(base::Bytes* out) const;  // under the write lock
   Status CheckpointNow();
 
   Options options_;

@@ -23,6 +23,7 @@
 #include "engine/src/db/merger.h"
 #include "engine/src/db/payload.h"
 #include "engine/src/journal/reader.h"
+#include "engine/src/base/coding.h"
 
 namespace fenec {
 namespace {
@@ -80,7 +81,7 @@ Status DbImpl::LoadCatalog() {
   std::vector<uint8_t> blob;
   if (Status s = storage_->ReadCatalog(&blob); !s.ok()) return s;
   if (blob.empty()) return Status::OK();
-  coding::Reader in(blob);
+  base::ByteReader in(blob);
   uint64_t n = in.Varint();
   auto bad = [&] { return Status::Corruption("catalog does not parse", storage_->folder() + "/data.fdb"); };
   if (!in.ok() || n > kMaxCollections) return bad();
@@ -100,9 +101,9 @@ Status DbImpl::LoadCatalog() {
     for (uint64_t i = 0; i < entries; ++i) {
       const uint8_t* p = raw.data() + i * 12;
       IdEntry& e = c->index.Mut(i);
-      e.lo = coding::LoadFixed32(p);
-      e.hi = coding::LoadFixed32(p + 4);
-      e.len = coding::LoadFixed32(p + 8);
+      e.lo = base::LoadFixed32(p);
+      e.hi = base::LoadFixed32(p + 4);
+      e.len = base::LoadFixed32(p + 8);
       if (e.present() && (e.in_buffer() || e.offset() + e.len > data_end)) return bad();
     }
     c->next_id.store(entries, kRelaxed);
@@ -205,17 +206,17 @@ Status DbImpl::RecoverLocked() {
   return Status::OK();
 }
 
-void DbImpl::EncodeCatalog(coding::Bytes* out) const {
+void DbImpl::EncodeCatalog(base::Bytes* out) const {
   uint32_t n = ncollections_.load(std::memory_order_acquire);
-  coding::PutVarint(out, n);
+  base::PutVarint(out, n);
   for (uint32_t i = 0; i < n; ++i) {
     const CollectionState* c = collections_[i].get();
-    coding::PutVarint(out, c->id);
-    coding::PutString(out, c->name);
+    base::PutVarint(out, c->id);
+    base::PutString(out, c->name);
     EncodeSchema(*c->schema, out);
-    coding::PutVarint(out, c->live);
-    coding::PutVarint(out, c->last_lsn);
-    coding::PutVarint(out, c->index.size());
+    base::PutVarint(out, c->live);
+    base::PutVarint(out, c->last_lsn);
+    base::PutVarint(out, c->index.size());
     size_t at = out->size();
     out->resize(at + c->index.size() * 12);
     uint8_t* p = out->data() + at;
@@ -231,7 +232,7 @@ void DbImpl::EncodeCatalog(coding::Bytes* out) const {
 }
 
 Status DbImpl::CheckpointNow() {
-  coding::Bytes catalog;
+  base::Bytes catalog;
   BufferList to_write;
   uint64_t lsn = 0, catalog_at = 0, data_end = 0;
   std::vector<BranchCheckpoint> branches;

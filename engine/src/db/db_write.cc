@@ -9,6 +9,7 @@
 #include "engine/src/db/merger.h"
 #include "engine/src/db/payload.h"
 #include "engine/src/ring/global_ring.h"
+#include "engine/src/base/coding.h"
 
 namespace fenec {
 namespace {
@@ -51,13 +52,13 @@ Status DbImpl::Prepare(CollectionState* c, std::vector<Document>* docs, Prepared
   out->payload.clear();
   out->row_spans.clear();
   EncodePutHeader(c->id, out->first_id, out->count, &out->payload);
-  coding::Bytes row;
+  base::Bytes row;
   for (const Document& doc : *docs) {
     row.clear();
     EncodeRow(schema, doc, &row);
-    coding::PutVarint(&out->payload, row.size());
+    base::PutVarint(&out->payload, row.size());
     out->row_spans.emplace_back(static_cast<uint32_t>(out->payload.size()), static_cast<uint32_t>(row.size()));
-    coding::PutBytes(&out->payload, row);
+    base::PutBytes(&out->payload, row);
   }
   if (!c->indexes->empty()) {
     std::vector<std::vector<FieldRef>> refs(docs->size());
@@ -264,7 +265,7 @@ Status DbImpl::Delete(CollectionId collection, DocId id) {
   if (Status s = WriteCheck(); !s.ok()) return s;
   CollectionState* c = Lookup(collection);
   if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
-  coding::Bytes payload;
+  base::Bytes payload;
   EncodeDelete(c->id, id, &payload);
   CommitTicket t;
   BufferList retired;
@@ -282,7 +283,7 @@ Status DbImpl::Delete(CollectionId collection, DocId id) {
     }
     c->index.Mut(id).len = 0;
     --c->live;
-    std::vector<coding::Bytes> branch_payloads(c->branches.size());
+    std::vector<base::Bytes> branch_payloads(c->branches.size());
     for (auto& bp : branch_payloads) {
       BeginBranchRecord(1, &bp);
       AddBranchErase(id, &bp);
@@ -314,7 +315,7 @@ Result<CollectionId> DbImpl::CreateCollection(const std::string& name, const Sch
     bool dirty = false;
     // Rare enough that creating the branch folders under the lock is fine.
     if (Status s = AttachBranches(c, /*recovering=*/false, 0, &dirty); !s.ok()) return fail_.Trip(s);
-    coding::Bytes payload;
+    base::Bytes payload;
     EncodeCreate(id, name, schema, &payload);
     lsn = gc_->Append(payload);
     c->last_lsn = lsn;

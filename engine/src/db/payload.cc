@@ -1,31 +1,32 @@
 #include "engine/src/db/payload.h"
+#include "engine/src/base/coding.h"
 
 #include "engine/src/db/row.h"
 
 namespace fenec {
 
-void EncodeCreate(uint32_t collection, const std::string& name, const Schema& schema, coding::Bytes* out) {
+void EncodeCreate(uint32_t collection, const std::string& name, const Schema& schema, base::Bytes* out) {
   out->push_back(static_cast<uint8_t>(PayloadKind::kCreateCollection));
-  coding::PutVarint(out, collection);
-  coding::PutString(out, name);
+  base::PutVarint(out, collection);
+  base::PutString(out, name);
   EncodeSchema(schema, out);
 }
 
-void EncodePutHeader(uint32_t collection, uint64_t first_id, uint64_t count, coding::Bytes* out) {
+void EncodePutHeader(uint32_t collection, uint64_t first_id, uint64_t count, base::Bytes* out) {
   out->push_back(static_cast<uint8_t>(PayloadKind::kPutRows));
-  coding::PutVarint(out, collection);
-  coding::PutVarint(out, first_id);
-  coding::PutVarint(out, count);
+  base::PutVarint(out, collection);
+  base::PutVarint(out, first_id);
+  base::PutVarint(out, count);
 }
 
-void EncodeDelete(uint32_t collection, uint64_t id, coding::Bytes* out) {
+void EncodeDelete(uint32_t collection, uint64_t id, base::Bytes* out) {
   out->push_back(static_cast<uint8_t>(PayloadKind::kDelete));
-  coding::PutVarint(out, collection);
-  coding::PutVarint(out, id);
+  base::PutVarint(out, collection);
+  base::PutVarint(out, id);
 }
 
 Status DecodePayload(std::span<const uint8_t> payload, DecodedPayload* out) {
-  coding::Reader in(payload);
+  base::ByteReader in(payload);
   uint8_t kind = in.Byte();
   out->kind = static_cast<PayloadKind>(kind);
   out->collection = static_cast<uint32_t>(in.Varint());

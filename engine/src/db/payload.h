@@ -6,17 +6,17 @@
 #include <string>
 #include <vector>
 
-#include "engine/src/db/coding.h"
+#include "engine/src/base/coding.h"
 #include "fenec/schema.h"
 
 namespace fenec {
 
 enum class PayloadKind : uint8_t { kCreateCollection = 1, kPutRows = 2, kDelete = 3 };
 
-void EncodeCreate(uint32_t collection, const std::string& name, const Schema& schema, coding::Bytes* out);
+void EncodeCreate(uint32_t collection, const std::string& name, const Schema& schema, base::Bytes* out);
 // Row bodies are appended by the caller after this header, each as varint length + bytes.
-void EncodePutHeader(uint32_t collection, uint64_t first_id, uint64_t count, coding::Bytes* out);
-void EncodeDelete(uint32_t collection, uint64_t id, coding::Bytes* out);
+void EncodePutHeader(uint32_t collection, uint64_t first_id, uint64_t count, base::Bytes* out);
+void EncodeDelete(uint32_t collection, uint64_t id, base::Bytes* out);
 
 struct DecodedPayload {
   PayloadKind kind{};

@@ -1,11 +1,12 @@
 #include "engine/src/db/row.h"
+#include "engine/src/base/coding.h"
 
 #include <bit>
 #include <cstring>
 
 namespace fenec {
 
-void EncodeRow(const Schema& schema, const Document& doc, coding::Bytes* out) {
+void EncodeRow(const Schema& schema, const Document& doc, base::Bytes* out) {
   const size_t n = schema.fields.size();
   size_t bitmap_at = out->size();
   out->resize(out->size() + (n + 7) / 8, 0);
@@ -14,12 +15,12 @@ void EncodeRow(const Schema& schema, const Document& doc, coding::Bytes* out) {
     if (v.is_null()) continue;
     (*out)[bitmap_at + i / 8] |= static_cast<uint8_t>(1u << (i % 8));
     switch (schema.fields[i].type) {
-      case FieldType::kInt: coding::PutFixed64(out, static_cast<uint64_t>(v.int_value())); break;
-      case FieldType::kFloat: coding::PutFixed64(out, std::bit_cast<uint64_t>(v.as_double())); break;
+      case FieldType::kInt: base::PutFixed64(out, static_cast<uint64_t>(v.int_value())); break;
+      case FieldType::kFloat: base::PutFixed64(out, std::bit_cast<uint64_t>(v.as_double())); break;
       case FieldType::kBool: out->push_back(v.bool_value() ? 1 : 0); break;
-      case FieldType::kText: coding::PutString(out, v.text()); break;
+      case FieldType::kText: base::PutString(out, v.text()); break;
       case FieldType::kVector:
-        for (float x : v.vector()) coding::PutFixed32(out, std::bit_cast<uint32_t>(x));
+        for (float x : v.vector()) base::PutFixed32(out, std::bit_cast<uint32_t>(x));
         break;
     }
   }
@@ -28,7 +29,7 @@ void EncodeRow(const Schema& schema, const Document& doc, coding::Bytes* out) {
 bool DecodeFields(const Schema& schema, std::span<const uint8_t> row, std::vector<FieldRef>* out) {
   const size_t n = schema.fields.size();
   out->assign(n, FieldRef{});
-  coding::Reader in(row);
+  base::ByteReader in(row);
   auto bitmap = in.Take((n + 7) / 8);
   if (!in.ok()) return false;
   for (size_t i = 0; i < n; ++i) {
@@ -55,7 +56,7 @@ Value FieldToValue(const Field& field, const FieldRef& ref) {
     case FieldType::kText: return Value(ref.text);
     case FieldType::kVector: {
       std::vector<float> v(field.dim);
-      for (uint32_t k = 0; k < field.dim; ++k) v[k] = std::bit_cast<float>(coding::LoadFixed32(ref.vec + 4 * k));
+      for (uint32_t k = 0; k < field.dim; ++k) v[k] = std::bit_cast<float>(base::LoadFixed32(ref.vec + 4 * k));
       return Value(std::move(v));
     }
   }
@@ -71,17 +72,17 @@ Status DecodeRow(const Schema& schema, std::span<const uint8_t> row, Document* o
   return Status::OK();
 }
 
-void EncodeSchema(const Schema& schema, coding::Bytes* out) {
-  coding::PutVarint(out, schema.fields.size());
+void EncodeSchema(const Schema& schema, base::Bytes* out) {
+  base::PutVarint(out, schema.fields.size());
   for (const Field& f : schema.fields) {
-    coding::PutString(out, f.name);
+    base::PutString(out, f.name);
     out->push_back(static_cast<uint8_t>(f.type));
-    coding::PutVarint(out, f.dim);
+    base::PutVarint(out, f.dim);
     out->push_back(static_cast<uint8_t>((f.unique ? 1 : 0) | (f.text_indexed ? 2 : 0)));
   }
 }
 
-bool DecodeSchema(coding::Reader* in, Schema* out) {
+bool DecodeSchema(base::ByteReader* in, Schema* out) {
   uint64_t n = in->Varint();
   if (!in->ok() || n > 65536) return false;
   out->fields.clear();

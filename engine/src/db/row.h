@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/src/db/coding.h"
+#include "engine/src/base/coding.h"
 #include "fenec/schema.h"
 #include "fenec/value.h"
 
@@ -33,7 +33,7 @@ struct FieldRef {
 };
 
 // Appends doc's encoding. doc must have passed Schema::Check.
-void EncodeRow(const Schema& schema, const Document& doc, coding::Bytes* out);
+void EncodeRow(const Schema& schema, const Document& doc, base::Bytes* out);
 // Decodes every field into out (resized to the field count). False on malformed bytes.
 bool DecodeFields(const Schema& schema, std::span<const uint8_t> row, std::vector<FieldRef>* out);
 // Materializes a document. kCorruption on malformed bytes.
@@ -41,8 +41,8 @@ Status DecodeRow(const Schema& schema, std::span<const uint8_t> row, Document* o
 Value FieldToValue(const Field& field, const FieldRef& ref);
 
 // Schema <-> bytes (journal create records and the catalog).
-void EncodeSchema(const Schema& schema, coding::Bytes* out);
-bool DecodeSchema(coding::Reader* in, Schema* out);
+void EncodeSchema(const Schema& schema, base::Bytes* out);
+bool DecodeSchema(base::ByteReader* in, Schema* out);
 
 // The bytes a @unique index keys a value by (one index per field, so no type tag).
 std::string UniqueKey(FieldType type, const FieldRef& ref);

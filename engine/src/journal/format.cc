@@ -1,4 +1,5 @@
 #include "engine/src/journal/format.h"
+#include "engine/src/base/coding.h"
 
 #define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack: no allocation per record
 #include <xxhash.h>
@@ -23,12 +24,12 @@ void AppendRecord(std::vector<uint8_t>* out, uint64_t storage_id, uint64_t lsn, 
   size_t at = out->size();
   out->resize(at + kHeaderSize + payload.size());
   uint8_t* h = out->data() + at;
-  PutU32(h, kMagic);
-  PutU32(h + 4, static_cast<uint32_t>(payload.size()));
-  PutU64(h + 8, storage_id);
-  PutU64(h + 16, lsn);
+  base::StoreFixed32(h, kMagic);
+  base::StoreFixed32(h + 4, static_cast<uint32_t>(payload.size()));
+  base::StoreFixed64(h + 8, storage_id);
+  base::StoreFixed64(h + 16, lsn);
   if (!payload.empty()) std::memcpy(h + kHeaderSize, payload.data(), payload.size());
-  PutU64(h + 24, Checksum(h, payload));
+  base::StoreFixed64(h + 24, Checksum(h, payload));
 }
 
 const char* ReadResultName(ReadResult r) {
@@ -50,11 +51,11 @@ ReadResult ParseRecord(std::span<const uint8_t> data, uint64_t storage_id, Recor
   if (data.empty()) return ReadResult::kEnd;
   if (data.size() < kHeaderSize) return ReadResult::kTornHeader;
   const uint8_t* h = data.data();
-  if (GetU32(h) != kMagic) return ReadResult::kBadMagic;
-  header->length = GetU32(h + 4);
-  header->storage_id = GetU64(h + 8);
-  header->lsn = GetU64(h + 16);
-  header->checksum = GetU64(h + 24);
+  if (base::LoadFixed32(h) != kMagic) return ReadResult::kBadMagic;
+  header->length = base::LoadFixed32(h + 4);
+  header->storage_id = base::LoadFixed64(h + 8);
+  header->lsn = base::LoadFixed64(h + 16);
+  header->checksum = base::LoadFixed64(h + 24);
   if (header->length > kMaxPayload) return ReadResult::kBadLength;
   if (data.size() - kHeaderSize < header->length) return ReadResult::kTornPayload;
   *payload = data.subspan(kHeaderSize, header->length);

@@ -8,6 +8,7 @@
 #include "engine/src/journal/reader.h"
 #include "engine/src/journal/writer.h"
 #include "engine/src/base/testing.h"
+#include "engine/src/base/coding.h"
 
 namespace fenec::journal {
 namespace {
@@ -141,7 +142,7 @@ TEST(JournalReplay, BadLengthStopsThere) {
   base::ScratchDir dir;
   WriteRecords(Env::Default(), dir.path(), 1, 20);
   std::vector<uint8_t> huge(4);
-  PutU32(huge.data(), 0xfffffff0u);
+  base::StoreFixed32(huge.data(), 0xfffffff0u);
   Patch(dir.path() + "/" + JournalFileName(1), static_cast<int64_t>(OffsetOf(12) + 4), huge);
   Replayed r = Replay(Env::Default(), dir.path());
   EXPECT_EQ(r.lsns, Range(1, 11));

@@ -1,4 +1,5 @@
 #include "engine/src/storage/storage.h"
+#include "engine/src/base/coding.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -17,28 +18,24 @@ constexpr uint32_t kSuperMagic = 0x42444546;  // "FEDB"
 constexpr uint32_t kVersion = 1;
 constexpr size_t kSuperBytes = 8 + 7 * 8;     // magic, version, 7 fields; checksum follows
 
-using journal::GetU32;
-using journal::GetU64;
-using journal::PutU32;
-using journal::PutU64;
 
 std::vector<uint8_t> EncodeSuperblock(const Superblock& sb) {
   std::vector<uint8_t> slot(Storage::kSlotSize, 0);
   uint8_t* p = slot.data();
-  PutU32(p, kSuperMagic);
-  PutU32(p + 4, kVersion);
+  base::StoreFixed32(p, kSuperMagic);
+  base::StoreFixed32(p + 4, kVersion);
   uint64_t fields[7] = {sb.storage_id,     sb.seq,           sb.checkpoint_lsn,  sb.data_end,
                         sb.catalog_offset, sb.catalog_length, sb.catalog_checksum};
-  for (int i = 0; i < 7; ++i) PutU64(p + 8 + 8 * i, fields[i]);
-  PutU64(p + kSuperBytes, XXH3_64bits(p, kSuperBytes));
+  for (int i = 0; i < 7; ++i) base::StoreFixed64(p + 8 + 8 * i, fields[i]);
+  base::StoreFixed64(p + kSuperBytes, XXH3_64bits(p, kSuperBytes));
   return slot;
 }
 
 bool DecodeSuperblock(const uint8_t* p, Superblock* sb) {
-  if (GetU32(p) != kSuperMagic || GetU32(p + 4) != kVersion) return false;
-  if (GetU64(p + kSuperBytes) != XXH3_64bits(p, kSuperBytes)) return false;
+  if (base::LoadFixed32(p) != kSuperMagic || base::LoadFixed32(p + 4) != kVersion) return false;
+  if (base::LoadFixed64(p + kSuperBytes) != XXH3_64bits(p, kSuperBytes)) return false;
   uint64_t f[7];
-  for (int i = 0; i < 7; ++i) f[i] = GetU64(p + 8 + 8 * i);
+  for (int i = 0; i < 7; ++i) f[i] = base::LoadFixed64(p + 8 + 8 * i);
   *sb = Superblock{f[0], f[1], f[2], f[3], f[4], f[5], f[6]};
   return true;
 }

@@ -1,7 +1,7 @@
-// Byte coding shared by rows, journal payloads and the catalog:
-// little-endian fixed ints and LEB128 varints, with a bounds-checked reader
-// (every decode of on-disk bytes goes through it, so corrupt input is an
-// error, never an overrun).
+// Byte coding shared by every on-disk format (journal records, superblocks,
+// rows, journal payloads, the catalog): little-endian fixed ints and LEB128
+// varints, with a bounds-checked reader (every decode of on-disk bytes goes
+// through it, so corrupt input is an error, never an overrun).
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace fenec::coding {
+namespace fenec::base {
 
 using Bytes = std::vector<uint8_t>;
 
@@ -32,6 +32,13 @@ inline void PutString(Bytes* out, std::string_view s) {
   PutVarint(out, s.size());
   out->insert(out->end(), s.begin(), s.end());
 }
+// In place, at p (a header being filled in).
+inline void StoreFixed32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+inline void StoreFixed64(uint8_t* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
 inline uint64_t LoadFixed64(const uint8_t* p) {
   uint64_t v = 0;
   for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
@@ -43,9 +50,9 @@ inline uint32_t LoadFixed32(const uint8_t* p) {
   return v;
 }
 
-class Reader {
+class ByteReader {
  public:
-  explicit Reader(std::span<const uint8_t> data) : p_(data.data()), end_(data.data() + data.size()) {}
+  explicit ByteReader(std::span<const uint8_t> data) : p_(data.data()), end_(data.data() + data.size()) {}
   bool ok() const { return ok_; }
   bool done() const { return p_ == end_; }
   size_t remaining() const { return static_cast<size_t>(end_ - p_); }
@@ -103,4 +110,4 @@ class Reader {
   bool ok_ = true;
 };
 
-}  // namespace fenec::coding
+}  // namespace fenec::base
