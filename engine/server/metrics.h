@@ -7,7 +7,7 @@
 // RQ-1's "a get by id costs the server a few microseconds" is read off
 // fenec_request_handle_seconds{kind="get"}.
 //
-// Histograms are the measurement kit's log-linear ones (iobench/lib): O(1)
+// Histograms are the base's log-linear ones (engine/src/base/histogram.h): O(1)
 // to record, exported as summaries (quantiles, sum, count, max).
 #pragma once
 
