@@ -22,10 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-uint64_t test_seed() {  // one seed for the whole binary, logged once
-  static const uint64_t seed = base::SeedFromEnv("ci_test");
-  return seed;
-}
+uint64_t test_seed() { return base::BinarySeed("ci_test"); }
 
 MetricRun noisy(std::vector<double> samples, Better better = Better::kLower, double factor = 1.25,
                 const std::string& tag = "record") {

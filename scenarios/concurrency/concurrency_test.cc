@@ -16,10 +16,7 @@
 namespace fenec::scenarios::concurrency {
 namespace {
 
-uint64_t test_seed() {  // one seed for the whole binary, logged once
-  static const uint64_t seed = base::SeedFromEnv("concurrency_test");
-  return seed;
-}
+uint64_t test_seed() { return base::BinarySeed("concurrency_test"); }
 
 using ScratchDir = base::ScratchTest;
 

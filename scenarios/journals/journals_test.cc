@@ -15,10 +15,7 @@
 namespace fenec::scenarios::journals {
 namespace {
 
-uint64_t test_seed() {  // one seed for the whole binary, logged once
-  static const uint64_t seed = base::SeedFromEnv("journals_test");
-  return seed;
-}
+uint64_t test_seed() { return base::BinarySeed("journals_test"); }
 
 using Scratch = base::ScratchTest;
 

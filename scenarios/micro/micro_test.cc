@@ -18,10 +18,7 @@
 namespace fenec::scenarios::micro {
 namespace {
 
-uint64_t test_seed() {  // one seed for the whole binary, logged once
-  static const uint64_t seed = base::SeedFromEnv("micro_test");
-  return seed;
-}
+uint64_t test_seed() { return base::BinarySeed("micro_test"); }
 
 class SetVisited {  // the obviously right reference
  public:

@@ -22,7 +22,7 @@ const bool kSigpipeIgnored = [] {
   return true;
 }();
 
-uint64_t Seed() { return base::SeedFromEnv("recon_test"); }
+uint64_t Seed() { return base::TestSeed(); }
 
 // A ledger built in memory: books, and the totals a database holding transfers 1..upto[c] would show.
 struct Fake {

@@ -1,4 +1,5 @@
 #include "engine/src/base/histogram.h"
+#include "engine/src/base/testing.h"
 
 #include <gtest/gtest.h>
 
@@ -8,15 +9,7 @@
 namespace fenec::base {
 namespace {
 
-// Randomized tests take FENEC_SEED and always log the seed they used.
-uint64_t test_seed() {
-  const char* env = std::getenv("FENEC_SEED");
-  const uint64_t seed = env && *env ? std::strtoull(env, nullptr, 10) : std::random_device{}();
-  std::printf("seed=%llu (rerun with FENEC_SEED=%llu)\n", static_cast<unsigned long long>(seed),
-              static_cast<unsigned long long>(seed));
-  ::testing::Test::RecordProperty("seed", std::to_string(seed));
-  return seed;
-}
+uint64_t test_seed() { return TestSeed(); }  // logged, and FENEC_SEED replays it
 
 // Within one bucket's relative width (1/64) of the expected value.
 void expect_near_rel(uint64_t got, double want) {

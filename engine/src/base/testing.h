@@ -1,6 +1,8 @@
 // What every test in the tree shares (header-only; tests link gtest):
 //  - TestSeed(): the seed rule of seed.h, logged with the test's name and
 //    recorded as the test's "seed" property in gtest's XML.
+//  - BinarySeed(): one seed for a whole test binary, logged once (for
+//    helpers shared by many tests).
 //  - ScratchTest: a fixture with a fresh ScratchDir per test, named after the
 //    suite and the test.
 #pragma once
@@ -24,6 +26,11 @@ inline std::string CurrentTestName() {
 inline uint64_t TestSeed() {
   const uint64_t seed = SeedFromEnv(CurrentTestName().c_str());
   ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  return seed;
+}
+
+inline uint64_t BinarySeed(const char* binary) {
+  static const uint64_t seed = SeedFromEnv(binary);
   return seed;
 }
 
