@@ -354,7 +354,12 @@ Stats DbImpl::GetStats() const {
     st.merger_async_completions = m.async_completions;
   }
   st.checkpoints = checkpoints_.load(kRelaxed);
-  st.journals_shared = shared_journals_ == 1;
+  {
+    // Decided under the write lock by the first collection created, which
+    // may be running now: read under the lock (it was read without it).
+    ReadLock lock(&lock_);
+    st.journals_shared = shared_journals_ == 1;
+  }
   st.journal_links = gc_ ? gc_->links() : 0;
   for (const Branch* b : AllBranches()) {
     {
