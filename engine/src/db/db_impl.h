@@ -19,6 +19,16 @@
 // Collections are never dropped: collections_ is reserved once and
 // published through ncollections_ (release/acquire), so a handle needs no
 // lock to be found.
+//
+// Lock rules are annotations, not comments: state a lock guards is declared
+// FENEC_GUARDED_BY(lock_) (a collection's, FENEC_GUARDED_BY(&DbImpl::lock_):
+// the lock of the database that owns it), a function that needs a lock held
+// FENEC_REQUIRES(lock_) or FENEC_REQUIRES_SHARED(lock_), and locks are taken
+// with ReadLock / WriteLock (rw_lock.h) or base::MutexLock
+// (engine/src/base/mutex.h). `make test` has clang's -Wthread-safety check
+// every access against them (scripts/check-thread-safety.py); what it cannot
+// see - state set once before the database is shared, RowStore's and
+// GroupCommit's calls that need the write lock - is said in comments.
 #pragma once
 
 #include <atomic>

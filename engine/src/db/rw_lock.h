@@ -16,6 +16,11 @@
 // scheduler ticks), and its page faults and involuntary switches
 // (getrusage(RUSAGE_THREAD)): four syscalls a hold, so off by default. A
 // hold long in wall time but short in CPU time was preempted, not busy.
+//
+// Lock rules are annotations the compiler checks: RwLock is a capability,
+// ReadLock and WriteLock hold it for a scope (shared, exclusive), and what
+// it guards says FENEC_GUARDED_BY(lock_) (db_impl.h). `make test` runs
+// clang's -Wthread-safety over the engine (engine/src/base/thread_annotations.h).
 #pragma once
 
 #include <pthread.h>
