@@ -7,6 +7,7 @@ set -euo pipefail
 
 PKGS=(
   build-essential g++ meson ninja-build pkg-config git
+  clang-14  # make test: the engine's lock rules, checked by clang's -Wthread-safety
   liburing-dev libfmt-dev libcli11-dev libbenchmark-dev libgtest-dev libgmock-dev
   libgnuplot-iostream-dev gnuplot-nox libboost-dev libboost-iostreams-dev
   libboost-system-dev libboost-filesystem-dev

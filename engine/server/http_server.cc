@@ -32,7 +32,7 @@ struct HttpServer::Session {
   explicit Session(tcp::socket s) : socket(std::move(s)) {}
   tcp::socket socket;
   std::thread thread;
-  bool closed = false;  // guarded by HttpServer::mu_: the socket may no longer be shut down
+  bool closed FENEC_GUARDED_BY(&HttpServer::mu_) = false;  // the socket may no longer be shut down
   std::atomic<bool> done{false};
 };
 
@@ -129,9 +129,9 @@ void HttpServer::AcceptLoop() {
     socket.set_option(tcp::no_delay(true), ec);
     connections_total_.fetch_add(1);
     Reap(false);
-    std::unique_lock lock(mu_);
+    base::MutexLock lock(&mu_);
     if (sessions_.size() >= config_.max_connections) {
-      lock.unlock();
+      lock.Unlock();
       WriteRefusal(socket, 503, "busy", fmt::format("over --max-connections ({})", config_.max_connections));
       if (refused_) refused_(503);
       continue;
@@ -215,7 +215,7 @@ void HttpServer::Serve(Session* s) {
     if (written_) written_(res, t2 - t1);
     if (ec || !keep) break;
   }
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   beast::error_code ignored;
   s->socket.shutdown(tcp::socket::shutdown_both, ignored);
   s->socket.close(ignored);
@@ -226,7 +226,7 @@ void HttpServer::Serve(Session* s) {
 void HttpServer::Reap(bool all) {
   std::list<std::unique_ptr<Session>> finished;
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     for (auto it = sessions_.begin(); it != sessions_.end();) {
       if (all || (*it)->done.load()) {
         finished.push_back(std::move(*it));
@@ -257,7 +257,7 @@ void HttpServer::Stop() {
     // An idle connection is blocked reading its next request: SHUT_RD ends
     // that read. A request already read is still handled and its answer
     // written (the write side stays open), then its thread sees stopping_.
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     for (auto& s : sessions_) {
       if (!s->closed) ::shutdown(s->socket.native_handle(), SHUT_RD);
     }
@@ -266,7 +266,7 @@ void HttpServer::Stop() {
 }
 
 size_t HttpServer::open_connections() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   size_t n = 0;
   for (const auto& s : sessions_) n += s->done.load() ? 0 : 1;
   return n;

@@ -25,9 +25,11 @@
 #include <functional>
 #include <list>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
+
+#include "engine/src/base/mutex.h"
+#include "engine/src/base/thread_annotations.h"
 
 namespace fenec::server {
 
@@ -77,9 +79,9 @@ class HttpServer {
 
  private:
   struct Session;
-  void AcceptLoop();
-  void Serve(Session* s);
-  void Reap(bool all);
+  void AcceptLoop() FENEC_EXCLUDES(mu_);
+  void Serve(Session* s) FENEC_EXCLUDES(mu_);
+  void Reap(bool all) FENEC_EXCLUDES(mu_);
 
   Config config_;
   Handler handler_;
@@ -92,8 +94,10 @@ class HttpServer {
   uint16_t port_ = 0;
   std::atomic<bool> stopping_{false};
   std::thread acceptor_;
-  mutable std::mutex mu_;  // guards sessions_ and each session's socket handle
-  std::list<std::unique_ptr<Session>> sessions_;
+  // Guards sessions_, each session's closed flag, and shutting its socket
+  // down or closing it (its own thread reads and writes it without mu_).
+  mutable base::Mutex mu_;
+  std::list<std::unique_ptr<Session>> sessions_ FENEC_GUARDED_BY(mu_);
 };
 
 }  // namespace fenec::server

@@ -5,19 +5,19 @@
 namespace fenec::server {
 
 void Metrics::Record(const std::string& endpoint, const std::string& kind, int status, uint64_t handle_ns) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   Series& s = series_[{endpoint, kind}];
   ++s.by_status[status];
   s.handle_ns.Record(handle_ns);
 }
 
 void Metrics::RecordWrite(const std::string& endpoint, const std::string& kind, uint64_t write_ns) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   series_[{endpoint, kind}].write_ns.Record(write_ns);
 }
 
 void Metrics::RecordRefused(int status) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   ++refused_[status];
 }
 
@@ -44,7 +44,7 @@ void AppendSummary(std::string& out, const char* name, const std::string& labels
 }  // namespace
 
 void Metrics::AppendText(std::string& out) const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   out += "# HELP fenec_requests_total Requests answered, by endpoint, statement kind and HTTP status.\n";
   out += "# TYPE fenec_requests_total counter\n";
   for (const auto& [key, s] : series_) {

@@ -16,10 +16,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "engine/src/base/histogram.h"
+#include "engine/src/base/mutex.h"
+#include "engine/src/base/thread_annotations.h"
 
 namespace fenec::server {
 
@@ -40,9 +41,9 @@ class Metrics {
     std::map<int, uint64_t> by_status;
     base::Histogram handle_ns, write_ns;
   };
-  mutable std::mutex mu_;
-  std::map<std::pair<std::string, std::string>, Series> series_;
-  std::map<int, uint64_t> refused_;
+  mutable base::Mutex mu_;
+  std::map<std::pair<std::string, std::string>, Series> series_ FENEC_GUARDED_BY(mu_);
+  std::map<int, uint64_t> refused_ FENEC_GUARDED_BY(mu_);
 };
 
 // Prometheus helpers, shared with the server's engine and process series.

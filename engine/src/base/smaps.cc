@@ -96,7 +96,7 @@ void SmapsRollupSampler::SampleOnce() {
   MemSample s = ReadSmapsRollup(pid_, &ok);
   reads_.fetch_add(1);
   s.t_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (!ok) {
     ++failed_reads_;
     return;
@@ -116,43 +116,45 @@ void SmapsRollupSampler::SampleOnce() {
 }
 
 void SmapsRollupSampler::Run() {
-  std::unique_lock lock(mu_);
+  MutexLock lock(&mu_);
   while (!stop_) {
     // wait_until a fixed deadline, so a spurious wakeup cannot shorten the interval.
     const auto deadline = std::chrono::steady_clock::now() + interval_;
-    if (cv_.wait_until(lock, deadline, [this] { return stop_; })) break;
-    lock.unlock();
+    while (!stop_ && cv_.WaitUntil(&mu_, deadline) != std::cv_status::timeout) {
+    }
+    if (stop_) break;
+    lock.Unlock();
     SampleOnce();
-    lock.lock();
+    lock.Lock();
   }
 }
 
 MemSample SmapsRollupSampler::latest() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return latest_;
 }
 
 std::vector<MemSample> SmapsRollupSampler::series() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return series_;
 }
 
 uint64_t SmapsRollupSampler::peak_rss_kb() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return peak_rss_kb_;
 }
 
 uint64_t SmapsRollupSampler::failed_reads() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return failed_reads_;
 }
 
 void SmapsRollupSampler::Stop() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     stop_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   if (thread_.joinable()) thread_.join();
 }
 

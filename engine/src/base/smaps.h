@@ -8,13 +8,14 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <sys/types.h>
 #include <thread>
 #include <vector>
+
+#include "engine/src/base/mutex.h"
+#include "engine/src/base/thread_annotations.h"
 
 namespace fenec::base {
 
@@ -43,32 +44,32 @@ class SmapsRollupSampler {
   SmapsRollupSampler& operator=(const SmapsRollupSampler&) = delete;
 
   // The newest sample; never reads /proc itself.
-  MemSample latest() const;
-  std::vector<MemSample> series() const;
-  uint64_t peak_rss_kb() const;
+  MemSample latest() const FENEC_EXCLUDES(mu_);
+  std::vector<MemSample> series() const FENEC_EXCLUDES(mu_);
+  uint64_t peak_rss_kb() const FENEC_EXCLUDES(mu_);
   // How many times /proc was actually read (tests check the throttle with it).
   uint64_t reads() const { return reads_.load(); }
   // Reads that failed (process gone, /proc unreadable); their samples are not kept.
-  uint64_t failed_reads() const;
+  uint64_t failed_reads() const FENEC_EXCLUDES(mu_);
   // Joins the thread; idempotent. latest()/series() stay valid afterwards.
-  void Stop();
+  void Stop() FENEC_EXCLUDES(mu_);
 
  private:
-  void Run();
-  void SampleOnce();
+  void Run() FENEC_EXCLUDES(mu_);
+  void SampleOnce() FENEC_EXCLUDES(mu_);
   pid_t pid_;
   std::chrono::milliseconds interval_;
   size_t max_samples_;
   std::chrono::steady_clock::time_point start_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
-  MemSample latest_;
-  uint64_t peak_rss_kb_ = 0;
-  std::vector<MemSample> series_;
-  uint64_t failed_reads_ = 0;
-  uint64_t tick_ = 0;    // samples taken, for the series stride
-  uint64_t stride_ = 1;  // keep one sample in stride_ (doubles each time the series fills)
+  mutable Mutex mu_;
+  CondVar cv_;  // stop_ set
+  bool stop_ FENEC_GUARDED_BY(mu_) = false;
+  MemSample latest_ FENEC_GUARDED_BY(mu_);
+  uint64_t peak_rss_kb_ FENEC_GUARDED_BY(mu_) = 0;
+  std::vector<MemSample> series_ FENEC_GUARDED_BY(mu_);
+  uint64_t failed_reads_ FENEC_GUARDED_BY(mu_) = 0;
+  uint64_t tick_ FENEC_GUARDED_BY(mu_) = 0;    // samples taken, for the series stride
+  uint64_t stride_ FENEC_GUARDED_BY(mu_) = 1;  // keep one sample in stride_ (doubles each time the series fills)
   std::atomic<uint64_t> reads_{0};
   std::thread thread_;
 };

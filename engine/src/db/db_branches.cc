@@ -5,7 +5,6 @@
 
 #include <atomic>
 #include <cstdio>
-#include <shared_mutex>
 
 #include "engine/src/db/db_impl.h"
 #include "engine/src/db/payload.h"
@@ -139,8 +138,11 @@ void DbImpl::CaptureBranches(std::vector<BranchCheckpoint>* out) {
   for (uint32_t i = 0; i < n; ++i) {
     CollectionState* c = collections_[i].get();
     if (c->branches.empty()) continue;
-    BranchCheckpoint ck{c, c->schema, c->index.Share(), {}};
-    for (auto& b : c->branches) ck.branch_lsns.push_back(b->gc ? b->gc->last_lsn() : gc_->stream_last_lsn(b->stream));
+    BranchCheckpoint ck{c, c->schema, c->index.Share(), {}, {}};
+    for (auto& b : c->branches) {
+      ck.branches.push_back(b.get());
+      ck.branch_lsns.push_back(b->gc ? b->gc->last_lsn() : gc_->stream_last_lsn(b->stream));
+    }
     out->push_back(std::move(ck));
   }
 }
@@ -150,8 +152,8 @@ Status DbImpl::CheckpointBranches(std::vector<BranchCheckpoint>& todo, const Buf
   if (Status s = SyncBranches(); !s.ok()) return s;  // a branch's journal never lags its checkpoint
   for (BranchCheckpoint& ck : todo) {
     CollectionState* c = ck.coll;
-    for (size_t k = 0; k < c->branches.size(); ++k) {
-      Branch& b = *c->branches[k];
+    for (size_t k = 0; k < ck.branches.size(); ++k) {
+      Branch& b = *ck.branches[k];
       const Field& field = ck.schema->fields[b.field.field];
       BranchCatalog cat(root_lsn);
       std::vector<FieldRef> refs;
@@ -173,7 +175,7 @@ Status DbImpl::CheckpointBranches(std::vector<BranchCheckpoint>& todo, const Buf
 
 std::vector<Branch*> DbImpl::AllBranches() const {
   std::vector<Branch*> out;
-  std::shared_lock lock(lock_);  // CreateCollection attaches branches under the write lock
+  ReadLock lock(&lock_);  // CreateCollection attaches branches under the write lock
   for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i)
     for (auto& b : collections_[i]->branches) out.push_back(b.get());
   return out;

@@ -19,16 +19,26 @@
 // Collections are never dropped: collections_ is reserved once and
 // published through ncollections_ (release/acquire), so a handle needs no
 // lock to be found.
+//
+// Lock rules are annotations, not comments: state a lock guards is declared
+// FENEC_GUARDED_BY(lock_) (a collection's, FENEC_GUARDED_BY(&DbImpl::lock_):
+// the lock of the database that owns it), a function that needs a lock held
+// FENEC_REQUIRES(lock_) or FENEC_REQUIRES_SHARED(lock_), and locks are taken
+// with ReadLock / WriteLock (rw_lock.h) or base::MutexLock
+// (engine/src/base/mutex.h). `make test` has clang's -Wthread-safety check
+// every access against them (scripts/check-thread-safety.py); what it cannot
+// see - state set once before the database is shared, RowStore's and
+// GroupCommit's calls that need the write lock - is said in comments.
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "engine/src/base/mutex.h"
+#include "engine/src/base/thread_annotations.h"
 #include "engine/src/db/branch.h"
 #include "engine/src/base/coding.h"
 #include "engine/src/db/field_index.h"
@@ -46,20 +56,7 @@
 namespace fenec {
 
 class TxMerger;  // JR-2: db/merger.h
-
-struct CollectionState {
-  uint32_t id = 0;
-  std::string name;
-  std::shared_ptr<const Schema> schema;
-  IdIndex index;                     // by DocId, [0] unused; guarded by lock_
-  std::atomic<uint64_t> next_id{1};  // ids reserved outside the lock
-  uint64_t live = 0;                 // guarded by lock_
-  std::unique_ptr<FieldIndexes> indexes;  // guarded by lock_
-  // JR-1: a branch storage per index (FieldIndexes::branch_fields order),
-  // attached at open or creation, never removed.
-  std::vector<std::unique_ptr<Branch>> branches;
-  uint64_t last_lsn = 0;  // the last root LSN that touched this collection; guarded by lock_
-};
+struct CollectionState;  // after DbImpl: its members are guarded by DbImpl::lock_
 
 // A collection as a read sees it: live (under a lock) or pinned.
 struct CollectionView {
@@ -145,9 +142,9 @@ class DbImpl final : public Database {
   // --- db_write.cc
   Status Prepare(CollectionState* c, std::vector<Document>* docs, PreparedBatch* out) const;
   // Under the write lock: checks, lands rows, appends the journal record.
-  Status Land(PreparedBatch* b, CommitTicket* t, BufferList* sealed, BufferList* retired);
+  Status Land(PreparedBatch* b, CommitTicket* t, BufferList* sealed, BufferList* retired) FENEC_REQUIRES(lock_);
   // After the lock (or under it, naive arms): writes sealed buffers out.
-  Status WriteSealed(const BufferList& sealed, bool under_lock);
+  Status WriteSealed(const BufferList& sealed, bool under_lock) FENEC_EXCLUDES(deferred_mu_);
   Status FinishCommit(const CommitTicket& t, const BufferList& sealed);
   Result<std::vector<DocId>> PutRows(CollectionId collection, std::vector<Document> docs);
 
@@ -163,80 +160,90 @@ class DbImpl final : public Database {
   const TxMerger* merger() const { return merger_.get(); }
 
  private:
-  void HandoverPiece(BufferList* retired);  // under the write lock
-  void WriteDeferred();  // GR-5: the periodic syncer's after-sync hook
+  void HandoverPiece(BufferList* retired) FENEC_REQUIRES(lock_);
+  void WriteDeferred() FENEC_EXCLUDES(deferred_mu_);  // GR-5: the periodic syncer's after-sync hook
   // A sealed buffer to the data file: pwrite here, or the global ring (DataFlush).
-  Status FlushBuffer(const std::shared_ptr<WriteBuffer>& buf);
-  void DrainRing();  // waits for every ring write handed over
+  Status FlushBuffer(const std::shared_ptr<WriteBuffer>& buf) FENEC_EXCLUDES(ring_mu_);
+  void DrainRing() FENEC_EXCLUDES(ring_mu_);  // waits for every ring write handed over
+  // A collection's index set - which fields, how keys are built - is fixed
+  // when the collection is created; only the tables in it change, under
+  // lock_. Prepare reads the fixed part with or without the lock
+  // (BatchBuild). Not analyzed: the analysis sees *c->indexes as guarded
+  // whole and cannot tell its constant part from its tables.
+  static const FieldIndexes& IndexSet(const CollectionState* c) FENEC_NO_THREAD_SAFETY_ANALYSIS;
   Status WriteCheck() const;  // kClosed / kFailStopped
 
   // --- db_branches.cc (JR-1)
   // Under the write lock: appends the root record and c's branch records
   // (their root LSN filled in), per the journal mode; fills t. Returns the root LSN.
   uint64_t AppendCommit(CollectionState* c, std::span<const uint8_t> root, std::vector<base::Bytes>* branch_payloads,
-                        CommitTicket* t);
+                        CommitTicket* t) FENEC_REQUIRES(lock_);
   // Naive commit mode, under the write lock: the root's and every branch's journal now.
-  Status CommitUnderLockAll(CollectionState* c);
-  // Whether shared journals are in effect: decided once, on first need, by
-  // trying a hard link between the root's Journals/ and Indexes/.
-  bool SharedJournals();
+  Status CommitUnderLockAll(CollectionState* c) FENEC_REQUIRES(lock_);
+  // Whether shared journals are in effect: decided once, on first need
+  // (under the write lock), by trying a hard link between the root's
+  // Journals/ and Indexes/.
+  bool SharedJournals() FENEC_REQUIRES(lock_);
   // Opens (or creates) c's branch storages and attaches their journals. At
   // open (recovering): loads each index from its branch when the branch
   // reaches c->last_lsn, else rebuilds it from the rows; *dirty is set if a
   // checkpoint must follow (a branch rebuilt or holding ignored records).
-  Status AttachBranches(CollectionState* c, bool recovering, uint64_t max_root_lsn, bool* dirty);
-  Status RebuildBranchIndex(CollectionState* c, FieldIndexes::BranchField b);
+  Status AttachBranches(CollectionState* c, bool recovering, uint64_t max_root_lsn, bool* dirty)
+      FENEC_REQUIRES(lock_);
+  Status RebuildBranchIndex(CollectionState* c, FieldIndexes::BranchField b) FENEC_REQUIRES(lock_);
   // After the root's checkpoint: each branch checkpoints the index as of the
   // same root LSN (rows read from views pinned then) and drops old journals.
   struct BranchCheckpoint {
     CollectionState* coll;
     std::shared_ptr<const Schema> schema;
     IdIndex index;  // shared, copy-on-write
+    std::vector<Branch*> branches;  // coll's, as captured under the lock
     std::vector<uint64_t> branch_lsns;
   };
-  void CaptureBranches(std::vector<BranchCheckpoint>* out);  // under the write lock
+  void CaptureBranches(std::vector<BranchCheckpoint>* out) FENEC_REQUIRES(lock_);
   Status CheckpointBranches(std::vector<BranchCheckpoint>& todo, const BufferList& buffers, uint64_t root_lsn);
-  std::vector<Branch*> AllBranches() const;  // takes the shared lock
+  std::vector<Branch*> AllBranches() const FENEC_EXCLUDES(lock_);  // takes the shared lock
   Status SyncBranches();
   void StopBranchSyncers();
 
   // --- db_read.cc
   CollectionState* Lookup(CollectionId c) const;
-  CollectionView LiveView(const CollectionState* c) const;  // caller holds the lock
+  CollectionView LiveView(const CollectionState* c) const FENEC_REQUIRES_SHARED(lock_);
   std::shared_ptr<const PinnedView> PinCollections(const CollectionState* only) const;
   Result<CollectionView> SnapshotView(const ReadOptions& ro, CollectionId c) const;
   // Visits matching rows in id order until fn returns false. Fails: kCorruption.
   Status ScanView(const CollectionView& v, const CompiledFilter& f,
                   const std::function<bool(uint64_t, const std::vector<FieldRef>&)>& fn) const;
   // Index-answered scan under the shared lock; false if the filter has no indexed condition.
-  bool IndexCandidates(const CollectionState* c, const CompiledFilter& f, std::vector<uint64_t>* ids) const;
+  bool IndexCandidates(const CollectionState* c, const CompiledFilter& f, std::vector<uint64_t>* ids) const
+      FENEC_REQUIRES_SHARED(lock_);
   Status ScanRows(CollectionId collection, const Filter& filter, const ReadOptions& ro,
                   const std::function<bool(uint64_t, const std::vector<FieldRef>&)>& fn) const;
 
   // --- db_open.cc
-  Status RecoverLocked();
-  Status ApplyRecord(uint64_t lsn, std::span<const uint8_t> payload);
-  CollectionState* AddCollection(uint32_t id, const std::string& name, const Schema& schema);
-  Status LoadCatalog();
-  void EncodeCatalog(base::Bytes* out) const;  // under the write lock
-  Status CheckpointNow();
+  Status RecoverLocked() FENEC_EXCLUDES(lock_);  // takes the write lock for the replay
+  Status ApplyRecord(uint64_t lsn, std::span<const uint8_t> payload) FENEC_REQUIRES(lock_);
+  CollectionState* AddCollection(uint32_t id, const std::string& name, const Schema& schema) FENEC_REQUIRES(lock_);
+  Status LoadCatalog() FENEC_REQUIRES(lock_);
+  void EncodeCatalog(base::Bytes* out) const FENEC_REQUIRES(lock_);
+  Status CheckpointNow() FENEC_REQUIRES(checkpoint_mu_);
 
   Options options_;
   Env* env_;
   std::unique_ptr<Storage> storage_;
   FailStop fail_;
-  mutable RwLock lock_;
+  mutable RwLock lock_;  // the database's one lock (see the top)
   std::unique_ptr<RowStore> rows_;
   std::shared_ptr<ChunkPool> pool_ = std::make_shared<ChunkPool>();  // id-index chunks, all collections
   std::vector<std::unique_ptr<CollectionState>> collections_;  // reserved kMaxCollections
   std::atomic<uint32_t> ncollections_{0};
-  std::unordered_map<std::string, uint32_t> names_;  // guarded by lock_
+  std::unordered_map<std::string, uint32_t> names_ FENEC_GUARDED_BY(lock_);
   std::unique_ptr<journal::JournalWriter> jwriter_;
   std::unique_ptr<journal::GroupCommit> gc_;
-  std::mutex checkpoint_mu_;
+  base::Mutex checkpoint_mu_;  // one checkpoint at a time (CheckpointNow)
   std::atomic<bool> closed_{false};
-  std::mutex deferred_mu_;
-  BufferList deferred_;  // GR-5: sealed buffers left for the periodic syncer
+  base::Mutex deferred_mu_;
+  BufferList deferred_ FENEC_GUARDED_BY(deferred_mu_);  // GR-5: sealed buffers left for the periodic syncer
   // JR-2: puts and batches go through it when Options::completion != kDirect;
   // made after gc_ in RecoverLocked, stopped (drained) first thing in Close.
   std::unique_ptr<TxMerger> merger_;
@@ -245,13 +252,35 @@ class DbImpl final : public Database {
       flushes_under_lock_{0}, handover_pieces_{0}, handover_entries_{0}, checkpoints_{0};
   mutable std::atomic<uint64_t> pin_wait_ns_{0}, pin_hold_ns_{0}, pin_hold_max_ns_{0}, pin_chunks_{0};
   uint64_t recovered_records_ = 0, recovery_discarded_ = 0, recovery_ns_ = 0;
-  std::mutex ring_mu_;
-  std::condition_variable ring_cv_;
-  uint64_t ring_inflight_ = 0;  // guarded by ring_mu_
+  base::Mutex ring_mu_;
+  base::CondVar ring_cv_;  // ring_inflight_ reached 0
+  uint64_t ring_inflight_ FENEC_GUARDED_BY(ring_mu_) = 0;
   std::atomic<uint64_t> ring_flushes_{0};
-  int shared_journals_ = -1;  // -1 undecided; guarded by lock_ (decided under it)
-  bool recovering_ = false;   // open's replay: indexes are loaded after it, from the branches
+  int shared_journals_ FENEC_GUARDED_BY(lock_) = -1;  // -1 undecided; decided under the write lock
+  bool recovering_ FENEC_GUARDED_BY(lock_) = false;  // open's replay: indexes are loaded after it, from the branches
+  // Counted while the database opens (AttachBranches), before it is shared.
   uint64_t branches_recovered_ = 0, branches_rebuilt_ = 0;
+
+  friend struct CollectionState;  // its annotations name lock_
+};
+
+// A collection. Its id, name and schema never change; what its rows change
+// is guarded by the lock of the database that owns it.
+struct CollectionState {
+  uint32_t id = 0;
+  std::string name;
+  std::shared_ptr<const Schema> schema;
+  IdIndex index FENEC_GUARDED_BY(&DbImpl::lock_);  // by DocId, [0] unused
+  std::atomic<uint64_t> next_id{1};  // ids reserved outside the lock
+  uint64_t live FENEC_GUARDED_BY(&DbImpl::lock_) = 0;
+  // Set at creation, never replaced; its tables change under the lock (its
+  // index set is fixed: DbImpl::IndexSet).
+  std::unique_ptr<FieldIndexes> indexes FENEC_PT_GUARDED_BY(&DbImpl::lock_);
+  // JR-1: a branch storage per index (FieldIndexes::branch_fields order),
+  // attached at open or creation (under the write lock), never removed.
+  std::vector<std::unique_ptr<Branch>> branches FENEC_GUARDED_BY(&DbImpl::lock_);
+  // The last root LSN that touched this collection.
+  uint64_t last_lsn FENEC_GUARDED_BY(&DbImpl::lock_) = 0;
 };
 
 }  // namespace fenec

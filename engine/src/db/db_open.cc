@@ -16,9 +16,6 @@
 //   in-buffer entry: a checkpoint writes every buffer first).
 #include <fmt/format.h>
 
-#include <mutex>
-#include <shared_mutex>
-
 #include "engine/src/db/db_impl.h"
 #include "engine/src/db/merger.h"
 #include "engine/src/db/payload.h"
@@ -172,30 +169,32 @@ Status DbImpl::Recover() {
 }
 
 Status DbImpl::RecoverLocked() {
-  std::unique_lock lock(lock_);  // nothing else can reach this database yet; taken for the invariants' sake
-  recovering_ = true;
-  if (Status s = LoadCatalog(); !s.ok()) return s;
   journal::ReplayResult replay;
-  const Superblock& sb = storage_->superblock();
-  Status s = journal::ReplayJournals(env_, storage_->journal_dir(), sb.storage_id, sb.checkpoint_lsn,
-                                     [this](uint64_t lsn, std::span<const uint8_t> payload) {
-                                       return ApplyRecord(lsn, payload);
-                                     },
-                                     &replay);
-  if (!s.ok()) return s;
-  recovered_records_ = replay.records;
-  recovery_discarded_ = replay.discarded_bytes;
-  jwriter_ = std::make_unique<journal::JournalWriter>(env_, storage_->journal_dir(), options_.journal_file_bytes);
-  gc_ = std::make_unique<journal::GroupCommit>(jwriter_.get(), sb.storage_id, replay.last_lsn, CommitPolicyOf(options_),
-                                               &fail_);
   bool dirty = false;
-  for (uint32_t i = 0; i < ncollections_.load(kRelaxed); ++i) {
-    CollectionState* c = collections_[i].get();
-    if (c->indexes->empty()) continue;
-    if (Status st = AttachBranches(c, /*recovering=*/true, replay.last_lsn, &dirty); !st.ok()) return st;
+  {
+    WriteLock lock(&lock_);  // nothing else can reach this database yet; taken for the invariants' sake
+    recovering_ = true;
+    if (Status s = LoadCatalog(); !s.ok()) return s;
+    const Superblock& sb = storage_->superblock();
+    Status s = journal::ReplayJournals(env_, storage_->journal_dir(), sb.storage_id, sb.checkpoint_lsn,
+                                       // Called by ReplayJournals, here, under the write lock.
+                                       [this](uint64_t lsn, std::span<const uint8_t> payload) FENEC_REQUIRES(lock_) {
+                                         return ApplyRecord(lsn, payload);
+                                       },
+                                       &replay);
+    if (!s.ok()) return s;
+    recovered_records_ = replay.records;
+    recovery_discarded_ = replay.discarded_bytes;
+    jwriter_ = std::make_unique<journal::JournalWriter>(env_, storage_->journal_dir(), options_.journal_file_bytes);
+    gc_ = std::make_unique<journal::GroupCommit>(jwriter_.get(), sb.storage_id, replay.last_lsn,
+                                                 CommitPolicyOf(options_), &fail_);
+    for (uint32_t i = 0; i < ncollections_.load(kRelaxed); ++i) {
+      CollectionState* c = collections_[i].get();
+      if (c->indexes->empty()) continue;
+      if (Status st = AttachBranches(c, /*recovering=*/true, replay.last_lsn, &dirty); !st.ok()) return st;
+    }
+    recovering_ = false;
   }
-  recovering_ = false;
-  lock.unlock();
   // JR-2: the merger exists from here on, before anything else can put.
   if (options_.completion != Completion::kDirect)
     merger_ = std::make_unique<TxMerger>(this, gc_.get(), options_.completion,
@@ -238,7 +237,7 @@ Status DbImpl::CheckpointNow() {
   std::vector<BranchCheckpoint> branches;
   BufferList buffers;  // the rows as of the capture, for the branches' catalogs
   {
-    std::unique_lock lock(lock_);
+    WriteLock lock(&lock_);
     if (Status s = fail_.Check(); !s.ok()) return s;
     rows_->SealCurrent();
     for (const auto& b : rows_->buffers())
@@ -270,7 +269,7 @@ Status DbImpl::CheckpointNow() {
 
 Status DbImpl::Checkpoint() {
   if (closed_.load(std::memory_order_acquire)) return Status::Closed();
-  std::lock_guard ck(checkpoint_mu_);
+  base::MutexLock ck(&checkpoint_mu_);
   return CheckpointNow();
 }
 
@@ -290,7 +289,7 @@ Status DbImpl::Close() {
   if (s.ok()) s = gc_->SyncAll();
   if (s.ok()) s = SyncBranches();
   if (s.ok() && options_.checkpoint_on_close) {
-    std::lock_guard ck(checkpoint_mu_);
+    base::MutexLock ck(&checkpoint_mu_);
     s = CheckpointNow();
   }
   DrainRing();
@@ -356,7 +355,12 @@ Stats DbImpl::GetStats() const {
     st.merger_async_completions = m.async_completions;
   }
   st.checkpoints = checkpoints_.load(kRelaxed);
-  st.journals_shared = shared_journals_ == 1;
+  {
+    // Decided under the write lock by the first collection created, which
+    // may be running now: read under the lock (it was read without it).
+    ReadLock lock(&lock_);
+    st.journals_shared = shared_journals_ == 1;
+  }
   st.journal_links = gc_ ? gc_->links() : 0;
   for (const Branch* b : AllBranches()) {
     {

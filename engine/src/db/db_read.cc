@@ -2,9 +2,6 @@
 // or, in the naive arm, under the shared lock for their whole length.
 #include <fmt/format.h>
 
-#include <mutex>
-#include <shared_mutex>
-
 #include "engine/src/db/db_impl.h"
 
 namespace fenec {
@@ -22,14 +19,14 @@ CollectionView DbImpl::LiveView(const CollectionState* c) const {
 }
 
 Result<CollectionId> DbImpl::FindCollection(const std::string& name) const {
-  std::shared_lock lock(lock_);
+  ReadLock lock(&lock_);
   auto it = names_.find(name);
   if (it == names_.end()) return Status::NotFound(fmt::format("no collection '{}'", name));
   return CollectionId{it->second};
 }
 
 std::vector<std::string> DbImpl::ListCollections() const {
-  std::shared_lock lock(lock_);
+  ReadLock lock(&lock_);
   std::vector<std::string> out;
   for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i) out.push_back(collections_[i]->name);
   return out;
@@ -61,7 +58,7 @@ std::shared_ptr<const PinnedView> DbImpl::PinCollections(const CollectionState* 
   uint64_t t0 = RwLock::Now(), t1 = 0, t2 = 0;
   uint64_t rows = 0, chunks = 0;
   {
-    std::shared_lock lock(lock_);
+    ReadLock lock(&lock_);
     t1 = RwLock::Now();
     uint32_t n = ncollections_.load(std::memory_order_acquire);
     if (n > view->collections.size()) view->collections.resize(n);  // created since: rare
@@ -117,7 +114,7 @@ Result<Document> DbImpl::Get(CollectionId collection, DocId id, const ReadOption
     bytes.assign(span.begin(), span.end());
   } else {
     // Only the copy of the row's bytes is made under the lock; decoding is not.
-    std::shared_lock lock(lock_);
+    ReadLock lock(&lock_);
     if (id >= c->index.size() || !c->index[id].present())
       return Status::NotFound(fmt::format("no document {} in '{}'", id, c->name));
     auto span = rows_->Resolve(c->index[id]);
@@ -132,7 +129,7 @@ Result<uint64_t> DbImpl::Count(CollectionId collection) const {
   if (closed_.load(std::memory_order_acquire)) return Status::Closed();
   const CollectionState* c = Lookup(collection);
   if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
-  std::shared_lock lock(lock_);
+  ReadLock lock(&lock_);
   return c->live;
 }
 
@@ -177,7 +174,7 @@ Status DbImpl::ScanRows(CollectionId collection, const Filter& filter, const Rea
   {
     // A read an index answers is short and stays under the lock: indexes
     // change in place, and copying one would cost more than the read.
-    std::shared_lock lock(lock_);
+    ReadLock lock(&lock_);
     std::vector<uint64_t> ids;
     if (IndexCandidates(c, f, &ids)) {
       std::vector<FieldRef> refs;
@@ -226,7 +223,7 @@ Result<AggregateResult> DbImpl::Aggregate(CollectionId collection, const std::st
 }
 
 Status DbImpl::Check() const {
-  std::shared_lock lock(lock_);
+  ReadLock lock(&lock_);
   for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i) {
     const CollectionState* c = collections_[i].get();
     std::vector<std::pair<uint64_t, std::vector<FieldRef>>> rows;

@@ -2,7 +2,6 @@
 // journal write + fsync (no lock) -> acknowledge.
 #include <fmt/format.h>
 
-#include <mutex>
 #include <utility>
 
 #include "engine/src/db/db_impl.h"
@@ -38,6 +37,10 @@ Status DbImpl::WriteCheck() const {
   return fail_.Check();
 }
 
+// Only empty(), branch_fields() and Prepare() are called on it: they read
+// the field lists FieldIndexes' constructor built, never the tables.
+const FieldIndexes& DbImpl::IndexSet(const CollectionState* c) { return *c->indexes; }
+
 Status DbImpl::Prepare(CollectionState* c, std::vector<Document>* docs, PreparedBatch* out) const {
   const Schema& schema = *c->schema;
   for (size_t i = 0; i < docs->size(); ++i) {
@@ -60,15 +63,16 @@ Status DbImpl::Prepare(CollectionState* c, std::vector<Document>* docs, Prepared
     out->row_spans.emplace_back(static_cast<uint32_t>(out->payload.size()), static_cast<uint32_t>(row.size()));
     base::PutBytes(&out->payload, row);
   }
-  if (!c->indexes->empty()) {
+  const FieldIndexes& index_set = IndexSet(c);
+  if (!index_set.empty()) {
     std::vector<std::vector<FieldRef>> refs(docs->size());
     for (size_t i = 0; i < docs->size(); ++i) {
       refs[i].reserve(schema.fields.size());
       for (size_t f = 0; f < schema.fields.size(); ++f) refs[i].push_back(RefOf(schema.fields[f], (*docs)[i][f]));
     }
-    c->indexes->Prepare(refs, out->first_id, &out->idx);
+    index_set.Prepare(refs, out->first_id, &out->idx);
     // JR-1: each branch's record, built here outside the lock like the rest.
-    std::vector<FieldIndexes::BranchField> bf = c->indexes->branch_fields();
+    std::vector<FieldIndexes::BranchField> bf = index_set.branch_fields();
     out->branch_payloads.resize(bf.size());
     for (size_t k = 0; k < bf.size(); ++k) {
       const Field& field = schema.fields[bf[k].field];
@@ -89,7 +93,8 @@ void DbImpl::HandoverPiece(BufferList* retired) {
   if (!rows_->handover_pending()) return;
   size_t n = rows_->Handover(
       options_.handover_piece,
-      [this](uint32_t coll, uint64_t id) -> IdEntry* {
+      // Called by Handover, here, under the write lock.
+      [this](uint32_t coll, uint64_t id) FENEC_REQUIRES(lock_) -> IdEntry* {
         CollectionState* c = collections_[coll].get();
         if (id >= c->index.size()) return nullptr;
         // Read first: an entry with nothing to hand over must not copy a pinned chunk.
@@ -125,7 +130,7 @@ Status DbImpl::WriteSealed(const BufferList& sealed, bool under_lock) {
   for (const auto& buf : sealed) {
     // GR-5: no write waits for the periodic fsync; the syncer writes it once its fsync is done.
     if (options_.durability == Durability::kBuffered && gc_->periodic_sync_active()) {
-      std::lock_guard lock(deferred_mu_);
+      base::MutexLock lock(&deferred_mu_);
       deferred_.push_back(buf);
       gc_->CountDeferred();
       continue;
@@ -149,7 +154,7 @@ Status DbImpl::FlushBuffer(const std::shared_ptr<WriteBuffer>& buf) {
       ring::GlobalRing().error().empty()) {
     if (!RowStore::Claim(buf.get())) return Status::OK();
     {
-      std::lock_guard lock(ring_mu_);
+      base::MutexLock lock(&ring_mu_);
       ++ring_inflight_;
     }
     storage_->CountRingWrite(buf->size);
@@ -160,8 +165,8 @@ Status DbImpl::FlushBuffer(const std::shared_ptr<WriteBuffer>& buf) {
           rows_->Completed(buf.get(), r.error == 0);
           if (r.error != 0) rows_->NotifyWritten();
           ring_flushes_.fetch_add(1, kRelaxed);
-          std::lock_guard lock(ring_mu_);
-          if (--ring_inflight_ == 0) ring_cv_.notify_all();
+          base::MutexLock lock(&ring_mu_);
+          if (--ring_inflight_ == 0) ring_cv_.SignalAll();
         });
     return Status::OK();
   }
@@ -169,14 +174,14 @@ Status DbImpl::FlushBuffer(const std::shared_ptr<WriteBuffer>& buf) {
 }
 
 void DbImpl::DrainRing() {
-  std::unique_lock lock(ring_mu_);
-  ring_cv_.wait(lock, [&] { return ring_inflight_ == 0; });
+  base::MutexLock lock(&ring_mu_);
+  while (ring_inflight_ != 0) ring_cv_.Wait(&ring_mu_);
 }
 
 void DbImpl::WriteDeferred() {
   BufferList todo;
   {
-    std::lock_guard lock(deferred_mu_);
+    base::MutexLock lock(&deferred_mu_);
     todo.swap(deferred_);
   }
   for (const auto& buf : todo) {
@@ -225,7 +230,7 @@ Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector
   BufferList sealed, retired;  // retired: freed when this function returns, after the lock
   Status landed;
   {
-    std::unique_lock lock(lock_);
+    WriteLock lock(&lock_);
     if (!outside) landed = Prepare(c, &docs, &b);
     if (landed.ok()) landed = Land(&b, t, &sealed, &retired);
     if (landed.ok() && options_.commit_mode == CommitMode::kNaive) landed = CommitUnderLockAll(c);
@@ -270,7 +275,7 @@ Status DbImpl::Delete(CollectionId collection, DocId id) {
   CommitTicket t;
   BufferList retired;
   {
-    std::unique_lock lock(lock_);
+    WriteLock lock(&lock_);
     if (Status s = fail_.Check(); !s.ok()) return s;
     HandoverPiece(&retired);
     if (id >= c->index.size() || !c->index[id].present())
@@ -306,7 +311,7 @@ Result<CollectionId> DbImpl::CreateCollection(const std::string& name, const Sch
   uint64_t lsn = 0;
   uint32_t id = 0;
   {
-    std::unique_lock lock(lock_);
+    WriteLock lock(&lock_);
     if (Status s = fail_.Check(); !s.ok()) return s;
     if (names_.count(name)) return Status::AlreadyExists(fmt::format("collection '{}' exists", name));
     id = ncollections_.load(std::memory_order_relaxed);

@@ -20,10 +20,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <new>
 #include <vector>
 
+#include "engine/src/base/mutex.h"
+#include "engine/src/base/thread_annotations.h"
 #include "engine/src/db/row_store.h"
 
 namespace fenec {
@@ -48,7 +49,7 @@ class ChunkPool {
     IdEntry* p = nullptr;
     bool dirty = false;
     {
-      std::lock_guard lock(mu_);
+      base::MutexLock lock(&mu_);
       if (!clean_.empty()) {
         p = clean_.back();
         clean_.pop_back();
@@ -72,7 +73,7 @@ class ChunkPool {
   // A chunk whose last reference went (any thread, any lock).
   void Give(IdEntry* p) {
     {
-      std::lock_guard lock(mu_);
+      base::MutexLock lock(&mu_);
       if (clean_.size() + dirty_.size() < kSpares) {
         dirty_.push_back(p);
         return;
@@ -88,7 +89,7 @@ class ChunkPool {
     for (;;) {
       IdEntry* p = nullptr;
       {
-        std::lock_guard lock(mu_);
+        base::MutexLock lock(&mu_);
         if (clean_.size() >= kSpares) break;
         if (!dirty_.empty()) {
           p = dirty_.back();
@@ -98,11 +99,11 @@ class ChunkPool {
       if (p == nullptr) p = Alloc();
       std::memset(static_cast<void*>(p), 0, kBytes);  // touches every page: the faults happen here
       prefaulted_.fetch_add(1, std::memory_order_relaxed);
-      std::lock_guard lock(mu_);
+      base::MutexLock lock(&mu_);
       clean_.push_back(p);
     }
     {
-      std::lock_guard lock(mu_);
+      base::MutexLock lock(&mu_);
       low_.store(clean_.size() < kSpares, std::memory_order_relaxed);
     }
     refilling_.store(false, std::memory_order_release);
@@ -128,8 +129,8 @@ class ChunkPool {
   }
 
  private:
-  std::mutex mu_;
-  std::vector<IdEntry*> clean_, dirty_;
+  base::Mutex mu_;
+  std::vector<IdEntry*> clean_ FENEC_GUARDED_BY(mu_), dirty_ FENEC_GUARDED_BY(mu_);
   std::atomic<bool> low_{false}, refilling_{false};
   std::atomic<uint64_t> copied_{0}, taken_spare_{0}, taken_fresh_{0}, prefaulted_{0};
 };

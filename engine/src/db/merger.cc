@@ -17,9 +17,9 @@ struct TxMerger::Op {
   bool landed = false;  // LandRows succeeded: the ticket must be awaited before the ack
   // Set under mu with cv notified while mu is held, so the caller (which
   // returns, destroying the Op, only after re-taking mu) never races the ack.
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
+  base::Mutex mu;
+  base::CondVar cv;
+  bool done FENEC_GUARDED_BY(mu) = false;
 };
 
 TxMerger::TxMerger(DbImpl* db, const journal::GroupCommit* gc, Completion mode, bool check_durable)
@@ -35,30 +35,30 @@ Result<std::vector<DocId>> TxMerger::Submit(CollectionId collection, std::vector
   op.collection = collection;
   op.docs = std::move(docs);
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     if (stopping_) return Status::Closed();
     queue_.push_back(&op);
   }
-  work_cv_.notify_one();
-  std::unique_lock lock(op.mu);
-  op.cv.wait(lock, [&] { return op.done; });
+  work_cv_.Signal();
+  base::MutexLock lock(&op.mu);
+  while (!op.done) op.cv.Wait(&op.mu);
   return std::move(op.result);
 }
 
 void TxMerger::Stop() {
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     if (stopped_) return;
     stopped_ = true;
     stopping_ = true;
   }
-  work_cv_.notify_all();
+  work_cv_.SignalAll();
   merger_.join();  // it executes what was queued first, and hands its last batch over
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     merger_done_ = true;
   }
-  handoff_cv_.notify_all();
+  handoff_cv_.SignalAll();
   completer_.join();
 }
 
@@ -67,8 +67,8 @@ void TxMerger::MergerLoop() {
   for (;;) {
     batch.clear();
     {
-      std::unique_lock lock(mu_);
-      work_cv_.wait(lock, [&] { return !queue_.empty() || stopping_; });
+      base::MutexLock lock(&mu_);
+      while (queue_.empty() && !stopping_) work_cv_.Wait(&mu_);
       if (queue_.empty()) return;  // stopping, and nothing left to execute
       batch.swap(queue_);
     }
@@ -87,19 +87,19 @@ void TxMerger::MergerLoop() {
       continue;
     }
     bool async = mode_ == Completion::kMergerAsync;
-    std::unique_lock lock(mu_);
+    base::MutexLock lock(&mu_);
     if (!async) async = !queue_.empty();  // kMergerSync: only if more work is already waiting
     if (!async) {
-      lock.unlock();
+      lock.Unlock();
       Complete(batch);
       continue;
     }
-    room_cv_.wait(lock, [&] { return handoff_.size() < kMaxInFlight; });
+    while (handoff_.size() >= kMaxInFlight) room_cv_.Wait(&mu_);
     handoff_.push_back(std::move(batch));
     batch = Batch{};
     async_.fetch_add(1, kRelaxed);
-    lock.unlock();
-    handoff_cv_.notify_one();
+    lock.Unlock();
+    handoff_cv_.Signal();
   }
 }
 
@@ -107,17 +107,17 @@ void TxMerger::CompleterLoop() {
   for (;;) {
     Batch* batch = nullptr;
     {
-      std::unique_lock lock(mu_);
-      handoff_cv_.wait(lock, [&] { return !handoff_.empty() || merger_done_; });
+      base::MutexLock lock(&mu_);
+      while (handoff_.empty() && !merger_done_) handoff_cv_.Wait(&mu_);
       if (handoff_.empty()) return;  // the merger has ended and handed over its last batch
       batch = &handoff_.front();     // stays in handoff_ (counted in flight) until acknowledged
     }
     Complete(*batch);
     {
-      std::lock_guard lock(mu_);
+      base::MutexLock lock(&mu_);
       handoff_.pop_front();
     }
-    room_cv_.notify_one();
+    room_cv_.Signal();
   }
 }
 
@@ -154,9 +154,9 @@ void TxMerger::Complete(const Batch& batch) {
 
 void TxMerger::Ack(Op* op) {
   acks_.fetch_add(1, kRelaxed);
-  std::lock_guard lock(op->mu);
+  base::MutexLock lock(&op->mu);
   op->done = true;
-  op->cv.notify_one();
+  op->cv.Signal();
 }
 
 MergerCounters TxMerger::counters() const {

@@ -33,13 +33,13 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
-#include <mutex>
 #include <thread>
 #include <vector>
 
+#include "engine/src/base/mutex.h"
+#include "engine/src/base/thread_annotations.h"
 #include "fenec/database.h"
 
 namespace fenec {
@@ -85,10 +85,10 @@ class TxMerger {
   struct Op;
   using Batch = std::vector<Op*>;
 
-  void MergerLoop();
-  void CompleterLoop();
+  void MergerLoop() FENEC_EXCLUDES(mu_);
+  void CompleterLoop() FENEC_EXCLUDES(mu_);
   // Awaits every landed op's commit in order, then acknowledges the batch.
-  void Complete(const Batch& batch);
+  void Complete(const Batch& batch) FENEC_EXCLUDES(mu_);
   void Ack(Op* op);
 
   DbImpl* const db_;
@@ -96,15 +96,15 @@ class TxMerger {
   const Completion mode_;
   const bool check_durable_;
 
-  mutable std::mutex mu_;
-  std::condition_variable work_cv_;    // merger: an op was queued, or stop
-  std::condition_variable handoff_cv_; // completer: a batch was handed over, or the merger ended
-  std::condition_variable room_cv_;    // merger: the completer finished a batch
-  std::vector<Op*> queue_;             // submitted, not yet executed
-  std::deque<Batch> handoff_;          // with the completer; front() is being completed
-  bool stopping_ = false;
-  bool merger_done_ = false;
-  bool stopped_ = false;
+  mutable base::Mutex mu_;
+  base::CondVar work_cv_;     // merger: an op was queued, or stop
+  base::CondVar handoff_cv_;  // completer: a batch was handed over, or the merger ended
+  base::CondVar room_cv_;     // merger: the completer finished a batch
+  std::vector<Op*> queue_ FENEC_GUARDED_BY(mu_);    // submitted, not yet executed
+  std::deque<Batch> handoff_ FENEC_GUARDED_BY(mu_);  // with the completer; front() is being completed
+  bool stopping_ FENEC_GUARDED_BY(mu_) = false;
+  bool merger_done_ FENEC_GUARDED_BY(mu_) = false;
+  bool stopped_ FENEC_GUARDED_BY(mu_) = false;
 
   std::atomic<uint64_t> batches_{0}, ops_{0}, async_{0}, acks_{0}, acks_checked_{0}, acks_early_{0};
 

@@ -15,7 +15,7 @@ void RowStore::NewBuffer(uint32_t min_capacity) {
   b->base = data_end_;
   b->capacity = std::max(buffer_bytes_, min_capacity);
   if (b->capacity == buffer_bytes_) {
-    std::lock_guard lock(spare_mu_);
+    base::MutexLock lock(&spare_mu_);
     b->bytes = std::move(spare_);
   }
   spare_wanted_.store(true, std::memory_order_relaxed);
@@ -29,14 +29,14 @@ void RowStore::RefillSpare() {
   spare_wanted_.store(false, std::memory_order_relaxed);
   bool need;
   {
-    std::lock_guard lock(spare_mu_);
+    base::MutexLock lock(&spare_mu_);
     need = !spare_;
   }
   if (need) {
     std::unique_ptr<uint8_t[]> p(new uint8_t[buffer_bytes_]);
     std::memset(p.get(), 0, buffer_bytes_);  // touches every page: the faults happen here, not under the lock
     spares_prefaulted_.fetch_add(1, std::memory_order_relaxed);
-    std::lock_guard lock(spare_mu_);
+    base::MutexLock lock(&spare_mu_);
     if (!spare_) spare_ = std::move(p);
   }
   refilling_.store(false, std::memory_order_release);
@@ -120,21 +120,21 @@ Status RowStore::Write(Storage* storage, WriteBuffer* buffer) {
 
 void RowStore::Completed(WriteBuffer* buffer, bool ok) {
   if (ok) {
-    std::lock_guard lock(written_mu_);
+    base::MutexLock lock(&written_mu_);
     buffer->written.store(true, std::memory_order_release);
   }
-  written_cv_.notify_all();
+  written_cv_.SignalAll();
 }
 
 void RowStore::WaitWritten(const BufferList& list, const std::function<bool()>& stop) {
-  std::unique_lock lock(written_mu_);
+  base::MutexLock lock(&written_mu_);
   for (const auto& b : list)
-    written_cv_.wait(lock, [&] { return b->written.load(std::memory_order_acquire) || stop(); });
+    while (!b->written.load(std::memory_order_acquire) && !stop()) written_cv_.Wait(&written_mu_);
 }
 
 void RowStore::NotifyWritten() {
-  { std::lock_guard lock(written_mu_); }
-  written_cv_.notify_all();
+  { base::MutexLock lock(&written_mu_); }
+  written_cv_.SignalAll();
 }
 
 BufferList RowStore::Unwritten() const {

@@ -24,18 +24,20 @@
 //
 // Thread-safety: Land, SealCurrent, Reserve and Handover need the write
 // lock; RefillSpare needs none; Resolve and buffers() need at least the shared lock, or work on a
-// pinned copy. Writing a buffer out needs no lock (claimed once).
+// pinned copy. Writing a buffer out needs no lock (claimed once). (The
+// database's lock is DbImpl's, which this class cannot name: these rules
+// stay comments. Its own locks are annotated.)
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <vector>
 
+#include "engine/src/base/mutex.h"
+#include "engine/src/base/thread_annotations.h"
 #include "fenec/status.h"
 
 namespace fenec {
@@ -104,30 +106,32 @@ class RowStore {
   static bool Claim(WriteBuffer* buffer) { return !buffer->claimed.exchange(true, std::memory_order_acq_rel); }
   void Completed(WriteBuffer* buffer, bool ok);
   // Waits until every buffer in `list` is written, or stop() holds (fail-stop).
-  void WaitWritten(const BufferList& list, const std::function<bool()>& stop);
+  void WaitWritten(const BufferList& list, const std::function<bool()>& stop) FENEC_EXCLUDES(written_mu_);
   // Wakes WaitWritten callers (after a fail-stop).
-  void NotifyWritten();
+  void NotifyWritten() FENEC_EXCLUDES(written_mu_);
   // Buffers sealed but not yet claimed, for the checkpoint and close.
   BufferList Unwritten() const;
 
   // No lock held: makes a spare buffer ready, its pages faulted in, if the
   // last one was taken. Cheap when one is ready.
-  void RefillSpare();
+  void RefillSpare() FENEC_EXCLUDES(spare_mu_);
   uint64_t spares_prefaulted() const { return spares_prefaulted_.load(std::memory_order_relaxed); }
 
  private:
-  void NewBuffer(uint32_t min_capacity);
+  void NewBuffer(uint32_t min_capacity) FENEC_EXCLUDES(spare_mu_);
 
   const uint32_t buffer_bytes_;
   const uint8_t* map_;
   uint64_t data_end_;
   BufferList buffers_;  // sealed ones awaiting handover, then the current one (unsealed) last
-  std::mutex spare_mu_;
-  std::unique_ptr<uint8_t[]> spare_;  // buffer_bytes_, pages touched; guarded by spare_mu_
+  base::Mutex spare_mu_;
+  std::unique_ptr<uint8_t[]> spare_ FENEC_GUARDED_BY(spare_mu_);  // buffer_bytes_, pages touched
   std::atomic<bool> spare_wanted_{false}, refilling_{false};
   std::atomic<uint64_t> spares_prefaulted_{0};
-  std::mutex written_mu_;
-  std::condition_variable written_cv_;
+  // WriteBuffer::written is atomic; written_mu_ guards no state, it only
+  // orders a store of it before the wakeup a WaitWritten caller waits for.
+  base::Mutex written_mu_;
+  base::CondVar written_cv_;
 };
 
 }  // namespace fenec

@@ -9,8 +9,9 @@
 #pragma once
 
 #include <atomic>
-#include <mutex>
 
+#include "engine/src/base/mutex.h"
+#include "engine/src/base/thread_annotations.h"
 #include "fenec/status.h"
 
 namespace fenec {
@@ -20,7 +21,7 @@ class FailStop {
   bool stopped() const { return stopped_.load(std::memory_order_acquire); }
   // Records s (if it is the first error) and returns the fail-stop status.
   Status Trip(const Status& s) {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     if (!stopped_.load(std::memory_order_relaxed)) {
       cause_ = s;
       stopped_.store(true, std::memory_order_release);
@@ -30,18 +31,18 @@ class FailStop {
   // OK while running; kFailStopped (with the first cause) once tripped.
   Status Check() const {
     if (!stopped()) return Status::OK();
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     return Status::FailStopped(cause_);
   }
   Status cause() const {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     return cause_;
   }
 
  private:
-  std::atomic<bool> stopped_{false};
-  mutable std::mutex mu_;
-  Status cause_;
+  std::atomic<bool> stopped_{false};  // set once, under mu_, after cause_
+  mutable base::Mutex mu_;
+  Status cause_ FENEC_GUARDED_BY(mu_);
 };
 
 }  // namespace fenec

@@ -86,27 +86,27 @@ FaultEnv::FaultEnv(Env* base) : base_(base) {}
 FaultEnv::~FaultEnv() = default;
 
 void FaultEnv::FailNth(FaultOp op, uint64_t n, int err, std::string path_part, bool sticky) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   faults_.push_back(Fault{op, n, err, std::move(path_part), sticky});
 }
 
 void FaultEnv::ClearFaults() {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   faults_.clear();
 }
 
 uint64_t FaultEnv::faults_fired() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   return faults_fired_;
 }
 
 void FaultEnv::Crash() {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   crashed_ = true;
 }
 
 Status FaultEnv::BeforeCall(FaultOp op, const std::string& path, const char* name) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   if (crashed_ && op != FaultOp::kOpen) return Status::IOError(name, path, EIO);
   for (Fault& f : faults_) {
     if (f.op != op || path.find(f.path_part) == std::string::npos) continue;
@@ -123,19 +123,19 @@ Status FaultEnv::BeforeCall(FaultOp op, const std::string& path, const char* nam
 
 void FaultEnv::RecordWrite(const std::string& path, uint64_t offset, std::vector<uint8_t> old_bytes,
                            uint64_t old_size, uint64_t length) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   synced_size_.try_emplace(path, old_size);
   unsynced_[path].push_back(UnsyncedWrite{offset, length, std::move(old_bytes), old_size});
 }
 
 void FaultEnv::RecordSync(const std::string& path) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   unsynced_.erase(path);
   synced_size_.erase(path);
 }
 
 void FaultEnv::CountWrite(uint64_t bytes) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   if (syncs_in_progress_ > 0) ++writes_during_sync_;
   ++counters_.writes;
   counters_.write_bytes += bytes;
@@ -143,40 +143,40 @@ void FaultEnv::CountWrite(uint64_t bytes) {
 void FaultEnv::SyncBegin() {
   uint32_t delay = sync_delay_us_.load();
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     ++syncs_in_progress_;
   }
   if (delay > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay));
 }
 
 void FaultEnv::SyncEnd() {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   --syncs_in_progress_;
 }
 
 uint64_t FaultEnv::writes_during_sync() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   return writes_during_sync_;
 }
 
 void FaultEnv::CountRead() {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   ++counters_.reads;
 }
 void FaultEnv::CountSync() {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   ++counters_.syncs;
 }
 
 uint64_t FaultEnv::unsynced_writes() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   uint64_t n = 0;
   for (const auto& [path, writes] : unsynced_) n += writes.size();
   return n;
 }
 
 void FaultEnv::ForgetUnsynced() {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   unsynced_.clear();
   synced_size_.clear();
   unsynced_creates_.clear();
@@ -188,7 +188,7 @@ void FaultEnv::ForgetUnsynced() {
 // (garbled). Intermediate versions are not modelled: the two ends already
 // give recovery every torn shape it must survive.
 CrashReport FaultEnv::ApplyCrash(uint64_t seed, const CrashPolicy& policy) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   CrashReport report;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> coin(0.0, 1.0);
@@ -255,13 +255,13 @@ Status FaultEnv::Open(const std::string& path, OpenMode mode, std::unique_ptr<Fi
   if (Status s = BeforeCall(FaultOp::kOpen, path, "open"); !s.ok()) return s;
   bool creating = (mode == OpenMode::kCreate || mode == OpenMode::kCreateNew) && !base_->Exists(path);
   if (creating) {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     if (crashed_) return Status::IOError("open", path, EIO);
   }
   std::unique_ptr<File> base;
   if (Status s = base_->Open(path, mode, &base); !s.ok()) return s;
   if (creating) {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     unsynced_creates_.insert(path);
   }
   *out = std::make_unique<FaultFile>(this, std::move(base));
@@ -277,7 +277,7 @@ Status FaultEnv::DeleteFile(const std::string& path) {
   if (Status s = BeforeCall(FaultOp::kWrite, path, "unlink"); !s.ok()) return s;
   Status s = base_->DeleteFile(path);
   if (s.ok()) {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     unsynced_.erase(path);
     synced_size_.erase(path);
     unsynced_creates_.erase(path);
@@ -289,7 +289,7 @@ Status FaultEnv::Rename(const std::string& from, const std::string& to) {
   if (Status s = BeforeCall(FaultOp::kWrite, from, "rename"); !s.ok()) return s;
   Status s = base_->Rename(from, to);
   if (s.ok()) {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     if (auto it = unsynced_.find(from); it != unsynced_.end()) {
       unsynced_[to] = std::move(it->second);
       unsynced_.erase(it);
@@ -307,7 +307,7 @@ Status FaultEnv::Link(const std::string& from, const std::string& to) {
   if (Status s = BeforeCall(FaultOp::kWrite, to, "link"); !s.ok()) return s;
   Status s = base_->Link(from, to);
   if (s.ok()) {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     unsynced_creates_.insert(to);
   }
   return s;
@@ -323,7 +323,7 @@ Status FaultEnv::SyncDir(const std::string& path) {
   if (Status s = BeforeCall(FaultOp::kSyncDir, path, "fsync"); !s.ok()) return s;
   Status s = base_->SyncDir(path);
   if (s.ok()) {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     ++counters_.dir_syncs;
     for (auto it = unsynced_creates_.begin(); it != unsynced_creates_.end();)
       it = ParentDir(*it) == path ? unsynced_creates_.erase(it) : std::next(it);
@@ -332,7 +332,7 @@ Status FaultEnv::SyncDir(const std::string& path) {
 }
 
 EnvCounters FaultEnv::counters() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   return counters_;
 }
 

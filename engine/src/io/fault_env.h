@@ -22,11 +22,12 @@
 #include <cstdint>
 #include <atomic>
 #include <map>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "engine/src/base/mutex.h"
+#include "engine/src/base/thread_annotations.h"
 #include "fenec/env.h"
 
 namespace fenec {
@@ -107,17 +108,18 @@ class FaultEnv final : public Env {
   };
 
   Env* base_;
-  mutable std::mutex mu_;
-  std::map<std::string, std::vector<UnsyncedWrite>> unsynced_;
-  std::map<std::string, uint64_t> synced_size_;  // size at the last sync, per file with unsynced writes
-  std::set<std::string> unsynced_creates_;
-  std::vector<Fault> faults_;
-  uint64_t faults_fired_ = 0;
-  bool crashed_ = false;
-  EnvCounters counters_;
+  mutable base::Mutex mu_;
+  std::map<std::string, std::vector<UnsyncedWrite>> unsynced_ FENEC_GUARDED_BY(mu_);
+  // Size at the last sync, per file with unsynced writes.
+  std::map<std::string, uint64_t> synced_size_ FENEC_GUARDED_BY(mu_);
+  std::set<std::string> unsynced_creates_ FENEC_GUARDED_BY(mu_);
+  std::vector<Fault> faults_ FENEC_GUARDED_BY(mu_);
+  uint64_t faults_fired_ FENEC_GUARDED_BY(mu_) = 0;
+  bool crashed_ FENEC_GUARDED_BY(mu_) = false;
+  EnvCounters counters_ FENEC_GUARDED_BY(mu_);
   std::atomic<uint32_t> sync_delay_us_{0};
-  int syncs_in_progress_ = 0;
-  uint64_t writes_during_sync_ = 0;
+  int syncs_in_progress_ FENEC_GUARDED_BY(mu_) = 0;
+  uint64_t writes_during_sync_ FENEC_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace fenec

@@ -35,7 +35,7 @@ GroupCommit::GroupCommit(JournalWriter* writer, uint64_t storage_id, uint64_t la
 GroupCommit::~GroupCommit() { StopPeriodicSync(); }
 
 uint32_t GroupCommit::AddStream(uint64_t storage_id, uint64_t last_lsn, std::string journal_dir) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   if (streams_.empty()) streams_.emplace_back();  // [0]: the root
   auto st = std::make_unique<Stream>();
   st->storage_id = storage_id;
@@ -46,7 +46,7 @@ uint32_t GroupCommit::AddStream(uint64_t storage_id, uint64_t last_lsn, std::str
 }
 
 uint64_t GroupCommit::stream_last_lsn(uint32_t stream) const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   return streams_[stream]->last_lsn;
 }
 
@@ -67,7 +67,7 @@ void GroupCommit::AppendLocked(uint64_t storage_id, uint64_t lsn, std::span<cons
 
 uint64_t GroupCommit::Append(std::span<const uint8_t> payload, std::span<const StreamRecord> branches,
                              uint64_t* branch_lsns) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   uint64_t lsn = ++last_lsn_;
   AppendLocked(storage_id_, lsn, payload);  // the root's first: every batch begins with a root record
   for (size_t i = 0; i < branches.size(); ++i) {
@@ -100,7 +100,7 @@ Status GroupCommit::LinkBranches(const std::vector<std::pair<Stream*, uint64_t>>
   return Status::OK();
 }
 
-Status GroupCommit::RunIo(std::unique_lock<std::mutex>& lk, bool sync, bool periodic) {
+Status GroupCommit::RunIo(bool sync, bool periodic) {
   io_busy_ = true;
   if (periodic) periodic_active_.store(true, std::memory_order_release);
   std::vector<Block> batch;
@@ -117,7 +117,7 @@ Status GroupCommit::RunIo(std::unique_lock<std::mutex>& lk, bool sync, bool peri
     firsts.emplace_back(streams_[i].get(), streams_[i]->pending_first);
     streams_[i]->pending_first = 0;
   }
-  lk.unlock();
+  mu_.Unlock();
 
   WriterCounters before = writer_->counters();
   Status s;
@@ -141,7 +141,7 @@ Status GroupCommit::RunIo(std::unique_lock<std::mutex>& lk, bool sync, bool peri
   syncs_.fetch_add(after.syncs - before.syncs, kRelaxed);
   bytes_.fetch_add(after.bytes - before.bytes, kRelaxed);
 
-  lk.lock();
+  mu_.Lock();
   for (Block& b : batch) {
     if (free_blocks_.size() >= kMaxFreeBlocks || b.capacity() > kBlockBytes) continue;
     b.clear();
@@ -155,15 +155,15 @@ Status GroupCommit::RunIo(std::unique_lock<std::mutex>& lk, bool sync, bool peri
   } else {
     s = fail_->Trip(s);
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   return s;
 }
 
 Status GroupCommit::CommitUnderLock() {
-  std::unique_lock lk(mu_);
-  cv_.wait(lk, [&] { return !io_busy_; });  // a SyncAll or checkpoint may own the writer
+  base::MutexLock lk(&mu_);
+  while (io_busy_) cv_.Wait(&mu_);  // a SyncAll or checkpoint may own the writer
   if (Status s = fail_->Check(); !s.ok()) return s;
-  return RunIo(lk, policy_ == CommitPolicy::kDurableNaive, false);
+  return RunIo(policy_ == CommitPolicy::kDurableNaive, false);
 }
 
 Status GroupCommit::AwaitDurable(uint64_t lsn, CommitterState* state_out) {
@@ -172,7 +172,7 @@ Status GroupCommit::AwaitDurable(uint64_t lsn, CommitterState* state_out) {
     if (state_out) *state_out = s;
     return st;
   };
-  std::unique_lock lk(mu_);
+  base::MutexLock lk(&mu_);
   if (policy_ == CommitPolicy::kDurableNaive || policy_ == CommitPolicy::kBufferedNaive) {
     // CommitUnderLock already did the I/O; only its outcome is left to report.
     if (lsn <= written_lsn_) return finish(CommitterState::kDurable, Status::OK());
@@ -183,7 +183,7 @@ Status GroupCommit::AwaitDurable(uint64_t lsn, CommitterState* state_out) {
     if (Status s = fail_->Check(); !s.ok()) return finish(CommitterState::kFailed, s);
     if (pending_bytes_ >= kFlushBytes) {
       if (!io_busy_) {
-        if (Status s = RunIo(lk, /*sync=*/false, false); !s.ok()) return finish(CommitterState::kFailed, s);
+        if (Status s = RunIo(/*sync=*/false, false); !s.ok()) return finish(CommitterState::kFailed, s);
       } else if (periodic_active_.load(std::memory_order_acquire) && !journal_write_deferred_) {
         journal_write_deferred_ = true;  // GR-5: one write, left to the syncer after its fsync
         deferred_.fetch_add(1, kRelaxed);
@@ -205,24 +205,24 @@ Status GroupCommit::AwaitDurable(uint64_t lsn, CommitterState* state_out) {
     if (!io_busy_) {
       state = CommitterState::kLeader;
       leads_.fetch_add(1, kRelaxed);
-      if (Status s = RunIo(lk, /*sync=*/true, false); !s.ok()) return finish(CommitterState::kFailed, s);
+      if (Status s = RunIo(/*sync=*/true, false); !s.ok()) return finish(CommitterState::kFailed, s);
       continue;  // its own record was pending, so durable_lsn_ now covers it
     }
     state = CommitterState::kFollower;
-    cv_.wait(lk);
+    cv_.Wait(&mu_);
   }
 }
 
 Status GroupCommit::SyncAll() {
-  std::unique_lock lk(mu_);
+  base::MutexLock lk(&mu_);
   while (true) {
     if (Status s = fail_->Check(); !s.ok()) return s;
     if (durable_lsn_ >= last_lsn_) return Status::OK();
     if (!io_busy_) {
-      if (Status s = RunIo(lk, /*sync=*/true, false); !s.ok()) return s;
+      if (Status s = RunIo(/*sync=*/true, false); !s.ok()) return s;
       continue;
     }
-    cv_.wait(lk);
+    cv_.Wait(&mu_);
   }
 }
 
@@ -234,46 +234,49 @@ void GroupCommit::StartPeriodicSync(uint32_t ms, std::function<void()> after_syn
 
 void GroupCommit::StopPeriodicSync() {
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     stop_syncer_ = true;
   }
-  syncer_cv_.notify_all();
+  syncer_cv_.SignalAll();
   if (syncer_.joinable()) syncer_.join();
 }
 
 void GroupCommit::SyncLoop(uint32_t ms) {
-  std::unique_lock lk(mu_);
+  base::MutexLock lk(&mu_);
   while (!stop_syncer_) {
-    syncer_cv_.wait_for(lk, std::chrono::milliseconds(ms), [&] { return stop_syncer_; });
+    // Sleeps ms, or until stopped (what wait_for with a predicate does).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    while (!stop_syncer_ && syncer_cv_.WaitUntil(&mu_, deadline) != std::cv_status::timeout) {
+    }
     if (stop_syncer_) break;
     if (fail_->stopped()) continue;
     if (durable_lsn_ >= last_lsn_) continue;
-    cv_.wait(lk, [&] { return !io_busy_; });
-    if (!RunIo(lk, /*sync=*/true, /*periodic=*/true).ok()) continue;
+    while (io_busy_) cv_.Wait(&mu_);
+    if (!RunIo(/*sync=*/true, /*periodic=*/true).ok()) continue;
     periodic_syncs_.fetch_add(1, kRelaxed);
     // Writes put off while the fsync ran (GR-5), now that it is done.
-    if (pending_bytes_ >= kFlushBytes && !io_busy_) (void)RunIo(lk, /*sync=*/false, false);
+    if (pending_bytes_ >= kFlushBytes && !io_busy_) (void)RunIo(/*sync=*/false, false);
     journal_write_deferred_ = false;
     if (after_sync_) {
-      lk.unlock();
+      lk.Unlock();
       after_sync_();
-      lk.lock();
+      lk.Lock();
     }
   }
 }
 
 void GroupCommit::RequestRotation() {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   rotate_ = true;
 }
 
 uint64_t GroupCommit::durable_lsn() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   return durable_lsn_;
 }
 
 uint64_t GroupCommit::last_lsn() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   return last_lsn_;
 }
 

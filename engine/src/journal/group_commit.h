@@ -35,20 +35,21 @@
 // the root's LSN: every Append has exactly one root record.
 //
 // Locking: mu_ guards pending_, the LSNs and the I/O-owner flag; it is held
-// only to swap buffers and publish, never across I/O.
+// only to swap buffers and publish, never across I/O. (The database's write
+// lock, which Append and CommitUnderLock need, is the caller's: a comment.)
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
-#include <mutex>
 #include <span>
 #include <thread>
 #include <vector>
 
+#include "engine/src/base/mutex.h"
+#include "engine/src/base/thread_annotations.h"
 #include "engine/src/io/fail_stop.h"
 #include "engine/src/journal/writer.h"
 
@@ -114,50 +115,55 @@ class GroupCommit {
   // Before the first Append: a branch storage whose records this journal
   // carries; last_lsn is the branch's last recovered LSN, journal_dir its
   // own Journals/. Returns its stream number (1, 2, ...).
-  uint32_t AddStream(uint64_t storage_id, uint64_t last_lsn, std::string journal_dir);
+  uint32_t AddStream(uint64_t storage_id, uint64_t last_lsn, std::string journal_dir) FENEC_EXCLUDES(mu_);
   // Caller holds the database's write lock. Appends the root's record and
   // then each branch's (their LSNs in branch_lsns if given). Returns the
   // root record's LSN.
   uint64_t Append(std::span<const uint8_t> payload, std::span<const StreamRecord> branches = {},
-                  uint64_t* branch_lsns = nullptr);
-  uint64_t stream_last_lsn(uint32_t stream) const;
+                  uint64_t* branch_lsns = nullptr) FENEC_EXCLUDES(mu_);
+  uint64_t stream_last_lsn(uint32_t stream) const FENEC_EXCLUDES(mu_);
   uint64_t links() const { return links_.load(std::memory_order_relaxed); }
   // Caller holds the write lock; naive policies only: writes (and for
   // kDurableNaive fsyncs) every pending record now. Fails: kFailStopped.
-  Status CommitUnderLock();
+  Status CommitUnderLock() FENEC_EXCLUDES(mu_);
   // Caller has released the write lock. Returns once lsn is as durable as
   // the policy promises. Fails: kFailStopped (this or an earlier I/O failed).
-  Status AwaitDurable(uint64_t lsn, CommitterState* state = nullptr);
+  Status AwaitDurable(uint64_t lsn, CommitterState* state = nullptr) FENEC_EXCLUDES(mu_);
   // Every record appended so far written and fdatasync'ed. Fails: kFailStopped.
-  Status SyncAll();
+  Status SyncAll() FENEC_EXCLUDES(mu_);
 
   // Buffered policies: every ms, write and fdatasync what is pending, then
   // do the writes deferred meanwhile and call after_sync (the database's
   // deferred data-buffer writes, GR-5).
-  void StartPeriodicSync(uint32_t ms, std::function<void()> after_sync);
-  void StopPeriodicSync();
+  //
+  // Not analyzed: it sets stop_syncer_ (guarded by mu_) without mu_, as it
+  // always did, before it starts the only other thread that reads it; the
+  // analysis cannot see that no other thread exists yet.
+  void StartPeriodicSync(uint32_t ms, std::function<void()> after_sync) FENEC_NO_THREAD_SAFETY_ANALYSIS;
+  void StopPeriodicSync() FENEC_EXCLUDES(mu_);
   // True while the periodic syncer owns the journal (writing or in fdatasync).
   bool periodic_sync_active() const { return periodic_active_.load(std::memory_order_acquire); }
   void CountDeferred() { deferred_.fetch_add(1, std::memory_order_relaxed); }
 
-  void RequestRotation();
-  uint64_t durable_lsn() const;
-  uint64_t last_lsn() const;
+  void RequestRotation() FENEC_EXCLUDES(mu_);
+  uint64_t durable_lsn() const FENEC_EXCLUDES(mu_);
+  uint64_t last_lsn() const FENEC_EXCLUDES(mu_);
   GroupCommitCounters counters() const;
   void ResetCounters();
 
  private:
-  // Caller holds mu_ (through lk) and no one owns I/O. Takes the pending
-  // records, writes them (and fsyncs if sync) with mu_ released, publishes.
-  Status RunIo(std::unique_lock<std::mutex>& lk, bool sync, bool periodic);
-  void AppendLocked(uint64_t storage_id, uint64_t lsn, std::span<const uint8_t> payload);
-  void SyncLoop(uint32_t ms);
+  // Caller holds mu_ and no one owns I/O. Takes the pending records, writes
+  // them (and fsyncs if sync) with mu_ released, publishes; mu_ is held again
+  // when it returns.
+  Status RunIo(bool sync, bool periodic) FENEC_REQUIRES(mu_);
+  void AppendLocked(uint64_t storage_id, uint64_t lsn, std::span<const uint8_t> payload) FENEC_REQUIRES(mu_);
+  void SyncLoop(uint32_t ms) FENEC_EXCLUDES(mu_);
 
   // A branch storage whose records ride in this journal (JR-1).
   struct Stream {
     uint64_t storage_id = 0;
-    uint64_t last_lsn = 0;       // guarded by mu_
-    uint64_t pending_first = 0;  // its first LSN in pending_ (0: none); guarded by mu_
+    uint64_t last_lsn FENEC_GUARDED_BY(&GroupCommit::mu_) = 0;
+    uint64_t pending_first FENEC_GUARDED_BY(&GroupCommit::mu_) = 0;  // its first LSN in pending_ (0: none)
     std::string dir;             // its Journals/
     uint64_t linked_gen = 0;     // writer generation it is linked into; only the I/O owner touches it
   };
@@ -167,32 +173,33 @@ class GroupCommit {
 
   JournalWriter* writer_;
   const uint64_t storage_id_;
-  std::vector<std::unique_ptr<Stream>> streams_;  // [0] null: the root; stable addresses for the I/O owner
+  // [0] null: the root; stable addresses for the I/O owner.
+  std::vector<std::unique_ptr<Stream>> streams_ FENEC_GUARDED_BY(mu_);
   const CommitPolicy policy_;
   FailStop* fail_;
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
+  mutable base::Mutex mu_;
+  base::CondVar cv_;  // I/O done: a durable LSN published, or the writer free
   // Records appended, not yet handed to a write: 1 MB blocks that never
   // move once filled (a growing vector would copy megabytes under the write
   // lock when the syncer is slow), written by one pwritev.
   using Block = std::vector<uint8_t>;
-  std::vector<Block> pending_;
-  size_t pending_bytes_ = 0;
-  std::vector<Block> free_blocks_;  // emptied blocks kept for their capacity
-  uint64_t pending_first_lsn_;    // LSN of pending_'s first record
-  uint64_t last_lsn_;             // last LSN appended
-  uint64_t written_lsn_;          // last LSN handed to the kernel
-  uint64_t durable_lsn_;          // last LSN fdatasync'ed
-  bool io_busy_ = false;          // someone owns the journal writer
-  bool rotate_ = false;
-  bool journal_write_deferred_ = false;  // GR-5: a journal write is waiting for the syncer
+  std::vector<Block> pending_ FENEC_GUARDED_BY(mu_);
+  size_t pending_bytes_ FENEC_GUARDED_BY(mu_) = 0;
+  std::vector<Block> free_blocks_ FENEC_GUARDED_BY(mu_);  // emptied blocks kept for their capacity
+  uint64_t pending_first_lsn_ FENEC_GUARDED_BY(mu_);  // LSN of pending_'s first record
+  uint64_t last_lsn_ FENEC_GUARDED_BY(mu_);           // last LSN appended
+  uint64_t written_lsn_ FENEC_GUARDED_BY(mu_);        // last LSN handed to the kernel
+  uint64_t durable_lsn_ FENEC_GUARDED_BY(mu_);        // last LSN fdatasync'ed
+  bool io_busy_ FENEC_GUARDED_BY(mu_) = false;        // someone owns the journal writer
+  bool rotate_ FENEC_GUARDED_BY(mu_) = false;
+  bool journal_write_deferred_ FENEC_GUARDED_BY(mu_) = false;  // GR-5: a journal write is waiting for the syncer
 
   std::atomic<bool> periodic_active_{false};
   std::thread syncer_;
-  bool stop_syncer_ = false;
-  std::condition_variable syncer_cv_;
-  std::function<void()> after_sync_;
+  bool stop_syncer_ FENEC_GUARDED_BY(mu_) = false;
+  base::CondVar syncer_cv_;  // stop_syncer_ set
+  std::function<void()> after_sync_;  // set before the syncer starts, then read by it alone
 
   std::atomic<uint64_t> already_durable_{0}, covered_{0}, leads_{0}, writes_{0}, syncs_{0}, bytes_{0},
       deferred_{0}, periodic_syncs_{0}, links_{0};

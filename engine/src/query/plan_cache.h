@@ -10,12 +10,12 @@
 
 #include <atomic>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
+#include "engine/src/base/mutex.h"
+#include "engine/src/base/thread_annotations.h"
 #include "engine/src/query/plan.h"
 
 namespace fenec::query {
@@ -26,7 +26,7 @@ class PlanCache {
   static constexpr size_t kMaxBytes = 8u << 20;
 
   std::shared_ptr<const Plan> Find(std::string_view text) const {
-    std::shared_lock lock(mu_);
+    base::ReaderMutexLock lock(&mu_);
     auto it = map_.find(text);
     if (it == map_.end()) {
       misses_.fetch_add(1, std::memory_order_relaxed);
@@ -37,7 +37,7 @@ class PlanCache {
   }
 
   void Insert(std::string_view text, std::shared_ptr<const Plan> plan) {
-    std::unique_lock lock(mu_);
+    base::WriterMutexLock lock(&mu_);
     if (map_.size() >= kMaxEntries || bytes_ + text.size() > kMaxBytes) {
       map_.clear();
       bytes_ = 0;
@@ -47,7 +47,7 @@ class PlanCache {
   }
 
   size_t size() const {
-    std::shared_lock lock(mu_);
+    base::ReaderMutexLock lock(&mu_);
     return map_.size();
   }
   uint64_t hits() const { return hits_.load(std::memory_order_relaxed); }
@@ -59,9 +59,9 @@ class PlanCache {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  mutable std::shared_mutex mu_;
-  std::unordered_map<std::string, std::shared_ptr<const Plan>, Hash, std::equal_to<>> map_;
-  size_t bytes_ = 0;
+  mutable base::SharedMutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<const Plan>, Hash, std::equal_to<>> map_ FENEC_GUARDED_BY(mu_);
+  size_t bytes_ FENEC_GUARDED_BY(mu_) = 0;
   mutable std::atomic<uint64_t> hits_{0}, misses_{0}, clears_{0};
 };
 

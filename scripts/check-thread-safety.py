@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""The lock-rule check `make test` runs: clang's thread-safety analysis over the engine.
+
+The engine's locked state is annotated (engine/src/base/thread_annotations.h:
+FENEC_GUARDED_BY, FENEC_REQUIRES, ...). GCC ignores the annotations; clang's
+-Wthread-safety checks them. This runs clang++-14 -fsyntax-only (the analysis
+runs in the front end: nothing is generated, a fraction of a build's cost)
+over every engine translation unit that is not a test, with each file's
+include paths and defines from the build's compile_commands.json, on all
+cores. The standard, {fmt} and simdjson headers most files include are
+parsed once, into a precompiled header per set of language flags.
+
+  check-thread-safety.py BUILD_DIR
+      Fails (exit 1, clang's diagnostics printed) on any thread-safety
+      warning and on any file clang cannot compile.
+  check-thread-safety.py BUILD_DIR --probe PROBE.cc
+      The must-not-compile test: PROBE.cc, compiled with the same flags, must
+      fail with a -Wthread-safety error about `balance_` (a guarded field read
+      without its lock), and must compile cleanly with -DFENEC_PROBE_LOCKED
+      (the same read with the lock held). Proves the check above is really
+      on: a missing clang or a lost flag fails here.
+  --no-pch: every file parses its headers itself (slower; to rule the
+      precompiled header out when something looks odd).
+
+A missing clang++-14 is a failure, never a skip: scripts/setup.sh installs it.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+CLANG = 'clang++-14'
+# -Wthread-safety: the analysis (GUARDED_BY, REQUIRES, ...) and the checks of
+# the annotations themselves; -beta adds the analysis's newer checks (clean
+# here, so on). Both are errors: a warning fails the test.
+ANALYSIS = ['-Wthread-safety', '-Wthread-safety-beta', '-Werror=thread-safety', '-Werror=thread-safety-beta']
+# The engine's translation units: every .cc under engine/ but the tests.
+ENGINE = re.compile(r'^engine/.*\.cc$')
+TEST = re.compile(r'_test\.cc$')
+# System headers most engine files include: parsed once per flag set (PCH).
+PCH_HEADERS = ['algorithm', 'atomic', 'chrono', 'condition_variable', 'cstdint', 'cstring', 'deque', 'functional',
+               'future', 'list', 'map', 'memory', 'mutex', 'optional', 'random', 'set', 'shared_mutex', 'span',
+               'string', 'string_view', 'thread', 'unordered_map', 'variant', 'vector', 'fmt/format.h']
+# ... and those of the files whose flags include this pattern: simdjson.h is
+# half of a statement-language file's time, and it needs their -m flags.
+PCH_FOR_FLAGS = [('-DSIMDJSON_', 'simdjson.h')]
+PATH_FLAGS = ('-I', '-isystem', '-iquote', '-idirafter')
+
+
+def clang_flags(command):
+    """From a GCC command line, what clang needs to parse the file the same
+    way: (include paths, the rest: defines, the language standard, target
+    flags). GCC's warnings, -O, -g, dependency files and the output are
+    dropped: they change nothing the front end sees, and some are GCC's own."""
+    args = shlex.split(command)[1:]
+    paths, rest = [], []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in PATH_FLAGS:
+            paths += [a, args[i + 1]]
+            i += 2
+            continue
+        if a in ('-D', '-U', '-include'):
+            rest += [a, args[i + 1]]
+            i += 2
+            continue
+        if a.startswith(PATH_FLAGS):
+            paths.append(a)
+        elif a.startswith(('-D', '-U', '-std=')) or a == '-pthread':
+            rest.append(a)
+        elif re.match(r'^-m(sse|avx|pclmul|popcnt|bmi|lzcnt|arch=|tune=)', a):
+            rest.append(a)
+        i += 1
+    return paths, rest
+
+
+def load_units(build, root):
+    path = os.path.join(build, 'compile_commands.json')
+    try:
+        with open(path) as f:
+            entries = json.load(f)
+    except OSError as e:
+        sys.exit(f'check-thread-safety: cannot read {path} ({e}): configure the build with meson first')
+    units = {}
+    for e in entries:
+        src = os.path.relpath(os.path.normpath(os.path.join(e['directory'], e['file'])), root)
+        if ENGINE.match(src) and not TEST.search(src) and src not in units:
+            paths, rest = clang_flags(e.get('command') or shlex.join(e['arguments']))
+            units[src] = (e['directory'], e['file'], paths, rest)
+    return units
+
+
+def run(cmd, cwd=None):
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    return p.returncode, p.stdout + p.stderr
+
+
+def syntax_cmd(clang, source, paths, rest, extra=()):
+    return [clang, '-fsyntax-only', '-fno-color-diagnostics', *paths, *rest, *ANALYSIS, *extra, source]
+
+
+def find_clang():
+    clang = shutil.which(CLANG)
+    if clang is None:
+        print(f'check-thread-safety: FAILED: {CLANG} not found. The lock rules are checked by clang; install '
+              f'the Debian package clang-14 (scripts/setup.sh lists it: run `make setup` as root).')
+        sys.exit(1)
+    return clang
+
+
+def build_pchs(clang, pool, units, tmp):
+    """One precompiled header of PCH_HEADERS per set of language flags (clang
+    refuses a PCH built with other defines or target features). Returns
+    ({flags: [-include-pch, file]}, None), or (None, an error message)."""
+    keys = sorted({tuple(rest) for _, _, _, rest in units.values()})
+    jobs = {}
+    for n, key in enumerate(keys):
+        headers = PCH_HEADERS + [h for pattern, h in PCH_FOR_FLAGS if any(a.startswith(pattern) for a in key)]
+        header = os.path.join(tmp, f'common{n}.h')
+        with open(header, 'w') as f:
+            f.write(''.join(f'#if __has_include(<{h}>)\n#include <{h}>\n#endif\n' for h in headers))
+        pch = header + '.pch'
+        jobs[key] = (pch, pool.submit(run, [clang, '-x', 'c++-header', *key, header, '-o', pch]))
+    out = {}
+    for key, (pch, fut) in jobs.items():
+        rc, output = fut.result()
+        if rc != 0:
+            return None, f'precompiling the standard headers with {shlex.join(key)} failed:\n{output}'
+        out[key] = ['-include-pch', pch]
+    return out, None
+
+
+def check(build, root, use_pch):
+    clang = find_clang()
+    units = load_units(build, root)
+    if not units:
+        print('check-thread-safety: FAILED: no engine translation unit in compile_commands.json')
+        return 1
+    t0 = time.monotonic()
+    bad = []
+    jobs = os.cpu_count() or 2
+    with tempfile.TemporaryDirectory(prefix='fenec-tsa-') as tmp, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        pchs = {}
+        if use_pch:
+            pchs, error = build_pchs(clang, pool, units, tmp)
+            if error:
+                print(f'check-thread-safety: FAILED: {error}')
+                return 1
+        futures = {}
+        for src, (d, f, paths, rest) in sorted(units.items()):
+            cmd = syntax_cmd(clang, f, paths, rest, pchs.get(tuple(rest), []))
+            # What to run to see it again: the same, less the PCH (gone by then).
+            futures[pool.submit(run, cmd, d)] = (src, d, syntax_cmd(clang, f, paths, rest))
+        for fut in concurrent.futures.as_completed(futures):
+            rc, output = fut.result()
+            if rc != 0 or 'thread-safety' in output:
+                bad.append((*futures[fut], rc, output))
+    elapsed = time.monotonic() - t0
+    for src, d, cmd, rc, output in sorted(bad):
+        print(f'--- {src}: clang exit {rc}\n$ (cd {shlex.quote(d)} && {shlex.join(cmd)})\n{output}')
+    print(f'check-thread-safety: {len(units)} engine files, {len(bad)} failed, {elapsed:.1f} s '
+          f'({jobs} jobs, {CLANG}{", precompiled std headers" if use_pch else ""})')
+    return 1 if bad else 0
+
+
+def probe(build, root, probe_src):
+    clang = find_clang()
+    units = load_units(build, root)
+    base = 'engine/src/base/smaps.cc'  # any base file: the include root and the language flags
+    if base not in units:
+        print(f'check-thread-safety: FAILED: {base} not in compile_commands.json')
+        return 1
+    directory, _, paths, rest = units[base]
+    source = os.path.abspath(probe_src)
+    ok = True
+    cmd = syntax_cmd(clang, source, paths, rest)
+    rc, output = run(cmd, directory)
+    if rc == 0 or not re.search(r"'balance_'.*\[-Werror,-Wthread-safety[\w-]*\]", output):
+        print(f'check-thread-safety probe: FAILED: reading a FENEC_GUARDED_BY field without its lock must not '
+              f'compile, but clang exited {rc} without the expected -Wthread-safety error about balance_:\n'
+              f'$ (cd {shlex.quote(directory)} && {shlex.join(cmd)})\n{output}')
+        ok = False
+    else:
+        print(f'probe, unlocked read: rejected as it must be:\n{output}')
+    cmd = syntax_cmd(clang, source, paths, rest, ['-DFENEC_PROBE_LOCKED'])
+    rc, output = run(cmd, directory)
+    if rc != 0 or output.strip():
+        print(f'check-thread-safety probe: FAILED: the locked variant must compile cleanly (clang exit {rc}):\n'
+              f'$ (cd {shlex.quote(directory)} && {shlex.join(cmd)})\n{output}')
+        ok = False
+    else:
+        print('probe, locked read: compiles cleanly')
+    return 0 if ok else 1
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('build', help='the meson build folder (its compile_commands.json)')
+    parser.add_argument('--probe', metavar='PROBE.cc', help='run the must-not-compile probe instead')
+    parser.add_argument('--no-pch', action='store_true', help='no precompiled header')
+    args = parser.parse_args()
+    build = os.path.abspath(args.build)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if args.probe:
+        return probe(build, root, args.probe)
+    return check(build, root, not args.no_pch)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
