@@ -86,4 +86,54 @@ class Env {
   virtual EnvCounters counters() const = 0;
 };
 
+// FileWrapper and EnvWrapper forward every call to another File or Env, so
+// an Env that changes one behaviour (a slow fdatasync, injected faults, no
+// hard links) overrides only the calls it changes, as LevelDB's EnvWrapper.
+class FileWrapper : public File {
+ public:
+  explicit FileWrapper(std::unique_ptr<File> target) : target_(std::move(target)) {}
+  File* target() const { return target_.get(); }
+
+  Status Write(uint64_t offset, std::span<const uint8_t> data) override { return target_->Write(offset, data); }
+  Status WriteV(uint64_t offset, std::span<const iovec> parts) override { return target_->WriteV(offset, parts); }
+  Status Read(uint64_t offset, std::span<uint8_t> out, size_t* got) override {
+    return target_->Read(offset, out, got);
+  }
+  Status Sync() override { return target_->Sync(); }
+  Status Size(uint64_t* size) override { return target_->Size(size); }
+  Status Truncate(uint64_t size) override { return target_->Truncate(size); }
+  Status Allocate(uint64_t offset, uint64_t length) override { return target_->Allocate(offset, length); }
+  Status Map(uint64_t reserve, const uint8_t** base) override { return target_->Map(reserve, base); }
+  const std::string& path() const override { return target_->path(); }
+  // -1 unless a wrapper says otherwise: writes submitted on the descriptor
+  // elsewhere (the global ring) would bypass the wrapper.
+  int fd() const override { return -1; }
+
+ private:
+  std::unique_ptr<File> target_;
+};
+
+class EnvWrapper : public Env {
+ public:
+  explicit EnvWrapper(Env* target) : target_(target) {}
+  Env* target() const { return target_; }
+
+  Status Open(const std::string& path, OpenMode mode, std::unique_ptr<File>* out) override {
+    return target_->Open(path, mode, out);
+  }
+  Status CreateDir(const std::string& path) override { return target_->CreateDir(path); }
+  Status DeleteFile(const std::string& path) override { return target_->DeleteFile(path); }
+  Status Rename(const std::string& from, const std::string& to) override { return target_->Rename(from, to); }
+  Status Link(const std::string& from, const std::string& to) override { return target_->Link(from, to); }
+  Status ListDir(const std::string& path, std::vector<std::string>* names) override {
+    return target_->ListDir(path, names);
+  }
+  bool Exists(const std::string& path) override { return target_->Exists(path); }
+  Status SyncDir(const std::string& path) override { return target_->SyncDir(path); }
+  EnvCounters counters() const override { return target_->counters(); }
+
+ private:
+  Env* target_;
+};
+
 }  // namespace fenec

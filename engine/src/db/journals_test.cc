@@ -93,20 +93,10 @@ TEST(Journals, SeparatePutIsNineWritesAndNineFsyncs) {
 }
 
 // An Env on which hard links fail, as across volumes.
-class NoLinkEnv final : public Env {
+class NoLinkEnv final : public EnvWrapper {
  public:
-  Status Open(const std::string& p, OpenMode m, std::unique_ptr<File>* out) override { return base_->Open(p, m, out); }
-  Status CreateDir(const std::string& p) override { return base_->CreateDir(p); }
-  Status DeleteFile(const std::string& p) override { return base_->DeleteFile(p); }
-  Status Rename(const std::string& a, const std::string& b) override { return base_->Rename(a, b); }
+  NoLinkEnv() : EnvWrapper(Env::Default()) {}
   Status Link(const std::string&, const std::string&) override { return Status::NotSupported("no hard links here"); }
-  Status ListDir(const std::string& p, std::vector<std::string>* n) override { return base_->ListDir(p, n); }
-  bool Exists(const std::string& p) override { return base_->Exists(p); }
-  Status SyncDir(const std::string& p) override { return base_->SyncDir(p); }
-  EnvCounters counters() const override { return base_->counters(); }
-
- private:
-  Env* base_ = Env::Default();
 };
 
 TEST(Journals, WithoutHardLinksFallsBackToSeparate) {

@@ -16,22 +16,22 @@ std::string ParentDir(const std::string& path) {
   return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
 }
 
-class FaultFile final : public File {
+class FaultFile final : public FileWrapper {
  public:
-  FaultFile(FaultEnv* env, std::unique_ptr<File> base) : env_(env), base_(std::move(base)) {}
+  FaultFile(FaultEnv* env, std::unique_ptr<File> base) : FileWrapper(std::move(base)), env_(env) {}
 
   Status Write(uint64_t offset, std::span<const uint8_t> data) override {
     if (Status s = env_->BeforeCall(FaultOp::kWrite, path(), "pwrite"); !s.ok()) return s;
     uint64_t old_size = 0;
-    if (Status s = base_->Size(&old_size); !s.ok()) return s;
+    if (Status s = target()->Size(&old_size); !s.ok()) return s;
     std::vector<uint8_t> old;
     if (offset < old_size) {
       old.resize(std::min<uint64_t>(data.size(), old_size - offset));
       size_t got = 0;
-      if (Status s = base_->Read(offset, old, &got); !s.ok()) return s;
+      if (Status s = target()->Read(offset, old, &got); !s.ok()) return s;
       old.resize(got);
     }
-    if (Status s = base_->Write(offset, data); !s.ok()) return s;
+    if (Status s = target()->Write(offset, data); !s.ok()) return s;
     env_->CountWrite(data.size());
     env_->RecordWrite(path(), offset, std::move(old), old_size, data.size());
     return Status::OK();
@@ -49,40 +49,36 @@ class FaultFile final : public File {
 
   Status Read(uint64_t offset, std::span<uint8_t> out, size_t* got) override {
     env_->CountRead();
-    return base_->Read(offset, out, got);
+    return target()->Read(offset, out, got);
   }
 
   Status Sync() override {
     if (Status s = env_->BeforeCall(FaultOp::kSync, path(), "fdatasync"); !s.ok()) return s;
     env_->CountSync();
     env_->SyncBegin();
-    Status synced = base_->Sync();
+    Status synced = target()->Sync();
     env_->SyncEnd();
     if (Status s = synced; !s.ok()) return s;
     env_->RecordSync(path());
     return Status::OK();
   }
 
-  Status Size(uint64_t* size) override { return base_->Size(size); }
   Status Truncate(uint64_t size) override {
     if (Status s = env_->BeforeCall(FaultOp::kWrite, path(), "ftruncate"); !s.ok()) return s;
-    return base_->Truncate(size);
+    return target()->Truncate(size);
   }
   Status Allocate(uint64_t offset, uint64_t length) override {
     if (Status s = env_->BeforeCall(FaultOp::kWrite, path(), "fallocate"); !s.ok()) return s;
-    return base_->Allocate(offset, length);
+    return target()->Allocate(offset, length);
   }
-  Status Map(uint64_t reserve, const uint8_t** base) override { return base_->Map(reserve, base); }
-  const std::string& path() const override { return base_->path(); }
 
  private:
   FaultEnv* env_;
-  std::unique_ptr<File> base_;
 };
 
 }  // namespace
 
-FaultEnv::FaultEnv(Env* base) : base_(base) {}
+FaultEnv::FaultEnv(Env* base) : EnvWrapper(base) {}
 FaultEnv::~FaultEnv() = default;
 
 void FaultEnv::FailNth(FaultOp op, uint64_t n, int err, std::string path_part, bool sticky) {
@@ -195,13 +191,13 @@ CrashReport FaultEnv::ApplyCrash(uint64_t seed, const CrashPolicy& policy) {
 
   for (const std::string& path : unsynced_creates_) {
     if (!policy.drop_unsynced_creates || coin(rng) < policy.keep) continue;
-    if (base_->DeleteFile(path).ok()) ++report.files_removed;
+    if (target()->DeleteFile(path).ok()) ++report.files_removed;
     unsynced_.erase(path);
   }
 
   for (auto& [path, writes] : unsynced_) {
     std::unique_ptr<File> file;
-    if (!base_->Open(path, OpenMode::kReadWrite, &file).ok()) continue;  // deleted since: nothing to undo
+    if (!target()->Open(path, OpenMode::kReadWrite, &file).ok()) continue;  // deleted since: nothing to undo
     report.writes += writes.size();
     uint64_t cur_size = 0;
     if (!file->Size(&cur_size).ok()) continue;
@@ -253,13 +249,13 @@ CrashReport FaultEnv::ApplyCrash(uint64_t seed, const CrashPolicy& policy) {
 
 Status FaultEnv::Open(const std::string& path, OpenMode mode, std::unique_ptr<File>* out) {
   if (Status s = BeforeCall(FaultOp::kOpen, path, "open"); !s.ok()) return s;
-  bool creating = (mode == OpenMode::kCreate || mode == OpenMode::kCreateNew) && !base_->Exists(path);
+  bool creating = (mode == OpenMode::kCreate || mode == OpenMode::kCreateNew) && !target()->Exists(path);
   if (creating) {
     base::MutexLock lock(&mu_);
     if (crashed_) return Status::IOError("open", path, EIO);
   }
   std::unique_ptr<File> base;
-  if (Status s = base_->Open(path, mode, &base); !s.ok()) return s;
+  if (Status s = target()->Open(path, mode, &base); !s.ok()) return s;
   if (creating) {
     base::MutexLock lock(&mu_);
     unsynced_creates_.insert(path);
@@ -270,12 +266,12 @@ Status FaultEnv::Open(const std::string& path, OpenMode mode, std::unique_ptr<Fi
 
 Status FaultEnv::CreateDir(const std::string& path) {
   if (Status s = BeforeCall(FaultOp::kWrite, path, "mkdir"); !s.ok()) return s;
-  return base_->CreateDir(path);
+  return target()->CreateDir(path);
 }
 
 Status FaultEnv::DeleteFile(const std::string& path) {
   if (Status s = BeforeCall(FaultOp::kWrite, path, "unlink"); !s.ok()) return s;
-  Status s = base_->DeleteFile(path);
+  Status s = target()->DeleteFile(path);
   if (s.ok()) {
     base::MutexLock lock(&mu_);
     unsynced_.erase(path);
@@ -287,7 +283,7 @@ Status FaultEnv::DeleteFile(const std::string& path) {
 
 Status FaultEnv::Rename(const std::string& from, const std::string& to) {
   if (Status s = BeforeCall(FaultOp::kWrite, from, "rename"); !s.ok()) return s;
-  Status s = base_->Rename(from, to);
+  Status s = target()->Rename(from, to);
   if (s.ok()) {
     base::MutexLock lock(&mu_);
     if (auto it = unsynced_.find(from); it != unsynced_.end()) {
@@ -305,7 +301,7 @@ Status FaultEnv::Rename(const std::string& from, const std::string& to) {
 
 Status FaultEnv::Link(const std::string& from, const std::string& to) {
   if (Status s = BeforeCall(FaultOp::kWrite, to, "link"); !s.ok()) return s;
-  Status s = base_->Link(from, to);
+  Status s = target()->Link(from, to);
   if (s.ok()) {
     base::MutexLock lock(&mu_);
     unsynced_creates_.insert(to);
@@ -313,15 +309,9 @@ Status FaultEnv::Link(const std::string& from, const std::string& to) {
   return s;
 }
 
-Status FaultEnv::ListDir(const std::string& path, std::vector<std::string>* names) {
-  return base_->ListDir(path, names);
-}
-
-bool FaultEnv::Exists(const std::string& path) { return base_->Exists(path); }
-
 Status FaultEnv::SyncDir(const std::string& path) {
   if (Status s = BeforeCall(FaultOp::kSyncDir, path, "fsync"); !s.ok()) return s;
-  Status s = base_->SyncDir(path);
+  Status s = target()->SyncDir(path);
   if (s.ok()) {
     base::MutexLock lock(&mu_);
     ++counters_.dir_syncs;

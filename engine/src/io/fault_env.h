@@ -46,7 +46,7 @@ struct CrashReport {
   uint64_t files_removed = 0;
 };
 
-class FaultEnv final : public Env {
+class FaultEnv final : public EnvWrapper {
  public:
   explicit FaultEnv(Env* base = Env::Default());
   ~FaultEnv() override;
@@ -77,8 +77,6 @@ class FaultEnv final : public Env {
   Status DeleteFile(const std::string& path) override;
   Status Rename(const std::string& from, const std::string& to) override;
   Status Link(const std::string& from, const std::string& to) override;
-  Status ListDir(const std::string& path, std::vector<std::string>* names) override;
-  bool Exists(const std::string& path) override;
   Status SyncDir(const std::string& path) override;
   EnvCounters counters() const override;
 
@@ -107,7 +105,6 @@ class FaultEnv final : public Env {
     bool sticky, fired = false;
   };
 
-  Env* base_;
   mutable base::Mutex mu_;
   std::map<std::string, std::vector<UnsyncedWrite>> unsynced_ FENEC_GUARDED_BY(mu_);
   // Size at the last sync, per file with unsynced writes.

@@ -16,10 +16,10 @@
 
 namespace fenec {
 
-class SlowSyncEnv final : public Env {
+class SlowSyncEnv final : public EnvWrapper {
  public:
   explicit SlowSyncEnv(Env* base = Env::Default(), uint32_t sync_delay_us = 0)
-      : base_(base), delay_us_(sync_delay_us) {}
+      : EnvWrapper(base), delay_us_(sync_delay_us) {}
 
   void SetSyncDelay(uint32_t micros) { delay_us_.store(micros, std::memory_order_relaxed); }
   uint32_t sync_delay_us() const { return delay_us_.load(std::memory_order_relaxed); }
@@ -29,22 +29,11 @@ class SlowSyncEnv final : public Env {
   uint64_t delayed_us() const { return delayed_us_.load(std::memory_order_relaxed); }
 
   Status Open(const std::string& path, OpenMode mode, std::unique_ptr<File>* out) override;
-  Status CreateDir(const std::string& path) override { return base_->CreateDir(path); }
-  Status DeleteFile(const std::string& path) override { return base_->DeleteFile(path); }
-  Status Rename(const std::string& from, const std::string& to) override { return base_->Rename(from, to); }
-  Status Link(const std::string& from, const std::string& to) override { return base_->Link(from, to); }
-  Status ListDir(const std::string& path, std::vector<std::string>* names) override {
-    return base_->ListDir(path, names);
-  }
-  bool Exists(const std::string& path) override { return base_->Exists(path); }
-  Status SyncDir(const std::string& path) override { return base_->SyncDir(path); }
-  EnvCounters counters() const override { return base_->counters(); }
 
   // Used by its Files: sleeps the delay (if any) and counts it.
   void BeforeSync();
 
  private:
-  Env* base_;
   std::atomic<uint32_t> delay_us_;
   std::atomic<uint64_t> delayed_{0}, delayed_us_{0};
 };
