@@ -99,20 +99,20 @@ HttpServer::HttpServer(Config config, Handler handler, Done done, Written writte
 
 HttpServer::~HttpServer() { Stop(); }
 
-std::string HttpServer::Start() {
+Status HttpServer::Start() {
   beast::error_code ec;
   auto addr = net::ip::make_address(config_.host, ec);
-  if (ec) return fmt::format("'{}' is not an IP address", config_.host);
+  if (ec) return Status::InvalidArgument(fmt::format("'{}' is not an IP address", config_.host));
   tcp::endpoint ep(addr, config_.port);
   auto& acc = impl_->acceptor;
   acc.open(ep.protocol(), ec);
   if (!ec) acc.set_option(net::socket_base::reuse_address(true), ec);
   if (!ec) acc.bind(ep, ec);
   if (!ec) acc.listen(net::socket_base::max_listen_connections, ec);
-  if (ec) return fmt::format("listen on {}:{}: {}", config_.host, config_.port, ec.message());
+  if (ec) return Status::IOError("listen", fmt::format("{}:{}", config_.host, config_.port), ec.value());
   port_ = acc.local_endpoint().port();
   acceptor_ = std::thread([this] { AcceptLoop(); });
-  return "";
+  return Status::OK();
 }
 
 void HttpServer::AcceptLoop() {

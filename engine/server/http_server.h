@@ -29,6 +29,7 @@
 #include <thread>
 
 #include "engine/src/base/mutex.h"
+#include "fenec/status.h"
 #include "engine/src/base/thread_annotations.h"
 
 namespace fenec::server {
@@ -68,8 +69,9 @@ class HttpServer {
   HttpServer(Config config, Handler handler, Done done, Written written, Refused refused);
   ~HttpServer();  // Stop()s
 
-  // Binds and starts accepting. Returns "" or why not.
-  std::string Start();
+  // Binds and starts accepting. Fails: kInvalidArgument (host is not an IP
+  // address), kIOError (socket, bind or listen; errno carried).
+  Status Start();
   uint16_t port() const { return port_; }
   // Stops accepting, lets every request already read finish and its answer
   // be written, closes idle connections, and joins every thread.

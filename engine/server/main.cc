@@ -118,8 +118,8 @@ int main(int argc, char** argv) {
   }
 
   fenec::server::FenecServer server(db->get(), config);
-  if (std::string err = server.Start(); !err.empty()) {
-    fmt::print(stderr, "fenec-server: {}\n", err);
+  if (fenec::Status st = server.Start(); !st.ok()) {
+    fmt::print(stderr, "fenec-server: {}\n", st.ToString());
     (void)(*db)->Close();
     return 1;
   }

@@ -60,7 +60,7 @@ FenecServer::FenecServer(Database* db, Config config) : db_(db), config_(std::mo
 
 FenecServer::~FenecServer() { Stop(); }
 
-std::string FenecServer::Start() { return http_->Start(); }
+Status FenecServer::Start() { return http_->Start(); }
 
 void FenecServer::Stop() {
   if (http_) http_->Stop();

@@ -33,7 +33,7 @@ class FenecServer {
   FenecServer(Database* db, Config config);
   ~FenecServer();
 
-  std::string Start();  // "" or why not
+  Status Start();  // Fails: as HttpServer::Start
   uint16_t port() const { return http_->port(); }
   // Finishes requests in flight, closes connections; the caller then syncs and closes db.
   void Stop();

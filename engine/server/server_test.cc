@@ -50,7 +50,7 @@ class ServerTest : public ::testing::Test {
     c.http.max_body = max_body;
     c.token = token;
     server_ = std::make_unique<FenecServer>(db_.get(), c);
-    ASSERT_EQ(server_->Start(), "");
+    ASSERT_TRUE(server_->Start().ok());
     client_ = MakeClient();
   }
   void TearDown() override {

@@ -144,7 +144,7 @@ class GlobalRingFlusher : public Flusher {
   }
   Counters counters() const override { return ring_.counters(); }
   std::vector<int> ring_tids() const override { return {ring_.owner_tid()}; }
-  std::string error() const override { return ring_.error(); }
+  std::string error() const override { return ring_.status().ok() ? "" : ring_.status().ToString(); }
   void drain() override { inflight_.wait(); }
 
  private:
@@ -179,7 +179,7 @@ class RingPerFileFlusher : public Flusher {
   std::string error() const override {
     // Probe once: if a ring cannot start, none can.
     Ring probe(options_);
-    return probe.error();
+    return probe.status().ok() ? "" : probe.status().ToString();
   }
   void drain() override { inflight_.wait(); }
 

@@ -151,7 +151,7 @@ Status DbImpl::FlushBuffer(const std::shared_ptr<WriteBuffer>& buf) {
   // journal's writes; the committer goes on. The buffer stays readable in
   // memory until the ring's completion marks it written (then handover).
   if (options_.data_flush == DataFlush::kGlobalRing && storage_->data_fd() >= 0 &&
-      ring::GlobalRing().error().empty()) {
+      ring::GlobalRing().status().ok()) {
     if (!RowStore::Claim(buf.get())) return Status::OK();
     {
       base::MutexLock lock(&ring_mu_);

@@ -24,7 +24,7 @@ std::string DescribeValue(const Value& v) {
 
 }  // namespace
 
-std::string CoerceLiteral(const Value& in, const Field& field, Value* out) {
+Status CoerceLiteral(const Value& in, const Field& field, Value* out) {
   bool ok = false;
   switch (field.type) {
     case FieldType::kText: ok = in.is_text(); break;
@@ -33,20 +33,23 @@ std::string CoerceLiteral(const Value& in, const Field& field, Value* out) {
     case FieldType::kFloat:
       if (in.is_int()) {
         *out = Value(static_cast<double>(in.int_value()));
-        return "";
+        return Status::OK();
       }
       ok = in.is_float();
       break;
     case FieldType::kVector:
       if (in.is_vector() && in.vector().size() != field.dim) {
-        return fmt::format("field '{}' is vector({}), got a vector of {}", field.name, field.dim, in.vector().size());
+        return Status::InvalidArgument(
+            fmt::format("field '{}' is vector({}), got a vector of {}", field.name, field.dim, in.vector().size()));
       }
       ok = in.is_vector();
       break;
   }
-  if (!ok) return fmt::format("field '{}' is {}, got {}", field.name, DescribeField(field), DescribeValue(in));
+  if (!ok)
+    return Status::InvalidArgument(
+        fmt::format("field '{}' is {}, got {}", field.name, DescribeField(field), DescribeValue(in)));
   *out = in;
-  return "";
+  return Status::OK();
 }
 
 namespace {
@@ -232,8 +235,8 @@ class Planner {
       if (nullable) return true;
       return Set(Fail(400, "type", fmt::format("a condition on '{}' needs a value, not null", f.name), o.offset));
     }
-    std::string why = CoerceLiteral(o.literal, f, &out->literal);
-    if (!why.empty()) return Set(Fail(400, "type", why, o.offset));
+    if (Status st = CoerceLiteral(o.literal, f, &out->literal); !st.ok())
+      return Set(Fail(400, "type", st.message(), o.offset));
     return true;
   }
 

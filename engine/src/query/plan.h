@@ -88,8 +88,8 @@ struct PlanResult {
 PlanResult Prepare(const Statement& st, std::string_view text, const Database& db);
 
 // A literal made a field's type: an int is accepted for a float field, a
-// vector must have the field's dim. Returns "" or why not.
-std::string CoerceLiteral(const Value& in, const Field& field, Value* out);
+// vector must have the field's dim. Fails: kInvalidArgument, saying why.
+Status CoerceLiteral(const Value& in, const Field& field, Value* out);
 
 std::string DescribeField(const Field& f);  // "int", "vector(128)"
 

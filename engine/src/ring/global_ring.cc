@@ -95,12 +95,12 @@ Ring::Ring(RingOptions options) : options_(options), state_(std::make_unique<Sta
   if (options_.max_iov == 0) options_.max_iov = IovMax();
   state_->efd = eventfd(0, EFD_CLOEXEC);
   if (state_->efd < 0) {
-    error_ = std::string("eventfd: ") + std::strerror(errno);
+    status_ = Status::IOError("eventfd", "", errno);
     return;
   }
   // One extra sqe slot for the armed eventfd read.
   if (const int rc = io_uring_queue_init(options_.entries + 1, &state_->uring, 0); rc < 0) {
-    error_ = std::string("io_uring_queue_init: ") + std::strerror(-rc);
+    status_ = Status::IOError("io_uring_queue_init", "", -rc);
     return;
   }
   state_->uring_ok = true;

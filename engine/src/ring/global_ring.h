@@ -24,6 +24,8 @@
 #include <thread>
 #include <vector>
 
+#include "fenec/status.h"
+
 namespace fenec::ring {
 
 // One dirty page (or any extent): where it goes and the bytes to write. The
@@ -95,8 +97,9 @@ class Ring {
   Ring(const Ring&) = delete;
   Ring& operator=(const Ring&) = delete;
 
-  // "" if the ring and its thread started, else why not (e.g. io_uring refused).
-  const std::string& error() const { return error_; }
+  // OK if the ring and its thread started, else why not: kIOError from
+  // eventfd or io_uring_queue_init (io_uring refused by the kernel, ...).
+  const Status& status() const { return status_; }
 
   // Any thread, lock-free. `done` runs on the ring's thread, once.
   void Flush(int fd, std::vector<Page> pages, Done done);
@@ -114,7 +117,7 @@ class Ring {
   void Complete(Request* r);
 
   RingOptions options_;
-  std::string error_;
+  Status status_;
   struct State;
   std::unique_ptr<State> state_;
   std::atomic<int> owner_tid_{0};
