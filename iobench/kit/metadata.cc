@@ -168,15 +168,6 @@ void add_device(Metadata& m, const Mount& mount) {
   m.set("rotational", rot.empty() ? kUnknown : rot);
 }
 
-std::string utc_iso8601() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 std::string mem_total() {
   std::ifstream in("/proc/meminfo");
   std::string key, unit;
@@ -188,6 +179,14 @@ std::string mem_total() {
 }
 
 }  // namespace
+
+std::string utc_now(const char* strftime_format) {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[64];
+  return std::strftime(buf, sizeof buf, strftime_format, &tm) ? buf : "";
+}
 
 Metadata Metadata::collect(const std::string& dir, bool quick) {
   Metadata m;
@@ -207,7 +206,7 @@ Metadata Metadata::collect(const std::string& dir, bool quick) {
     m.set("device_model", kUnknown);
     m.set("rotational", kUnknown);
   }
-  m.set("date", utc_iso8601());
+  m.set("date", utc_now("%Y-%m-%dT%H:%M:%SZ"));
   m.set("quick", quick ? "true" : "false");
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   m.set("cpus", cpus > 0 ? std::to_string(cpus) : kUnknown);

@@ -58,15 +58,6 @@ std::string md_cell(const std::string& s) {
   return out;
 }
 
-std::string utc_stamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
-  return buf;
-}
-
 // The real stdout, once hold_stdout_for_data() moved fd 1 to stderr; else -1.
 int g_data_fd = -1;
 
@@ -266,7 +257,7 @@ std::string Results::verdicts_markdown() const {
 std::string Results::write_dir(const std::string& dir) const {
   const std::string text = csv();
   if (auto err = write_file(dir + "/latest.csv", text); !err.empty()) return err;
-  if (auto err = write_file(dir + "/" + utc_stamp() + ".csv", text); !err.empty()) return err;
+  if (auto err = write_file(dir + "/" + utc_now("%Y%m%dT%H%M%SZ") + ".csv", text); !err.empty()) return err;
   if (auto err = write_file(dir + "/latest.json", json()); !err.empty()) return err;
   return write_file(dir + "/verdicts.md", verdicts_markdown());
 }

@@ -101,6 +101,9 @@ class Results {
   std::vector<std::pair<std::string, std::string>> attachments_;
 };
 
+// The time now in UTC, as strftime formats it ("%Y-%m-%dT%H:%M:%SZ").
+std::string utc_now(const char* strftime_format);
+
 // A value as CSV/JSON print it: integers (and anything >= 1e6) whole, no
 // exponent below 1e15; otherwise 6 significant digits ("{:.6g}"); nan/inf as is.
 std::string format_value(double v);

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -30,6 +31,19 @@ simdjson::error_code Iterate(std::string& body, sj::document* doc) {
   return ThreadParser().iterate(simdjson::padded_string_view(body.data(), body.size(), body.capacity())).get(*doc);
 }
 
+// The body as a JSON object, or the 400 answer saying why; `shape` is what a
+// client should have sent. Grows body first (simdjson reads past the end).
+std::optional<Answer> BodyObject(std::string& body, JsonReader& reader, sj::document* doc, sj::object* obj,
+                                 std::string_view shape) {
+  body.reserve(body.size() + simdjson::SIMDJSON_PADDING);
+  if (auto ec = Iterate(body, doc)) return ErrorAnswer(reader.Malformed(ec, "body"));
+  if (auto ec = doc->get_object().get(*obj)) {
+    if (ec == simdjson::INCORRECT_TYPE) return ErrorAnswer(BodyError("json", fmt::format("the body must be a JSON object {}", shape)));
+    return ErrorAnswer(reader.Malformed(ec, "body"));
+  }
+  return std::nullopt;
+}
+
 std::string IdsJson(const std::vector<DocId>& ids, size_t from, size_t n) {
   std::string out = "[";
   for (size_t i = 0; i < n; ++i) fmt::format_to(std::back_inserter(out), "{}{}", i ? "," : "", ids[from + i]);
@@ -49,15 +63,11 @@ PlanResult Service::PlanFor(std::string_view text) {
 }
 
 Answer Service::Query(std::string& body) {
-  body.reserve(body.size() + simdjson::SIMDJSON_PADDING);
-  sj::document doc;
+  body.reserve(body.size() + simdjson::SIMDJSON_PADDING);  // before reader keeps body.data()
   JsonReader reader(body.data());
-  if (auto ec = Iterate(body, &doc)) return ErrorAnswer(reader.Malformed(ec, "body"));
+  sj::document doc;
   sj::object obj;
-  if (auto ec = doc.get_object().get(obj)) {
-    if (ec == simdjson::INCORRECT_TYPE) return ErrorAnswer(BodyError("json", "the body must be a JSON object {\"statement\": ..., \"params\": ...}"));
-    return ErrorAnswer(reader.Malformed(ec, "body"));
-  }
+  if (auto bad = BodyObject(body, reader, &doc, &obj, "{\"statement\": ..., \"params\": ...}")) return *bad;
   sj::value text_v;
   auto ec = obj.find_field_unordered("statement").get(text_v);
   if (ec == simdjson::NO_SUCH_FIELD) return ErrorAnswer(BodyError("json", "the body has no \"statement\"", "body.statement"));
@@ -104,17 +114,11 @@ Answer Service::PutDocs(std::string_view collection, std::string& body) {
 }
 
 Answer Service::Batch(std::string& body) {
-  body.reserve(body.size() + simdjson::SIMDJSON_PADDING);
-  sj::document doc;
+  body.reserve(body.size() + simdjson::SIMDJSON_PADDING);  // before reader keeps body.data()
   JsonReader reader(body.data());
-  if (auto ec = Iterate(body, &doc)) return ErrorAnswer(reader.Malformed(ec, "body"));
+  sj::document doc;
   sj::object obj;
-  if (auto ec = doc.get_object().get(obj)) {
-    if (ec == simdjson::INCORRECT_TYPE) {
-      return ErrorAnswer(BodyError("json", "the body must be a JSON object {\"statements\": [...]}"));
-    }
-    return ErrorAnswer(reader.Malformed(ec, "body"));
-  }
+  if (auto bad = BodyObject(body, reader, &doc, &obj, "{\"statements\": [...]}")) return *bad;
   sj::array list;
   auto ec = obj.find_field_unordered("statements").get_array().get(list);
   if (ec == simdjson::NO_SUCH_FIELD) return ErrorAnswer(BodyError("json", "the body has no \"statements\"", "body.statements"));
