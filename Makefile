@@ -6,16 +6,18 @@
 #   make bench                quick mode of every scenario, then results/REPORT.md
 #   make <name>-bench         one scenario in full; QUICK=1 for its quick mode
 #   make report               rebuild results/REPORT.md from results/*/
+#   make stability RUNS=K     the quick suite K times; results/stability/STABILITY.md marks verdicts that differ
 #   make ci-charts            CI regression charts vs results/baseline/ (make record appends history)
 #   make postgres-up|postgres-down   the optional PostgreSQL arm on loopback
 
 BUILD ?= build
 QUICK ?=
 ARGS ?=
+RUNS ?= 5
 QFLAG := $(if $(filter 1 yes true,$(QUICK)),--quick,)
 SCENARIOS := io concurrency growth recon journals commit smaps micro
 
-.PHONY: all setup build test bench report clean postgres-up postgres-down ci-charts record ci-baseline \
+.PHONY: all setup build test bench report stability clean postgres-up postgres-down ci-charts record ci-baseline \
         $(addsuffix -bench,$(SCENARIOS))
 
 all: build
@@ -42,6 +44,10 @@ $(addsuffix -bench,$(SCENARIOS)): %-bench: build
 
 report:
 	@bash scripts/report.sh
+
+# The quick suite RUNS times in a row: every verdict per run, rows that differ marked.
+stability: build
+	@python3 scripts/stability.py $(BUILD) $(RUNS)
 
 # CI regression charts: quick suite vs results/baseline/, charts in results/ci/ (index.html).
 ci-charts: build

@@ -48,6 +48,11 @@ Harness::Harness(std::string scenario, std::string description)
                   "uses <DIR>/" + scenario_ + "-<pid>, removed at the end")
       ->type_name("DIR")
       ->capture_default_str();
+  app_->add_option("--reps", reps_,
+                   "Repetitions of every cell's arms, run interleaved (A B A B ...) so drift hits each arm "
+                   "alike; headline ratios get 95% intervals from them (default 3 quick, 5 full)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1000));
   app_->add_option("--csv", csv_path_, "Also write the CSV here ('-' = stdout)")->type_name("PATH");
   app_->add_option("--json", json_path_, "Also write the JSON sidecar here ('-' = stdout)")
       ->type_name("PATH");
@@ -88,10 +93,12 @@ int Harness::parse(int argc, char** argv) {
 
   Metadata meta = Metadata::collect(data_dir_, quick_);
   meta.set("seed", std::to_string(seed_));
+  meta.set("reps", std::to_string(reps()));
   std::string args;
   for (int i = 1; i < argc; ++i) args += (i > 1 ? " " : "") + std::string(argv[i]);
   meta.set("args", args);
   results_ = std::make_unique<Results>(scenario_, std::move(meta));
+  machine_start_ = sample_machine();
   if (std::string err = hold_stdout_for_data(csv_path_, json_path_); !err.empty()) {
     std::cerr << fmt::format("{0}: {1}; see {0} --help\n", app_->get_name(), err);
     return 2;
@@ -111,12 +118,15 @@ std::string Harness::plot_path(const std::string& name) const {
 int Harness::finish() {
   const bool stopped = base::StopRequested();
   if (stopped) results_->mark_incomplete("interrupted");
+  record_machine(results_->meta(), machine_start_, sample_machine());
 
   if (!results_->verdicts().empty()) {
-    Table t({"finding", "source", "ours", "verdict", "plot"});
-    for (const auto& v : results_->verdicts()) t.row({v.finding, v.source, v.ours, v.verdict, v.plot});
+    Table t({"finding", "source", "ours", "verdict", "why", "plot"});
+    for (const auto& v : results_->verdicts())
+      t.row({v.finding, v.source, v.ours, outcome_name(v.outcome), v.reason, v.plot});
     std::cout << "\n" << t.str();
   }
+  if (std::string note = machine_note(results_->meta()); !note.empty()) std::cout << note << "\n";
   for (const auto& s : results_->skips()) {
     std::cout << fmt::format("skipped: {} {}: {}\n", s.arm, s.case_, s.reason);
   }
@@ -148,6 +158,16 @@ int Harness::finish() {
     data_dir_.clear();
   }
   return rc;
+}
+
+int run_interleaved(int reps, size_t arms, const std::function<void(size_t arm, int rep)>& cell) {
+  for (int r = 0; r < reps; ++r) {
+    for (size_t a = 0; a < arms; ++a) {
+      if (base::StopRequested()) return r;
+      cell(a, r);
+    }
+  }
+  return reps;
 }
 
 }  // namespace fenec::kit

@@ -12,9 +12,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
+#include "iobench/kit/machine.h"
 #include "iobench/kit/results.h"
 
 namespace CLI {
@@ -37,6 +39,10 @@ class Harness {
   int parse(int argc, char** argv);
 
   bool quick() const { return quick_; }
+  // --reps: how many times each cell's arms run, interleaved (A B A B ...):
+  // 3 in quick mode, 5 in full, unless given. Every headline ratio's 95%
+  // interval comes from these repetitions (stats.h).
+  int reps() const { return reps_ > 0 ? reps_ : (quick_ ? 3 : 5); }
   uint64_t seed() const { return seed_; }
   // Scratch folder for the scenario's files: --dir (default ./fenec-scratch)
   // /<scenario>-<pid>; created by parse(), removed by finish() and on SIGINT/SIGTERM.
@@ -54,10 +60,18 @@ class Harness {
   std::string scenario_;
   std::unique_ptr<CLI::App> app_;
   bool quick_ = false;
+  int reps_ = 0;
   uint64_t seed_ = 0;
   std::string seed_arg_, results_root_ = "results", plots_root_ = "plots", scratch_root_ = "fenec-scratch";
   std::string csv_path_, json_path_, data_dir_;
   std::unique_ptr<Results> results_;
+  MachineSample machine_start_;
 };
+
+// Runs each of `arms` arms once a repetition, in turn: arm 0, 1, ..., then
+// again, `reps` times, so drift on a shared machine hits every arm alike and
+// repetition r of each arm can be paired (paired_ratio). Stops between cells
+// once base::StopRequested(); returns the repetitions completed in full.
+int run_interleaved(int reps, size_t arms, const std::function<void(size_t arm, int rep)>& cell);
 
 }  // namespace fenec::kit

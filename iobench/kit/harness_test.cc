@@ -121,7 +121,7 @@ TEST_F(HarnessTest, ScratchCreatedThenRemovedAndResultsWritten) {
   EXPECT_EQ(plot, (root_ / "plots" / "t" / "chart").string());
   EXPECT_TRUE(fs::is_directory(root_ / "plots" / "t"));
   h.results().add("IO-1", "arm", "case", "iops", 5, "ops/s");
-  h.results().verdict({"IO-1", "claim", "3x", "3.1x", "reproduced", ""});
+  h.results().verdict({"IO-1", "claim", "3x", "3.1x", Outcome::kReproduced, "", ""});
   testing::internal::CaptureStdout();
   EXPECT_EQ(h.finish(), 0);
   const std::string out = testing::internal::GetCapturedStdout();
@@ -169,7 +169,7 @@ TEST_F(HarnessTest, CsvOnStdoutIsTheCsvAlone) {
     if (parse(h, {"--csv", "-"}) != -1) _exit(3);
     std::cout << "a driver's table\n";
     h.results().add("IO-1", "arm", "case", "iops", 5, "ops/s");
-    h.results().verdict({"IO-1", "claim", "3x", "3.1x", "reproduced", ""});
+    h.results().verdict({"IO-1", "claim", "3x", "3.1x", Outcome::kReproduced, "", ""});
     _exit(h.finish());
   }
   int status = 0;

@@ -76,13 +76,25 @@ std::string build_script(const Chart& c, const std::string& name, const char* pn
   std::string plot;
   for (size_t i = 0; i < c.series.size(); ++i) {
     const auto& ser = c.series[i];
+    const bool bars = !ser.errors.empty() && ser.errors.size() == ser.points.size();
     s += fmt::format("$data{} << EOD\n", i);
-    for (const auto& [x, y] : ser.points) {
-      if (usable(x, c.logx) && usable(y, c.logy)) s += fmt::format("{} {}\n", x, y);
+    for (size_t k = 0; k < ser.points.size(); ++k) {
+      const auto& [x, y] = ser.points[k];
+      if (!usable(x, c.logx) || !usable(y, c.logy)) continue;
+      if (bars) {
+        // An unknown interval (one repetition) is drawn as a point without a bar.
+        const auto [lo, hi] = ser.errors[k];
+        const bool ok = usable(lo, c.logy) && usable(hi, c.logy);
+        s += fmt::format("{} {} {} {}\n", x, y, ok ? lo : y, ok ? hi : y);
+      } else {
+        s += fmt::format("{} {}\n", x, y);
+      }
     }
     s += "EOD\n";
-    plot += fmt::format("{}$data{} using 1:2 with {} title {}", i ? ", \\\n     " : "", i,
-                        ser.style.empty() ? "linespoints" : ser.style, quote(ser.title));
+    std::string style = ser.style.empty() ? "linespoints" : ser.style;
+    if (bars) style = style == "points" ? "yerrorbars" : "yerrorlines";
+    plot += fmt::format("{}$data{} using {} with {} title {}", i ? ", \\\n     " : "", i, bars ? "1:2:3:4" : "1:2",
+                        style, quote(ser.title));
   }
   s += fmt::format("set terminal {} size {},{} noenhanced font ',10'\n", png_term, c.width,
                    c.height);

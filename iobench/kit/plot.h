@@ -13,9 +13,17 @@
 namespace fenec::kit {
 
 struct Series {
+  Series() = default;
+  Series(std::string t, std::vector<std::pair<double, double>> p, std::string s = "linespoints",
+         std::vector<std::pair<double, double>> e = {})
+      : title(std::move(t)), points(std::move(p)), style(std::move(s)), errors(std::move(e)) {}
+
   std::string title;
   std::vector<std::pair<double, double>> points;
   std::string style = "linespoints";  // gnuplot "with" clause: lines, points, linespoints, ...
+  // Error bars: (low, high) of each point, e.g. its 95% interval; empty for
+  // none. Drawn with yerrorlines (or yerrorbars where style is "points").
+  std::vector<std::pair<double, double>> errors;
 };
 
 struct Mark {  // a vertical line at x, labelled (a doubling, a reconciliation)

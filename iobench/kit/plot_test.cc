@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -64,6 +65,19 @@ TEST_F(PlotTest, WritesPngSvgAndScript) {
   EXPECT_NE(gp.find("'16k: page cache limit'"), std::string::npos);
   EXPECT_NE(gp.find("it''s"), std::string::npos);
   EXPECT_FALSE(fs::exists(base + ".gnuplot-err"));
+}
+
+TEST_F(PlotTest, ErrorBarsCarryEachPointsInterval) {
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot not installed";
+  Chart c;
+  c.title = "ratio per writers";
+  c.series.push_back({"fenecdb / sqlite", {{1, 1.2}, {16, 6.1}}, "linespoints", {{1.1, 1.3}, {NAN, NAN}}});
+  const std::string base = (dir_ / "bars").string();
+  ASSERT_EQ(write_chart(c, base), "");
+  const std::string gp = slurp(base + ".gp");
+  // The second point's interval is unknown (one repetition): drawn as a point, no bar.
+  EXPECT_NE(gp.find("$data0 << EOD\n1 1.2 1.1 1.3\n16 6.1 6.1 6.1\nEOD\n"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("using 1:2:3:4 with yerrorlines"), std::string::npos) << gp;
 }
 
 TEST_F(PlotTest, EmptyChartIsAnError) {

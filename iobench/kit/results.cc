@@ -15,6 +15,7 @@
 
 #include "engine/src/base/histogram.h"
 #include "engine/src/base/json.h"
+#include "iobench/kit/machine.h"
 
 namespace fenec::kit {
 namespace {
@@ -160,6 +161,17 @@ void Results::add_latency(const std::string& finding, const std::string& arm,
   add(finding, arm, case_, prefix + "_mean_us", s.mean_us, "us");
 }
 
+void Results::add_ratio(const std::string& finding, const std::string& arm, const std::string& case_,
+                        const std::string& metric, const Ratio& r, const std::string& unit) {
+  if (!r.known()) return;
+  add(finding, arm, case_, metric, r.value, unit);
+  if (r.ci95.known()) {
+    add(finding, arm, case_, metric + "_ci95_lo", r.ci95.lo, unit);
+    add(finding, arm, case_, metric + "_ci95_hi", r.ci95.hi, unit);
+  }
+  add(finding, arm, case_, metric + "_reps", static_cast<double>(r.reps), "count");
+}
+
 void Results::skip(const std::string& arm, const std::string& case_, const std::string& reason) {
   skips_.push_back(Skip{scenario_, arm, case_, reason});
 }
@@ -226,9 +238,9 @@ std::string Results::json() const {
   for (const auto& v : verdicts_) {
     out += fmt::format(
         "{}\n    {{\"finding\": {}, \"claim\": {}, \"source\": {}, \"ours\": {}, \"verdict\": {}, "
-        "\"plot\": {}}}",
-        first ? "" : ",", json_str(v.finding), json_str(v.claim), json_str(v.source),
-        json_str(v.ours), json_str(v.verdict), json_str(v.plot));
+        "\"reason\": {}, \"plot\": {}}}",
+        first ? "" : ",", json_str(v.finding), json_str(v.claim), json_str(v.source), json_str(v.ours),
+        json_str(outcome_name(v.outcome)), json_str(v.reason), json_str(v.plot));
     first = false;
   }
   out += verdicts_.empty() ? "]" : "\n  ]";
@@ -238,14 +250,16 @@ std::string Results::json() const {
 }
 
 std::string Results::verdicts_markdown() const {
-  std::string out = verdicts_.empty() ? "_No finding judged in this run._\n"
-                                      : "| finding | claim | source | ours | verdict | plot |\n"
-                                        "|---|---|---|---|---|---|\n";
+  std::string out;
+  if (std::string note = machine_note(meta_); !note.empty()) out += note + "\n\n";
+  out += verdicts_.empty() ? "_No finding judged in this run._\n"
+                           : "| finding | claim | source | ours | verdict | why | plot |\n"
+                             "|---|---|---|---|---|---|---|\n";
   for (const auto& v : verdicts_) {
     // Links resolve from results/REPORT.md, where report.sh gathers every verdicts.md.
     const std::string plot = v.plot.empty() ? "" : fmt::format("[{0}](../{0})", md_cell(v.plot));
-    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", md_cell(v.finding), md_cell(v.claim),
-                       md_cell(v.source), md_cell(v.ours), md_cell(v.verdict), plot);
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", md_cell(v.finding), md_cell(v.claim),
+                       md_cell(v.source), md_cell(v.ours), outcome_name(v.outcome), md_cell(v.reason), plot);
   }
   for (const auto& s : skips_) {
     out += fmt::format("\nSkipped: arm `{}` case `{}`: {}\n", md_cell(s.arm), md_cell(s.case_),

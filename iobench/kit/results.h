@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "iobench/kit/stats.h"
+#include "iobench/kit/verdict.h"
+
 namespace fenec::base {
 class Histogram;
 }  // namespace fenec::base
@@ -46,16 +49,6 @@ struct Skip {
   std::string scenario, arm, case_, reason;
 };
 
-// One finding's judgement, for the console table and results/REPORT.md.
-struct Verdict {
-  std::string finding;   // "IO-1"
-  std::string claim;     // one line: what the finding says
-  std::string source;    // the source's figure, as quoted in FINDINGS.md
-  std::string ours;      // our figure from this run
-  std::string verdict;   // "reproduced" | "not reproduced" | "not applicable: <why>"
-  std::string plot;      // path of the plot that shows it, relative to the repo root
-};
-
 class Results {
  public:
   Results(std::string scenario, Metadata meta);
@@ -67,6 +60,10 @@ class Results {
   // replacing "lat" (e.g. "sync" gives sync_p50_us ...).
   void add_latency(const std::string& finding, const std::string& arm, const std::string& case_,
                    const base::Histogram& ns, const std::string& prefix = "lat");
+  // A ratio and its interval: rows <metric>, <metric>_ci95_lo,
+  // <metric>_ci95_hi (when known) and <metric>_reps.
+  void add_ratio(const std::string& finding, const std::string& arm, const std::string& case_,
+                 const std::string& metric, const Ratio& r, const std::string& unit = "x");
   void skip(const std::string& arm, const std::string& case_, const std::string& reason);
   void verdict(Verdict v);
   // Attach a JSON document (already serialized) under `key` in the sidecar.

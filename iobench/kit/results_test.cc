@@ -29,7 +29,7 @@ Results sample() {
   r.add("IO-1", "direct-dsync+uring", "size=4k;jobs=1", "iops", 12345, "ops/s");
   r.add("", "buffered", "size=16k", "MB/s", 123.456789, "MB/s");
   r.skip("odirect", "size=4k", "tmpfs has no O_DIRECT");
-  r.verdict({"IO-1", "small writes lose", "3x", "2.8x", "reproduced", "plots/io/iops.png"});
+  r.verdict({"IO-1", "small writes lose", "3x", "2.8x", Outcome::kReproduced, "", "plots/io/iops.png"});
   return r;
 }
 
@@ -72,7 +72,7 @@ TEST(Results, JsonExactText) {
       "  ],\n"
       "  \"verdicts\": [\n"
       "    {\"finding\": \"IO-1\", \"claim\": \"small writes lose\", \"source\": \"3x\", \"ours\": "
-      "\"2.8x\", \"verdict\": \"reproduced\", \"plot\": \"plots/io/iops.png\"}\n"
+      "\"2.8x\", \"verdict\": \"reproduced\", \"reason\": \"\", \"plot\": \"plots/io/iops.png\"}\n"
       "  ],\n"
       "  \"hist\": {\"count\":0}\n"
       "}\n";
@@ -167,13 +167,13 @@ TEST(Results, MarkIncompleteAndAttachReplace) {
 
 TEST(Results, VerdictsMarkdown) {
   Results r = sample();
-  r.verdict({"CC-1", "a | b", "1", "2", "not reproduced", ""});
+  r.verdict({"CC-1", "a | b", "1", "2", Outcome::kNotReproduced, "x 1.1x [1.0, 1.2] >= 2: missed", ""});
   EXPECT_EQ(r.verdicts_markdown(),
-            "| finding | claim | source | ours | verdict | plot |\n"
-            "|---|---|---|---|---|---|\n"
-            "| IO-1 | small writes lose | 3x | 2.8x | reproduced | "
+            "| finding | claim | source | ours | verdict | why | plot |\n"
+            "|---|---|---|---|---|---|---|\n"
+            "| IO-1 | small writes lose | 3x | 2.8x | reproduced |  | "
             "[plots/io/iops.png](../plots/io/iops.png) |\n"
-            "| CC-1 | a \\| b | 1 | 2 | not reproduced |  |\n"
+            "| CC-1 | a \\| b | 1 | 2 | not reproduced | x 1.1x [1.0, 1.2] >= 2: missed |  |\n"
             "\nSkipped: arm `odirect` case `size=4k`: tmpfs has no O_DIRECT\n");
 }
 

@@ -1,6 +1,7 @@
 #include "engine/src/base/proc.h"
 
 #include <fstream>
+#include <sstream>
 
 namespace fenec::base {
 
@@ -9,6 +10,23 @@ std::string LoadAverage() {
   std::string a, b, c;
   if (!(in >> a >> b >> c)) return "unknown";
   return a + " " + b + " " + c;
+}
+
+CpuTimes ReadCpuTimes() {
+  CpuTimes t;
+  std::ifstream in("/proc/stat");
+  std::string line;
+  if (!std::getline(in, line) || line.rfind("cpu ", 0) != 0) return t;
+  std::istringstream fields(line.substr(4));
+  // user nice system idle iowait irq softirq steal (guest time is inside user)
+  uint64_t v[8] = {};
+  for (uint64_t& x : v)
+    if (!(fields >> x)) return t;
+  for (uint64_t x : v) t.total += x;
+  t.idle = v[3] + v[4];
+  t.steal = v[7];
+  t.ok = true;
+  return t;
 }
 
 }  // namespace fenec::base

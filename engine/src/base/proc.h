@@ -2,6 +2,7 @@
 // because on a shared machine the load explains much of a latency figure.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace fenec::base {
@@ -9,5 +10,14 @@ namespace fenec::base {
 // /proc/loadavg's three averages as it prints them ("0.52 0.61 0.70"), or
 // "unknown" where /proc is not readable.
 std::string LoadAverage();
+
+// The machine's CPU time so far, all CPUs together, in clock ticks
+// (/proc/stat's "cpu" line). Steal is time the hypervisor ran someone else
+// while this guest wanted the CPU. ok is false where /proc is not readable.
+struct CpuTimes {
+  uint64_t total = 0, idle = 0, steal = 0;  // idle includes iowait
+  bool ok = false;
+};
+CpuTimes ReadCpuTimes();
 
 }  // namespace fenec::base

@@ -1,0 +1,95 @@
+// The interval method of stats.h, measured rather than trusted: on seeded
+// synthetic arms whose true ratio is known, the share of 95% intervals that
+// hold it (coverage). Counts, never times.
+#include "iobench/kit/stats.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "engine/src/base/testing.h"
+
+namespace fenec::kit {
+namespace {
+
+TEST(Stats, MedianOfOddEvenAndEmpty) {
+  EXPECT_EQ(median({3, 1, 2}), 2);
+  EXPECT_EQ(median({4, 1, 3, 2}), 2.5);
+  EXPECT_EQ(median({}), 0);
+}
+
+TEST(Stats, PairedRatioOfExactRepetitionsIsExactWithAPointInterval) {
+  const Ratio r = paired_ratio({2, 4, 8}, {1, 2, 4});
+  EXPECT_DOUBLE_EQ(r.value, 2);
+  ASSERT_TRUE(r.ci95.known());
+  EXPECT_NEAR(r.ci95.lo, 2, 1e-12);
+  EXPECT_NEAR(r.ci95.hi, 2, 1e-12);
+  EXPECT_EQ(r.reps, 3u);
+}
+
+TEST(Stats, OneRepetitionHasNoIntervalAndAZeroIsUnknown) {
+  const Ratio one = paired_ratio({3}, {1});
+  EXPECT_DOUBLE_EQ(one.value, 3);
+  EXPECT_FALSE(one.ci95.known());
+  EXPECT_FALSE(paired_ratio({3, 0}, {1, 1}).known());
+  EXPECT_FALSE(of_reps({}).known());
+  EXPECT_EQ(format_ratio(paired_ratio({2, 4}, {1, 2})), "2.00x [2.00, 2.00]");
+  EXPECT_EQ(format_ratio(one), "3.00x (1 rep, no interval)");
+}
+
+TEST(Stats, TQuantilesAreStudents) {
+  EXPECT_NEAR(t975(2), 4.303, 1e-3);  // 3 repetitions
+  EXPECT_NEAR(t975(4), 2.776, 1e-3);  // 5 repetitions
+  EXPECT_NEAR(t975(1000), 1.96, 1e-3);
+}
+
+// A trial: arms A and B with true ratio R, `reps` interleaved repetitions.
+// Each repetition's machine drift hits both arms alike (lognormal, sd 0.3);
+// each figure has its own noise (lognormal, sd drawn in [0.02, 0.2]); with
+// `slow` > 0, a repetition of A is that much slower with probability 10%
+// (a preempted run: the skew real benches show). Returns whether the
+// interval held the true ratio: the geometric mean ratio, E[ln a/b].
+bool covers(std::mt19937_64& rng, size_t reps, double slow) {
+  std::uniform_real_distribution<double> pick_r(0.3, 5), pick_sd(0.02, 0.2), u(0, 1);
+  const double R = pick_r(rng), sd = pick_sd(rng);
+  std::normal_distribution<double> drift(0, 0.3), noise(0, sd);
+  std::vector<double> a, b;
+  for (size_t i = 0; i < reps; ++i) {
+    const double d = std::exp(drift(rng));
+    double ai = R * d * std::exp(noise(rng));
+    if (slow > 0 && u(rng) < 0.1) ai *= slow;
+    a.push_back(ai);
+    b.push_back(d * std::exp(noise(rng)));
+  }
+  const double truth = slow > 0 ? R * std::exp(0.1 * std::log(slow)) : R;
+  const Ratio r = paired_ratio(a, b);
+  return r.ci95.known() && r.ci95.lo <= truth && truth <= r.ci95.hi;
+}
+
+double coverage(uint64_t seed, size_t reps, double slow, int trials = 1000) {
+  std::mt19937_64 rng(seed);
+  int held = 0;
+  for (int t = 0; t < trials; ++t) held += covers(rng, reps, slow);
+  return static_cast<double>(held) / trials;
+}
+
+TEST(Stats, IntervalsHoldTheTrueRatioAtLeast93PercentAtFiveRepetitions) {
+  const uint64_t seed = base::TestSeed();
+  const double c5 = coverage(seed, 5, 0), c3 = coverage(seed + 1, 3, 0);
+  const double s5 = coverage(seed + 2, 5, 0.6), s3 = coverage(seed + 3, 3, 0.6);
+  std::printf("coverage of 1000 trials: lognormal noise %.1f%% at 5 reps, %.1f%% at 3; "
+              "with 10%% of A's reps 0.6x slow %.1f%% at 5, %.1f%% at 3\n",
+              100 * c5, 100 * c3, 100 * s5, 100 * s3);
+  RecordProperty("coverage_5", std::to_string(c5));
+  RecordProperty("coverage_3", std::to_string(c3));
+  EXPECT_GE(c5, 0.93);
+  EXPECT_GE(c3, 0.93);
+  // Skewed noise is not the method's model: reported, and held to a looser bound.
+  EXPECT_GE(s5, 0.85);
+  EXPECT_GE(s3, 0.85);
+}
+
+}  // namespace
+}  // namespace fenec::kit

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""`make stability RUNS=K`: the quick suite K times in a row, then one table of
+every verdict in every run, marking each row whose verdict differs.
+
+  scripts/stability.py BUILD_DIR [RUNS]
+
+Each run is `scripts/bench-all.sh BUILD_DIR` (what `make bench` runs); its
+results/<scenario>/latest.json files are kept in results/stability/run-<k>/.
+The table, results/stability/STABILITY.md, has a row per (scenario, finding):
+the verdict of each run, then `same` or `DIFFERS`, and under it each run's
+time, machine state and count of inconclusive rows. A verdict is one of the
+fixed set (reproduced, partly reproduced, not reproduced, inconclusive, not
+applicable, skipped), so two runs agree or they do not: no free text compared.
+
+Exits 1 if any row differs or a run failed, else 0.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+
+def collect(run_dir):
+    """{(scenario, finding): (verdict, ours, reason)} and the machine states of one run."""
+    rows, machines = {}, {}
+    for scenario in sorted(os.listdir(run_dir)):
+        path = os.path.join(run_dir, scenario)
+        try:
+            doc = json.load(open(path))
+        except (OSError, ValueError):
+            continue
+        name = scenario[:-len('.json')]
+        machines[name] = doc.get('metadata', {}).get('machine_state', 'unknown')
+        seen = {}
+        for v in doc.get('verdicts', []):
+            finding = v.get('finding', '?')
+            seen[finding] = seen.get(finding, 0) + 1
+            key = (name, finding if seen[finding] == 1 else f'{finding} #{seen[finding]}')
+            rows[key] = (v.get('verdict', '?'), v.get('ours', ''), v.get('reason', ''))
+    return rows, machines
+
+
+def md(s):
+    return s.replace('|', '\\|').replace('\n', ' ')
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] in ('-h', '--help'):
+        print(__doc__)
+        return 0 if len(sys.argv) > 1 else 2
+    build = sys.argv[1]
+    try:
+        runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    except ValueError:
+        print(f'stability: RUNS must be a whole number, not {sys.argv[2]!r}', file=sys.stderr)
+        return 2
+    if runs < 2:
+        print('stability: RUNS must be at least 2 (one run cannot disagree with itself)', file=sys.stderr)
+        return 2
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    os.chdir(root)
+    out = os.path.join('results', 'stability')
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    per_run, failed, times, machines = [], [], [], []
+    for k in range(1, runs + 1):
+        print(f'== stability: run {k} of {runs}', file=sys.stderr, flush=True)
+        t0 = time.time()
+        rc = subprocess.call(['bash', 'scripts/bench-all.sh', build])
+        times.append(time.time() - t0)
+        if rc != 0:
+            failed.append(k)
+        run_dir = os.path.join(out, f'run-{k}')
+        os.makedirs(run_dir)
+        for scenario in sorted(os.listdir('results')):
+            latest = os.path.join('results', scenario, 'latest.json')
+            if os.path.isfile(latest):
+                shutil.copy(latest, os.path.join(run_dir, scenario + '.json'))
+        rows, m = collect(run_dir)
+        per_run.append(rows)
+        machines.append(m)
+
+    keys = sorted(set().union(*[r.keys() for r in per_run]))
+    differ = 0
+    lines = ['# Verdict stability', '',
+             f'{runs} runs of the quick suite (`make stability RUNS={runs}`), one after another on this machine.',
+             'A row is the same when every run gave the same verdict.', '',
+             '| scenario | finding | ' + ' | '.join(f'run {k}' for k in range(1, runs + 1)) + ' | |',
+             '|---|---|' + '---|' * runs + '---|']
+    for key in keys:
+        verdicts = [r.get(key, ('absent', '', ''))[0] for r in per_run]
+        same = len(set(verdicts)) == 1
+        differ += not same
+        lines.append(f'| {key[0]} | {key[1]} | ' + ' | '.join(verdicts) + f" | {'same' if same else '**DIFFERS**'} |")
+    lines += ['', '| run | time | inconclusive | busy scenarios |', '|---|---|---|---|']
+    for k in range(runs):
+        inconclusive = sum(1 for v in per_run[k].values() if v[0] == 'inconclusive')
+        busy = [s for s, state in machines[k].items() if state.startswith('busy')]
+        lines.append(f'| {k + 1} | {times[k] / 60:.1f} min | {inconclusive} | {", ".join(busy) or "none"} |')
+    lines += ['', f'{len(keys)} rows; {len(keys) - differ} the same in every run, {differ} differing.']
+    if failed:
+        lines.append(f'Runs that failed (a scenario exited non-zero): {", ".join(map(str, failed))}.')
+    lines += ['', '## Each run\'s figures', '']
+    for key in keys:
+        lines.append(f'- **{key[0]} {key[1]}**')
+        for k in range(runs):
+            v, ours, reason = per_run[k].get(key, ('absent', '', ''))
+            lines.append(f'  - run {k + 1}: {v}: {md(ours)}' + (f' ({md(reason)})' if reason else ''))
+    text = '\n'.join(lines) + '\n'
+    open(os.path.join(out, 'STABILITY.md'), 'w').write(text)
+    print(text.split('\n## ')[0])
+    print(f'stability: wrote {out}/STABILITY.md', file=sys.stderr)
+    return 1 if differ or failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
