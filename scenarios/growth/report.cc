@@ -132,12 +132,12 @@ StallFigures stall_figures(const std::vector<PutRun>& naive, const std::vector<P
   return s;
 }
 
-std::string stall_ours(const StallFigures& s, size_t reps, uint64_t n, const char* what) {
+std::string stall_ours(const StallFigures& s, size_t reps, uint64_t n, const char* what, const char* unit) {
   return fmt::format(
-      "{} {} x {} runs. naive's stall at the doubling at {}: {} CPU, {} wall; sharded's longest growth {} "
+      "{} {} x {} runs. naive's stall at the doubling at {} {}: {} CPU, {} wall; sharded's longest growth {} "
       "CPU; naive/sharded {} in CPU time, {} on the wall clock. Longest put (p99.9, p99): naive {} ({}, {}); "
       "sharded {} ({}, {}), its longest put that grew nothing {}",
-      n, what, reps, s.lo, time_text(s.naive_cpu), time_text(s.naive_wall), time_text(s.sharded_cpu),
+      n, what, reps, s.lo, unit, time_text(s.naive_cpu), time_text(s.naive_wall), time_text(s.sharded_cpu),
       kit::format_ratio(s.cpu_ratio, 1), kit::format_ratio(s.wall_ratio, 1), time_text(s.naive_max),
       time_text(s.naive_p999), time_text(s.naive_p99), time_text(s.sharded_max), time_text(s.sharded_p999),
       time_text(s.sharded_p99), time_text(s.sharded_plain));
@@ -222,12 +222,12 @@ PutFigures figures_of(const PutRun& run, uint64_t n) {
 }
 
 kit::Check stall_check(const std::vector<PutRun>& naive, const std::vector<PutRun>& sharded, uint64_t n,
-                       double line, const std::string& line_source) {
+                       double line, const std::string& line_source, const std::string& unit) {
   const auto fn = figures_of_all(naive, n), fs = figures_of_all(sharded, n);
   const size_t last = last_band(n);
   kit::Check c;
-  c.what = fmt::format("naive's stall at the doubling at {} keys / sharded's longest growth, CPU time (line: {})",
-                       bands_up_to(n)[last].lo, line_source);
+  c.what = fmt::format("naive's stall at the doubling at {} {} / sharded's longest growth, CPU time (line: {})",
+                       bands_up_to(n)[last].lo, unit, line_source);
   c.ratio = kit::paired_ratio(pick(fn, [&](const PutFigures& f) { return f.band_growth_cpu_us[last]; }),
                               pick(fs, [](const PutFigures& f) { return f.growth_cpu_max_us; }));
   c.line = line;
@@ -659,7 +659,7 @@ std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s) {
         "{}. naive's stalls at the doublings from 229 376 keys: {} (source {}). Lookup {} (source 83-93 ns at 4 M, "
         "not judged: its comparison, 121-144 ns without the stored hash, is no arm here); {}; stored hash 8 B a "
         "slot{}",
-        stall_ours(st, std::min(s.unique_naive.size(), s.unique_sharded.size()), s.keys, "puts"),
+        stall_ours(st, std::min(s.unique_naive.size(), s.unique_sharded.size()), s.keys, "puts", "keys"),
         naive_bands.empty() ? "-" : naive_bands, source_bands.empty() ? "-" : source_bands,
         ours && absl ? fmt::format("{:.0f} ns vs absl {:.0f} ns = {} at {} keys", ours->hit_ns, absl->hit_ns,
                                    kit::format_ratio(kit::paired_ratio(ours->hit_ns_reps, absl->hit_ns_reps)),
@@ -690,13 +690,14 @@ std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s) {
     v.finding = kGR2;
     v.claim = "a text index's term table stalls at its doublings; as 256 tables it does not";
     v.source = "276-324 ms at 3.7 M terms; as 256 tables the longest put is 5 ms";
-    v.ours = stall_ours(st, std::min(s.text_naive.size(), s.text_sharded.size()), s.terms, "distinct terms");
+    v.ours = stall_ours(st, std::min(s.text_naive.size(), s.text_sharded.size()), s.terms, "distinct terms", "terms");
     v.plot = h.plot_path("text-stalls") + ".png";
     if (auto line = gr2_stall_line(st.lo)) {
       v.set(judge_parts({stall_check(s.text_naive, s.text_sharded, s.terms, *line,
                                      fmt::format("the source's {} ms at 3 670 016 terms scaled to {} by the terms "
                                                  "moved / its longest sharded put {} ms",
-                                                 kGR2NaiveMs, st.lo, kGR2ShardedMs))},
+                                                 kGR2NaiveMs, st.lo, kGR2ShardedMs),
+                                     "terms")},
                         {}));
       v.reason += basis(st);
     } else {
