@@ -39,10 +39,14 @@ struct Flags {
   double seconds = 0;
   // Transfers per client landed before the runs. The recon-locked arm's
   // stall is the reconciliation's hold of the shared lock, which grows with
-  // the entries it aggregates: 400 000 entries (quick) hold it ~125 ms on
-  // this box the first time and ~45 ms after, so the longest wait sits well
-  // past the source's 50 ms line rather than on it (200 000 gave 65-88 ms).
-  // The source's ledger had passed 1.8 M entries.
+  // the entries it aggregates; the source's ledger had passed 1.8 M. On this
+  // box 200 000 entries held transfers 65-88 ms, only the first, cold
+  // reconciliation of a run past 50 ms (the later ones ~45 ms, on the
+  // source's line); 800 000 (quick) hold them ~250 ms, every reconciliation
+  // past 50 ms, as in the source (187-512 ms, 36 past 50 ms every run), at
+  // no cost to the pinned arm (4-8 ms). Full: 1.2 M entries, whose
+  // reconciliation takes about half of each second here (1.6 M took
+  // 0.7-1.1 s, overrunning its second).
   int prefill = -1;
   // Paced, not closed-loop: four closed-loop clients saturate this box's two
   // cores (~20 k transfers/s), and then every long computation - a pinned
@@ -116,7 +120,7 @@ int main(int argc, char** argv) {
   auto& app = h.app();
   app.add_option("--server", f.server, "the fenec-server binary (default: the one in this build tree)");
   app.add_option("--seconds", f.seconds, "length of a run (default 7 quick, 20 full)")->check(CLI::Range(1.0, 3600.0));
-  app.add_option("--prefill", f.prefill, "transfers per client landed before the runs, two entries each (default 50000 quick, 100000 full)")
+  app.add_option("--prefill", f.prefill, "transfers per client landed before the runs, two entries each (default 100000 quick, 150000 full)")
       ->check(CLI::Range(0, 10000000));
   app.add_option("--rate", f.rate, "transfers a second per client; 0: closed loop (default 1000)")
       ->check(CLI::Range(0, 1000000));
@@ -128,7 +132,7 @@ int main(int argc, char** argv) {
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
   if (f.seconds == 0) f.seconds = h.quick() ? 7 : 20;
   const int runs = h.reps();
-  if (f.prefill < 0) f.prefill = h.quick() ? 50000 : 100000;
+  if (f.prefill < 0) f.prefill = h.quick() ? 100000 : 150000;
   if (f.server.empty()) f.server = DefaultServerBinary();
   auto& meta = h.results().meta();
   meta.set("run_seconds", fmt::format("{}", f.seconds));
