@@ -8,6 +8,7 @@
 #include "engine/src/index/growing_map.h"
 #include "engine/src/base/seed.h"
 #include "engine/src/index/text_index.h"
+#include "iobench/kit/verdict.h"
 #include "scenarios/growth/lookup.h"
 #include "scenarios/growth/report.h"
 #include "scenarios/growth/workload.h"
@@ -87,6 +88,8 @@ TEST(RunPuts, CountsAddUpForBothArmsAndKinds) {
     EXPECT_LE(sharded.side.reads_waited_on_growth, sharded.side.reads);
     EXPECT_LE(sharded.side.writes_waited_on_growth, sharded.side.writes);
     EXPECT_LE(sharded.stats.max_keys_moved, 2 * n / 256);
+    // GR-1's exact part on a real run: one hash a put or side operation, none in any growth.
+    EXPECT_EQ(sharded.stats.hash_computations, n + sharded.side.reads + sharded.side.writes);
     EXPECT_TRUE(sharded.stats.sharded);
     EXPECT_EQ(sharded.growths.size(), sharded.stats.growths);
   }
@@ -94,20 +97,27 @@ TEST(RunPuts, CountsAddUpForBothArmsAndKinds) {
 
 TEST(Lookups, EveryMapAnswersTheSameCount) {
   uint64_t seed = base::SeedFromEnv("Lookups");
-  auto res = run_lookups(20000, 5000, 2, KeyStyle::kEmail, seed);
+  auto res = run_lookups(20000, 6000, 3, KeyStyle::kEmail, seed);
   ASSERT_EQ(res.size(), 4u);
   for (const auto& r : res) {
     EXPECT_EQ(r.keys, 20000u);
-    EXPECT_EQ(r.lookups, 5000u);
+    EXPECT_EQ(r.lookups, 6000u);
     EXPECT_GT(r.hit_ns, 0.0) << r.arm;
+    // One figure a round, so each map's rounds pair with absl's.
+    EXPECT_EQ(r.hit_ns_reps.size(), 3u) << r.arm;
+    EXPECT_EQ(r.miss_ns_reps.size(), 3u) << r.arm;
   }
 }
 
-TEST(Rebuild, AnswersEveryKeyWithoutGrowing) {
-  for (index::Arm arm : {index::Arm::kSharded, index::Arm::kNaive}) {
-    RebuildResult rb = time_rebuild(arm, 150000, KeyStyle::kShort);
+TEST(Rebuild, AnswersEveryKeyWithoutGrowingInEveryRepetition) {
+  auto rbs = time_rebuilds(150000, KeyStyle::kShort, 2);
+  ASSERT_EQ(rbs.size(), 2u);
+  EXPECT_EQ(rbs[0].arm, "unique-sharded");
+  EXPECT_EQ(rbs[1].arm, "unique-naive");
+  for (const auto& rb : rbs) {
     EXPECT_TRUE(rb.same) << rb.arm;
     EXPECT_EQ(rb.keys, 150000u);
+    EXPECT_EQ(rb.rebuild_s_reps.size(), 2u);
   }
 }
 
@@ -121,6 +131,170 @@ TEST(Memory, ChildReportsSmapsAndAccounting) {
   EXPECT_GT(m.smaps_bytes_per_key, 0.0);
   MemResult bad = measure_memory("no-such-map", 10, KeyStyle::kEmail);
   EXPECT_FALSE(bad.ok);
+}
+
+// ---- the verdicts' logic, on synthetic runs (figures made up, no clock read)
+
+constexpr uint64_t kN = 1000000;  // quick mode's puts: the last doubling reached is at 917 504
+
+index::GrowthEvent growth(uint64_t keys_before, double cpu_us) {
+  index::GrowthEvent e;
+  e.keys_before = keys_before;
+  e.cpu_ns = static_cast<uint64_t>(cpu_us * 1000);
+  e.ns = e.cpu_ns + 1000;  // a little preemption on top
+  return e;
+}
+
+// A naive run whose doublings cost in proportion to the keys, `stall_us` at 917 504.
+PutRun naive_run(double stall_us) {
+  PutRun r(kN, 10);
+  for (uint64_t d : doublings_up_to(kN)) {
+    const double cpu = stall_us * static_cast<double>(d) / 917504.0;
+    r.growths.push_back(growth(d, cpu));
+    r.rec.record(d, static_cast<uint64_t>(cpu * 1000) + 1000, true);
+  }
+  r.rec.record(5, 800, false);
+  return r;
+}
+
+// A sharded run whose longest growth is `longest_us`, at 300 000 keys.
+PutRun sharded_run(double longest_us) {
+  PutRun r(kN, 10);
+  for (uint64_t k : {114688u, 300000u, 950000u}) {
+    const double cpu = k == 300000 ? longest_us : longest_us / 2;
+    r.growths.push_back(growth(k, cpu));
+    r.rec.record(k, static_cast<uint64_t>(cpu * 1000) + 1000, true);
+  }
+  r.rec.record(5, 800, false);
+  return r;
+}
+
+std::vector<PutRun> naive_runs(std::initializer_list<double> stalls) {
+  std::vector<PutRun> out;
+  for (double s : stalls) out.push_back(naive_run(s));
+  return out;
+}
+std::vector<PutRun> sharded_runs(std::initializer_list<double> longest) {
+  std::vector<PutRun> out;
+  for (double l : longest) out.push_back(sharded_run(l));
+  return out;
+}
+
+TEST(Lines, ComeFromTheSourcesFiguresAtTheDoublingReached) {
+  // GR-1: the source's naive stall at the doubling over its longest sharded put, 3.6 ms.
+  EXPECT_DOUBLE_EQ(*gr1_stall_line(917504), 13.6);   // 49 / 3.6
+  EXPECT_DOUBLE_EQ(*gr1_stall_line(3670016), 65.3);  // 235 / 3.6
+  EXPECT_DOUBLE_EQ(*gr1_stall_line(229376), 1.9);    // 7 / 3.6
+  EXPECT_DOUBLE_EQ(*gr1_stall_line(7340032), 65.3);  // past the source's last doubling: its figure
+  EXPECT_FALSE(gr1_stall_line(114688).has_value());  // the source gave none below 229 376
+  // GR-2: 276 ms at 3 670 016 terms scaled by the terms moved, over 5 ms.
+  EXPECT_DOUBLE_EQ(*gr2_stall_line(3670016), 55.2);
+  EXPECT_DOUBLE_EQ(*gr2_stall_line(917504), 13.8);
+  EXPECT_FALSE(gr2_stall_line(57344).has_value());
+  // The quick run's last doubling is the one these lines are drawn at.
+  EXPECT_EQ(bands_up_to(kN).back().lo, 917504u);
+}
+
+TEST(Figures, BandMaximaAndGrowthCpuPerRepetition) {
+  PutFigures f = figures_of(naive_run(60000), kN);
+  ASSERT_EQ(f.band_growth_cpu_us.size(), bands_up_to(kN).size());
+  EXPECT_NEAR(f.band_growth_cpu_us.back(), 60000, 1);
+  EXPECT_NEAR(f.growth_cpu_max_us, 60000, 1);
+  EXPECT_NEAR(f.band_max_us.back(), 60001, 1);
+  EXPECT_NEAR(f.plain_max_us, 0.8, 1e-9);
+  PutFigures s = figures_of(sharded_run(700), kN);
+  EXPECT_NEAR(s.growth_cpu_max_us, 700, 1e-6);
+  EXPECT_NEAR(s.band_growth_cpu_us[band_of(300000)], 700, 1e-6);
+  EXPECT_NEAR(s.band_growth_cpu_us.back(), 350, 1e-6);
+}
+
+TEST(StallCheck, ClearsMissesAndStraddlesTheLine) {
+  // ~85x, tight: cleared against 13.6.
+  kit::Check c = stall_check(naive_runs({60000, 62000, 59000}), sharded_runs({700, 720, 690}), kN, 13.6, "test");
+  EXPECT_EQ(c.ratio.reps, 3u);
+  EXPECT_NEAR(c.ratio.value, 85.6, 1.0);
+  EXPECT_EQ(kit::check_result(c), kit::CheckResult::kCleared);
+  // ~5x, tight: missed.
+  c = stall_check(naive_runs({3500, 3600, 3400}), sharded_runs({700, 720, 690}), kN, 13.6, "test");
+  EXPECT_EQ(kit::check_result(c), kit::CheckResult::kMissed);
+  // 5x, 40x, 12x: the interval holds the line.
+  c = stall_check(naive_runs({3500, 28000, 8400}), sharded_runs({700, 700, 700}), kN, 13.6, "test");
+  EXPECT_EQ(kit::check_result(c), kit::CheckResult::kStraddles);
+  // One repetition: no interval, so no verdict from it.
+  c = stall_check(naive_runs({60000}), sharded_runs({700}), kN, 13.6, "test");
+  EXPECT_EQ(kit::check_result(c), kit::CheckResult::kUnknown);
+  // The pairs are by repetition: the shorter list counts.
+  c = stall_check(naive_runs({60000, 62000, 59000}), sharded_runs({700, 720}), kN, 13.6, "test");
+  EXPECT_EQ(c.ratio.reps, 2u);
+}
+
+TEST(JudgeParts, ExactPartsCountAsClearedOrMissedChecks) {
+  const kit::Check cleared = stall_check(naive_runs({60000, 62000, 59000}), sharded_runs({700, 720, 690}), kN, 13.6, "t");
+  const kit::Check missed = stall_check(naive_runs({3500, 3600, 3400}), sharded_runs({700, 720, 690}), kN, 13.6, "t");
+  const kit::Check straddles =
+      stall_check(naive_runs({3500, 28000, 8400}), sharded_runs({700, 700, 700}), kN, 13.6, "t");
+  const ExactPart holds{"one hash a key", true}, fails{"one hash a key", false};
+  EXPECT_EQ(judge_parts({cleared}, {holds}).outcome, kit::Outcome::kReproduced);
+  EXPECT_EQ(judge_parts({cleared}, {fails}).outcome, kit::Outcome::kPartly);
+  EXPECT_EQ(judge_parts({missed}, {holds}).outcome, kit::Outcome::kPartly);
+  EXPECT_EQ(judge_parts({missed}, {fails}).outcome, kit::Outcome::kNotReproduced);
+  EXPECT_EQ(judge_parts({straddles}, {holds}).outcome, kit::Outcome::kInconclusive);
+  EXPECT_EQ(judge_parts({straddles}, {fails}).outcome, kit::Outcome::kInconclusive);
+  // Without exact parts it is kit::judge.
+  EXPECT_EQ(judge_parts({cleared}, {}).outcome, kit::Outcome::kReproduced);
+  EXPECT_EQ(judge_parts({straddles}, {}).outcome, kit::Outcome::kInconclusive);
+  // The reason names every part and how it fell.
+  const std::string why = judge_parts({cleared}, {fails}).reason;
+  EXPECT_NE(why.find("cleared"), std::string::npos) << why;
+  EXPECT_NE(why.find("one hash a key: does not hold"), std::string::npos) << why;
+}
+
+TEST(OneHashAKey, HoldsOnlyWhenEveryRunHashedEachOperationOnce) {
+  Summary s;
+  for (int i = 0; i < 2; ++i) {
+    s.unique_naive.push_back(naive_run(60000));
+    s.unique_sharded.push_back(sharded_run(700));
+  }
+  for (auto* arm : {&s.unique_naive, &s.unique_sharded}) {
+    for (auto& r : *arm) {
+      r.side.reads = 30;
+      r.side.writes = 4;
+      r.stats.hash_computations = r.rec.histogram().count() + 34;
+    }
+  }
+  ExactPart p = one_hash_a_key(s);
+  EXPECT_TRUE(p.holds) << p.what;
+  EXPECT_NE(p.what.find("4 of 4 runs"), std::string::npos) << p.what;
+  s.unique_sharded[1].stats.hash_computations += 3584;  // a growth that hashed its keys again
+  p = one_hash_a_key(s);
+  EXPECT_FALSE(p.holds);
+  EXPECT_NE(p.what.find("3 of 4 runs"), std::string::npos) << p.what;
+  EXPECT_FALSE(one_hash_a_key(Summary{}).holds);  // nothing measured proves nothing
+}
+
+TEST(Rows, EachRepetitionAndTheirIntervalAndTheGatedCount) {
+  kit::Results r("growth", kit::Metadata{});
+  std::vector<PutRun> runs = sharded_runs({700, 720, 690});
+  for (auto& run : runs) {
+    run.growths.push_back(growth(200000, 10));
+    run.growths.back().keys_moved = 3584;
+  }
+  add_put_rows(r, Kind::kUnique, index::Arm::kSharded, kN, runs);
+  int per_rep = 0, gated = 0, mean = 0, lo = 0;
+  for (const auto& row : r.rows()) {
+    if (row.metric == "growth_cpu_max_us" && row.case_.find(";rep=") != std::string::npos) ++per_rep;
+    if (row.metric == "growth_cpu_max_us" && row.case_ == "keys=all") ++mean;
+    if (row.metric == "growth_cpu_max_us_ci95_lo" && row.case_ == "keys=all") ++lo;
+    if (row.metric == "max_keys_moved" && row.case_ == "keys>=114688") {
+      ++gated;
+      EXPECT_EQ(row.value, 3584);
+      EXPECT_EQ(row.arm, "unique-sharded");
+    }
+  }
+  EXPECT_GE(per_rep, 3);
+  EXPECT_EQ(mean, 1);
+  EXPECT_EQ(lo, 1);
+  EXPECT_EQ(gated, 1);  // one row, as scripts/ci-charts/metrics.conf reads it
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 
 #include "engine/src/index/text_index.h"
 #include "engine/src/index/unique_index.h"
+#include "engine/src/base/interrupt.h"
 #include "engine/src/base/smaps.h"
 
 namespace fenec::scenarios::growth {
@@ -163,6 +164,8 @@ std::vector<LookupResult> run_lookups(uint64_t keys, uint64_t lookups, int reps,
       double miss = time_lookups(*maps[a], style, miss_rng, keys, keys, per_rep, &sink);
       out[a].hit_ns += hit / reps;
       out[a].miss_ns += miss / reps;
+      out[a].hit_ns_reps.push_back(hit);
+      out[a].miss_ns_reps.push_back(miss);
       out[a].lookups += per_rep;
     }
   }
@@ -231,10 +234,7 @@ MemResult measure_memory(const std::string& arm, uint64_t keys, KeyStyle style) 
   return res;
 }
 
-RebuildResult time_rebuild(index::Arm arm, uint64_t keys, KeyStyle style) {
-  RebuildResult res;
-  res.arm = fmt::format("unique-{}", index::ArmName(arm));
-  res.keys = keys;
+std::vector<RebuildResult> time_rebuilds(uint64_t keys, KeyStyle style, int reps) {
   std::vector<std::string> owned(keys);
   std::vector<index::UniqueIndex::Entry> entries(keys);
   char buf[64];
@@ -242,14 +242,31 @@ RebuildResult time_rebuild(index::Arm arm, uint64_t keys, KeyStyle style) {
     owned[i].assign(buf, make_key(style, i, buf));
     entries[i] = {owned[i], i};
   }
-  index::UniqueIndex idx(arm);
-  Clock::time_point t0 = Clock::now();
-  bool clean = !idx.Rebuild(entries).has_value();
-  res.rebuild_s = std::chrono::duration<double>(Clock::now() - t0).count();
-  uint64_t same = 0;
-  for (uint64_t i = 0; i < keys; ++i) same += idx.Find(owned[i]) == i;
-  res.same = clean && same == keys && idx.stats().growths == 0;
-  return res;
+  std::vector<RebuildResult> out;
+  for (index::Arm arm : {index::Arm::kSharded, index::Arm::kNaive}) {
+    RebuildResult res;
+    res.arm = fmt::format("unique-{}", index::ArmName(arm));
+    res.keys = keys;
+    res.same = true;
+    out.push_back(res);
+  }
+  for (int rep = 0; rep < reps && !base::StopRequested(); ++rep) {
+    for (size_t a = 0; a < out.size(); ++a) {
+      index::UniqueIndex idx(a == 0 ? index::Arm::kSharded : index::Arm::kNaive);
+      Clock::time_point t0 = Clock::now();
+      bool clean = !idx.Rebuild(entries).has_value();
+      const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+      uint64_t same = 0;
+      for (uint64_t i = 0; i < keys; ++i) same += idx.Find(owned[i]) == i;
+      out[a].rebuild_s_reps.push_back(s);
+      out[a].same = out[a].same && clean && same == keys && idx.stats().growths == 0;
+    }
+  }
+  for (auto& r : out) {
+    for (double s : r.rebuild_s_reps) r.rebuild_s += s / static_cast<double>(r.rebuild_s_reps.size());
+    if (r.rebuild_s_reps.empty()) r.same = false;
+  }
+  return out;
 }
 
 }  // namespace fenec::scenarios::growth

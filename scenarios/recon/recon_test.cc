@@ -10,7 +10,9 @@
 #include <random>
 
 #include "engine/src/base/testing.h"
+#include "iobench/kit/results.h"
 #include "scenarios/recon/ledger.h"
+#include "scenarios/recon/report.h"
 #include "scenarios/recon/run.h"
 #include "scenarios/recon/server_process.h"
 
@@ -178,6 +180,88 @@ TEST(RealServer, ShortRunHoldsTheInvariantAndCatchesAHalfTransfer) {
     EXPECT_NE(ReconcileOnce(server.port(), shape, books), "");
     EXPECT_EQ(server.Stop(), 0);
   }
+}
+
+// ---- RC-1's verdict on synthetic runs (figures made up)
+
+std::vector<RunFigures> Runs(std::initializer_list<double> longest_ms) {
+  std::vector<RunFigures> out;
+  int run = 0;
+  for (double ms : longest_ms) {
+    RunFigures f;
+    f.run = ++run;
+    f.wait_max_ms = ms;
+    f.p999_ms = ms / 20;
+    f.p99_ms = 0.3;
+    f.over_50ms = ms > 50 ? 4 : 0;
+    out.push_back(f);
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<RunFigures>> Arms(std::initializer_list<double> locked,
+                                                    std::initializer_list<double> pinned) {
+  return {{kNoRecon, Runs({3, 4, 3.5})}, {kPinned, Runs(pinned)}, {kLocked, Runs(locked)}};
+}
+
+kit::Outcome OutcomeOf(std::initializer_list<double> locked, std::initializer_list<double> pinned) {
+  return MakeVerdict(Arms(locked, pinned), "plot.png").outcome;
+}
+
+TEST(Verdict, BothChecksAgainstTheSources50msLine) {
+  // Locked well past 50 ms, pinned well under: both cleared.
+  EXPECT_EQ(OutcomeOf({125, 128, 167}, {5.3, 7.2, 7.8}), kit::Outcome::kReproduced);
+  // Locked under 50 ms in every run (missed), pinned under (cleared): one part holds.
+  EXPECT_EQ(OutcomeOf({20, 22, 21}, {5, 6, 7}), kit::Outcome::kPartly);
+  // Locked under, pinned over: neither part.
+  EXPECT_EQ(OutcomeOf({20, 22, 21}, {60, 70, 65}), kit::Outcome::kNotReproduced);
+  // One pinned run met a 385 ms stall: its interval holds the line, so noise decides.
+  EXPECT_EQ(OutcomeOf({125, 128, 130}, {5, 6, 385}), kit::Outcome::kInconclusive);
+  // Locked on the line (45-60 ms): straddles, and pinned clears: inconclusive, never reproduced.
+  EXPECT_EQ(OutcomeOf({45, 60, 52}, {5, 6, 7}), kit::Outcome::kInconclusive);
+  // One run an arm: no interval, no verdict.
+  EXPECT_EQ(OutcomeOf({125}, {5}), kit::Outcome::kInconclusive);
+}
+
+TEST(Verdict, ChecksCarryTheirIntervalsAndLines) {
+  auto checks = MakeChecks(Runs({125, 128, 130}), Runs({5, 6, 7}));
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_TRUE(checks[0].above);
+  EXPECT_FALSE(checks[1].above);
+  EXPECT_DOUBLE_EQ(checks[0].line, 1);  // x 50 ms
+  EXPECT_NEAR(checks[0].ratio.value, 127.6 / 50, 0.01);
+  EXPECT_TRUE(checks[0].ratio.ci95.known());
+  EXPECT_EQ(checks[1].ratio.reps, 3u);
+  kit::Verdict v = MakeVerdict(Arms({125, 128, 130}, {5, 6, 7}), "plot.png");
+  EXPECT_NE(v.reason.find("cleared"), std::string::npos) << v.reason;
+  EXPECT_NE(v.ours.find("p99.9"), std::string::npos) << v.ours;
+  EXPECT_NE(v.ours.find("locked/pinned"), std::string::npos) << v.ours;
+}
+
+TEST(Verdict, AnInvalidRunOrAMissingArmDecidesIt) {
+  auto arms = Arms({125, 128, 130}, {5, 6, 7});
+  arms[kPinned][1].valid = false;
+  kit::Verdict v = MakeVerdict(arms, "plot.png");
+  EXPECT_EQ(v.outcome, kit::Outcome::kNotReproduced);
+  EXPECT_NE(v.reason.find("run 2 was invalid"), std::string::npos) << v.reason;
+  arms = Arms({125, 128, 130}, {5, 6, 7});
+  arms.erase(kNoRecon);
+  EXPECT_EQ(MakeVerdict(arms, "plot.png").outcome, kit::Outcome::kNotApplicable);
+}
+
+TEST(Rows, SummaryRowsHoldEachArmsIntervalAndTheHeadlineRatios) {
+  kit::Results results("recon", kit::Metadata{});
+  AddSummaryRows(results, Arms({125, 128, 130}, {5, 6, 7}));
+  int maxima = 0, lo = 0, ratios = 0;
+  for (const auto& row : results.rows()) {
+    EXPECT_EQ(row.case_.rfind("runs=all", 0), 0u) << row.case_;
+    if (row.metric == "transfer_wait_max_ms") ++maxima;
+    if (row.metric == "transfer_wait_max_ms_ci95_lo") ++lo;
+    if (row.metric == "transfer_wait_max_ratio") ++ratios;
+  }
+  EXPECT_EQ(maxima, 3);  // one an arm
+  EXPECT_EQ(lo, 3);
+  EXPECT_EQ(ratios, 3);  // locked/pinned, locked/no-recon, pinned/no-recon
 }
 
 }  // namespace

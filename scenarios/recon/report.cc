@@ -27,6 +27,7 @@ RunFigures AddRunRows(kit::Results& results, const std::string& arm, int run, co
   f.wait_max_ms = r.transfer_ns.max() / 1e6;
   f.p50_ms = r.transfer_ns.Percentile(50) / 1e6;
   f.p99_ms = r.transfer_ns.Percentile(99) / 1e6;
+  f.p999_ms = r.transfer_ns.Percentile(99.9) / 1e6;
   f.per_s = r.seconds > 0 ? r.transfers / r.seconds : 0;
   f.over_50ms = r.over_50ms;
   f.reconciliations = r.recons.size();
@@ -41,6 +42,7 @@ RunFigures AddRunRows(kit::Results& results, const std::string& arm, int run, co
   add("transfers_over_50ms", static_cast<double>(f.over_50ms), "count");
   add("transfer_p50_ms", f.p50_ms, "ms");
   add("transfer_p99_ms", f.p99_ms, "ms");
+  add("transfer_p999_ms", f.p999_ms, "ms");
   add("transfers_per_s", f.per_s, "ops/s");
   add("transfers", static_cast<double>(r.transfers), "count");
   add("reconciliations", static_cast<double>(f.reconciliations), "count");
@@ -116,99 +118,167 @@ std::string WritePlots(kit::Harness& h, const std::map<std::string, RunResult>& 
       main_plot = base + ".png";
     }
   }
-  kit::Chart runs;
-  runs.title = "RC-1: transfers' longest wait in each run, per arm";
-  runs.xlabel = "run";
-  runs.ylabel = "longest transfer wait (ms)";
-  runs.logy = true;
-  for (const auto& [arm, fs] : figures) {
-    kit::Series s;
-    s.title = arm;
-    for (const auto& f : fs) s.points.emplace_back(f.run, std::max(0.001, f.wait_max_ms));
-    runs.series.push_back(std::move(s));
-  }
   std::string base = h.plot_path("longest-wait");
+  const std::vector<std::string> order = {kNoRecon, kPinned, kLocked};
+  kit::Chart runs;
+  runs.title = "RC-1: transfers' longest wait, p99.9, p99 per arm (95% intervals over the runs)";
+  runs.xlabel = "arm";
+  runs.ylabel = "transfer wait (ms, log)";
+  runs.logy = true;
+  kit::Series each, longest, p999, p99;
+  each.title = "longest wait, each run";
+  each.style = "points pt 6 ps 1";
+  longest.title = "longest wait over the runs";
+  longest.style = "points";
+  p999.title = "p99.9 over the runs";
+  p999.style = "points";
+  p99.title = "p99 over the runs";
+  p99.style = "points";
+  auto put = [](kit::Series& s, double x, const kit::Ratio& r) {
+    if (!r.known()) return;
+    s.points.emplace_back(x, r.value);
+    s.errors.emplace_back(r.ci95.lo, r.ci95.hi);
+  };
+  for (size_t i = 0; i < order.size(); ++i) {
+    auto it = figures.find(order[i]);
+    if (it == figures.end()) continue;
+    const double x = static_cast<double>(i + 1);
+    std::vector<double> mx, q999, q99;
+    for (const auto& f : it->second) {
+      each.points.emplace_back(x - 0.1, std::max(0.001, f.wait_max_ms));
+      mx.push_back(f.wait_max_ms);
+      q999.push_back(f.p999_ms);
+      q99.push_back(f.p99_ms);
+    }
+    put(longest, x, kit::of_reps(mx));
+    put(p999, x + 0.1, kit::of_reps(q999));
+    put(p99, x + 0.2, kit::of_reps(q99));
+    runs.marks.push_back({x - 0.3, order[i]});
+  }
+  kit::Series line;
+  line.title = "50 ms: the source's line";
+  line.style = "lines dt 2";
+  line.points = {{0.5, kLineMs}, {3.5, kLineMs}};
+  for (auto* s : {&each, &longest, &p999, &p99})
+    if (!s->points.empty()) runs.series.push_back(std::move(*s));
+  runs.series.push_back(std::move(line));
   if (std::string err = kit::write_chart(runs, base); !err.empty()) {
     fmt::print(stderr, "recon-bench: plot {}: {}\n", base, err);
+    return main_plot;
   }
-  return main_plot.empty() ? base : main_plot;
+  return base + ".png";
 }
 
 namespace {
 
-std::string Range(const std::vector<RunFigures>& fs) {
-  double lo = 1e300, hi = 0;
-  for (const auto& f : fs) {
-    lo = std::min(lo, f.wait_max_ms);
-    hi = std::max(hi, f.wait_max_ms);
-  }
-  return fs.empty() ? "-" : fmt::format("{:.1f}-{:.1f} ms", lo, hi);
+std::vector<double> Of(const std::vector<RunFigures>& fs, double RunFigures::*m) {
+  std::vector<double> v;
+  for (const auto& f : fs) v.push_back(f.*m);
+  return v;
 }
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+std::vector<double> Over50(const std::vector<RunFigures>& fs) {
+  std::vector<double> v;
+  for (const auto& f : fs) v.push_back(f.wait_max_ms / kLineMs);
+  return v;
+}
+
+std::string Ms(const kit::Ratio& r) {
+  if (!r.known()) return "-";
+  return kit::format_interval(r, "ms", r.value >= 100 ? 0 : r.value >= 1 ? 1 : 2);
+}
+
+std::string Counts(const std::vector<RunFigures>& fs) {
+  std::string s;
+  for (const auto& f : fs) s += fmt::format("{}{}", s.empty() ? "" : "/", f.over_50ms);
+  return s;
+}
+
+std::vector<RunFigures> Get(const std::map<std::string, std::vector<RunFigures>>& figures, const char* arm) {
+  auto it = figures.find(arm);
+  return it == figures.end() ? std::vector<RunFigures>{} : it->second;
 }
 
 }  // namespace
+
+std::vector<kit::Check> MakeChecks(const std::vector<RunFigures>& locked, const std::vector<RunFigures>& pinned) {
+  kit::Check stall, none;
+  // seeds/002: with the long read under the shared lock, "187-512 ms, 36 of them past 50 ms in every run".
+  stall.what = "recon-locked: the transfers' longest wait / 50 ms (source: 187-512 ms, 36 past 50 ms every run)";
+  stall.ratio = kit::of_reps(Over50(locked));
+  stall.line = 1;
+  stall.above = true;
+  // seeds/002: pinned, "5.4-29 ms and none [past 50 ms] in three runs" (1.9-10.4 ms once the growth stalls went).
+  none.what = "recon-pinned: the transfers' longest wait / 50 ms (source: 5.4-29 ms, none past 50 ms)";
+  none.ratio = kit::of_reps(Over50(pinned));
+  none.line = 1;
+  none.above = false;
+  return {stall, none};
+}
+
+void AddSummaryRows(kit::Results& results, const std::map<std::string, std::vector<RunFigures>>& figures) {
+  const std::string c = "runs=all";
+  for (const auto& [arm, fs] : figures) {
+    results.add_ratio(kFinding, arm, c, "transfer_wait_max_ms", kit::of_reps(Of(fs, &RunFigures::wait_max_ms)), "ms");
+    results.add_ratio(kFinding, arm, c, "transfer_p999_ms", kit::of_reps(Of(fs, &RunFigures::p999_ms)), "ms");
+    results.add_ratio(kFinding, arm, c, "transfer_p99_ms", kit::of_reps(Of(fs, &RunFigures::p99_ms)), "ms");
+    results.add_ratio(kFinding, arm, c, "transfer_wait_max_over_50ms", kit::of_reps(Over50(fs)));
+  }
+  // The headline ratios, run i of one arm over run i of the other.
+  const auto none = Get(figures, kNoRecon), pinned = Get(figures, kPinned), locked = Get(figures, kLocked);
+  auto pair = [&](const char* arm, const std::vector<RunFigures>& a, const char* vs, const std::vector<RunFigures>& b) {
+    if (a.empty() || b.empty()) return;
+    results.add_ratio(kFinding, arm, fmt::format("{};vs={}", c, vs), "transfer_wait_max_ratio",
+                      kit::paired_ratio(Of(a, &RunFigures::wait_max_ms), Of(b, &RunFigures::wait_max_ms)));
+  };
+  pair(kLocked, locked, kPinned, pinned);
+  pair(kLocked, locked, kNoRecon, none);
+  pair(kPinned, pinned, kNoRecon, none);
+}
 
 kit::Verdict MakeVerdict(const std::map<std::string, std::vector<RunFigures>>& figures, const std::string& plot) {
   kit::Verdict v;
   v.finding = kFinding;
   v.claim = "a ledger's reconciliation every second beside 4 HTTP clients stalls transfers unless long reads are pinned";
-  v.source = "naive 187-512 ms longest wait (36 past 50 ms every run); pinned 5.4-29 ms, none past 50 ms in 3 of 4 runs";
+  v.source = "naive 187-512 ms longest wait (36 past 50 ms every run); pinned 5.4-29 ms, none past 50 ms in 3 of 4 "
+             "runs (1.9-10.4 ms once the growth stalls were gone)";
   v.plot = plot;
-  auto get = [&](const char* arm) {
-    auto it = figures.find(arm);
-    return it == figures.end() ? std::vector<RunFigures>{} : it->second;
+  const auto none = Get(figures, kNoRecon), pinned = Get(figures, kPinned), locked = Get(figures, kLocked);
+  auto arm_text = [](const char* name, const std::vector<RunFigures>& fs) {
+    return fmt::format("{} {} (p99.9 {}, p99 {}; past 50 ms per run {})", name,
+                       Ms(kit::of_reps(Of(fs, &RunFigures::wait_max_ms))), Ms(kit::of_reps(Of(fs, &RunFigures::p999_ms))),
+                       Ms(kit::of_reps(Of(fs, &RunFigures::p99_ms))), Counts(fs));
   };
-  const auto none = get(kNoRecon), pinned = get(kPinned), locked = get(kLocked);
-  auto over = [](const std::vector<RunFigures>& fs) {
-    std::string s;
-    for (const auto& f : fs) s += fmt::format("{}{}", s.empty() ? "" : "/", f.over_50ms);
-    return s;
+  auto ratio = [](const std::vector<RunFigures>& a, const std::vector<RunFigures>& b) {
+    return kit::format_ratio(kit::paired_ratio(Of(a, &RunFigures::wait_max_ms), Of(b, &RunFigures::wait_max_ms)), 1);
   };
-  v.ours = fmt::format("locked {} ({} past 50 ms per run); pinned {} ({}); no-recon {} ({})", Range(locked),
-                       over(locked), Range(pinned), over(pinned), Range(none), over(none));
+  const size_t runs = std::max({none.size(), pinned.size(), locked.size()});
+  v.ours = fmt::format("longest wait over {} runs: {}; {}; {}", runs, arm_text("locked", locked),
+                       arm_text("pinned", pinned), arm_text("no-recon", none));
+  if (!locked.empty() && !pinned.empty()) {
+    v.ours += fmt::format("; locked/pinned {}", ratio(locked, pinned));
+    if (!none.empty()) v.ours += fmt::format(", locked/no-recon {}, pinned/no-recon {}", ratio(locked, none), ratio(pinned, none));
+  }
   if (none.empty() || pinned.empty() || locked.empty()) {
-    v.verdict = "not applicable: an arm did not run";
+    v.not_applicable("an arm did not run (--arms): the verdict needs no-recon, recon-pinned and recon-locked");
     return v;
   }
   for (const auto* fs : {&none, &pinned, &locked}) {
     for (const auto& f : *fs) {
       if (!f.valid) {
-        v.verdict = fmt::format("not reproduced: run {} was invalid (transfer errors, an invariant broken, or the "
-                                "server did not exit 0)", f.run);
+        v.set({kit::Outcome::kNotReproduced,
+               fmt::format("run {} was invalid (transfer errors, an invariant broken, or the server did not exit 0): "
+                           "a reconciliation that is wrong reproduces nothing",
+                           f.run)});
         return v;
       }
     }
   }
-  auto maxima = [](const std::vector<RunFigures>& fs) {
-    std::vector<double> m;
-    for (const auto& f : fs) m.push_back(f.wait_max_ms);
-    return m;
-  };
-  const double none_max = Median(maxima(none)), pinned_max = Median(maxima(pinned));
-  const size_t clean = static_cast<size_t>(
-      std::count_if(pinned.begin(), pinned.end(), [](const RunFigures& f) { return f.over_50ms == 0; }));
-  const size_t need_clean = (pinned.size() * 3 + 3) / 4;  // three of four, scaled to the runs made
-  const size_t stalled = static_cast<size_t>(
-      std::count_if(locked.begin(), locked.end(), [](const RunFigures& f) { return f.over_50ms > 0; }));
-  const bool within = pinned_max <= 2 * none_max;
-  const bool naive_stalls = stalled * 2 > locked.size();
-  std::vector<std::string> why;
-  if (!within) why.push_back(fmt::format("pinned's longest wait {:.1f} ms > 2x no-recon's {:.1f}", pinned_max, none_max));
-  if (clean < need_clean) why.push_back(fmt::format("pinned runs with none past 50 ms: {} of {}", clean, pinned.size()));
-  if (!naive_stalls) why.push_back(fmt::format("the locked arm stalled past 50 ms in only {} of {} runs", stalled, locked.size()));
-  if (why.empty()) {
-    v.verdict = "reproduced";
-  } else {
-    std::string all;
-    for (const auto& w : why) all += (all.empty() ? "" : "; ") + w;
-    v.verdict = "not reproduced: " + all;
-  }
-  v.ours += fmt::format("; median longest wait pinned {:.1f} ms vs no-recon {:.1f} ms", pinned_max, none_max);
+  v.set(kit::judge(MakeChecks(locked, pinned)));
+  v.reason += ". Judged on the longest wait, the source's own figure: a reconciliation holds at most one transfer of "
+              "each client (each sends one at a time), a few in a run of thousands, which p99.9 does not reach; and "
+              "on the 50 ms line rather than the source's ratio, since the locked stall is the reconciliation's hold, "
+              "which grows with the ledger (the source's passed 1.8 M entries)";
   return v;
 }
 

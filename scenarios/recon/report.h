@@ -1,4 +1,17 @@
 // RC-1's rows, plots and verdict from the runs of each arm.
+//
+// Each arm runs --reps times (3 quick, 5 full), in turns (run 1 of every
+// arm, then run 2 ...), so each arm has one longest wait, p99.9 and p99 a
+// run; rows with "run=N" hold one run's figures, rows with "runs=all" the
+// geometric mean over the runs and its 95% interval (kit::of_reps).
+//
+// The verdict: two checks on the transfers' longest wait against the
+// source's own line, 50 ms (seeds/002: "the transfers' longest wait went
+// from 187-512 ms, 36 of them past 50 ms in every run, to 5.4-29 ms and none
+// in three runs"; FINDINGS.md RC-1): recon-locked's longest wait above it,
+// recon-pinned's below it. A run that broke (transfer errors, an invariant
+// broken, the server not exiting 0) makes it "not reproduced"; an arm that
+// did not run, "not applicable".
 #pragma once
 
 #include <map>
@@ -6,6 +19,8 @@
 #include <vector>
 
 #include "iobench/kit/harness.h"
+#include "iobench/kit/stats.h"
+#include "iobench/kit/verdict.h"
 #include "scenarios/recon/run.h"
 
 namespace fenec::scenarios::recon {
@@ -18,7 +33,7 @@ inline constexpr const char* kLocked = "recon-locked";
 // What one run left behind, beyond RunResult: the server's own figures.
 struct RunFigures {
   int run = 0;
-  double wait_max_ms = 0, p50_ms = 0, p99_ms = 0, per_s = 0;
+  double wait_max_ms = 0, p50_ms = 0, p99_ms = 0, p999_ms = 0, per_s = 0;
   uint64_t over_50ms = 0, reconciliations = 0, violations = 0, errors = 0;
   double recon_max_ms = 0;
   bool valid = true;  // no transfer errors, no invariant breaks, server exited 0
@@ -29,9 +44,23 @@ RunFigures AddRunRows(kit::Results& results, const std::string& arm, int run, co
                       const std::string& server_metrics, int server_exit);
 
 // Each arm's latency-over-time plot (its first run), reconciliations marked,
-// and the longest wait of every run per arm. Returns the main plot's path.
+// and the longest wait per arm: every run's, and over the runs the longest
+// wait, p99.9 and p99 with their 95% intervals, beside the 50 ms line.
+// Returns the verdict's plot (the latter).
 std::string WritePlots(kit::Harness& h, const std::map<std::string, RunResult>& first_runs,
                        const std::map<std::string, std::vector<RunFigures>>& figures);
+
+// The source's line for both checks: a transfer waiting past 50 ms.
+inline constexpr double kLineMs = 50;
+
+// The two checks, from each arm's runs: recon-locked's longest wait / 50 ms
+// >= 1 and recon-pinned's longest wait / 50 ms < 1, each the geometric mean
+// over the runs with its 95% interval.
+std::vector<kit::Check> MakeChecks(const std::vector<RunFigures>& locked, const std::vector<RunFigures>& pinned);
+
+// "runs=all" rows: each arm's longest wait, p99.9 and p99 over the runs, the
+// checks' ratios, and the headline ratios between the arms (paired by run).
+void AddSummaryRows(kit::Results& results, const std::map<std::string, std::vector<RunFigures>>& figures);
 
 kit::Verdict MakeVerdict(const std::map<std::string, std::vector<RunFigures>>& figures, const std::string& plot);
 
