@@ -332,38 +332,86 @@ void add_mixed_rows(Harness& h, const std::string& f, const std::string& arm, co
   add_counters(h, f, arm, cs, r.counters, r.seconds);
 }
 
+// One cell's rounds as one result: counts add, histograms merge, the
+// longest of the *_max_us extras is kept, the *_mean_us ones are weighted by
+// the write lock's acquisitions (else by time).
+void merge_rounds(fc::MixedResult* into, const fc::MixedResult& r) {
+  const auto weight = [](const fc::MixedResult& x) {
+    auto it = x.counters.extra.find("write_lock_acquisitions");
+    return it != x.counters.extra.end() ? it->second.first : x.seconds;
+  };
+  const double w0 = weight(*into), w1 = weight(r);
+  for (const auto& [name, v] : r.counters.extra) {
+    auto [it, fresh] = into->counters.extra.try_emplace(name, v);
+    if (fresh) continue;
+    double& x = it->second.first;
+    const auto ends = [&](const char* suffix) {
+      const std::string s(suffix);
+      return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+    };
+    if (ends("_max_us")) x = std::max(x, v.first);
+    else if (ends("_mean_us")) x = w0 + w1 > 0 ? (x * w0 + v.first * w1) / (w0 + w1) : x;
+    else x += v.first;
+  }
+  into->reads += r.reads;
+  into->writes += r.writes;
+  into->commits_done += r.commits_done;
+  into->seconds += r.seconds;
+  into->read_ns.Merge(r.read_ns);
+  into->write_ns.Merge(r.write_ns);
+  into->hold_ns.Merge(r.hold_ns);
+  into->counters.commits += r.counters.commits;
+  into->counters.fsyncs += r.counters.fsyncs;
+}
+
 void run_mixed_part(Harness& h, const Config& c, Runner& run, fc::Report& rep, const std::string& part) {
   const bool batches = part == "batches";
   const std::string base_case = batches ? fmt::format("batch={};readers={}", c.batch, c.batch_readers)
                                         : fmt::format("readers={};writers={}", c.readers, c.reader_writers);
   (batches ? rep.batches_case : rep.readers_case) = base_case;
   const auto arms = arms_of(c, part);
-  fenec::kit::run_interleaved(h.reps(), arms.size(), [&](size_t a, int rep_no) {
-    const fc::ArmSpec& arm = arms[a];
+  // A repetition opens every arm's store and runs them in c.rounds rounds,
+  // the arms in turn in each: each arm's figures then span the repetition,
+  // and a stretch of seconds when the two vCPUs are slow to share a cache
+  // line (main.cc's writers part) meets every arm alike rather than one.
+  for (int rep_no = 0; rep_no < h.reps() && !fenec::base::StopRequested(); ++rep_no) {
     const std::string cs = rep_case(base_case, rep_no);
-    run.cell(part, arm, cs, [&](fc::Store& s) -> std::string {
-      int64_t sum = 0;
-      if (auto e = fc::preload(s, c.preload_rows, h.seed() + rep_no, &sum); !e.empty()) return e;
-      const fc::Budget b{c.seconds, c.max_ops};
-      const uint64_t seed = h.seed() + 1000 * rep_no;
-      const fc::MixedResult r =
-          batches ? fc::run_readers_beside_batches(s, c.batch_readers, c.batch, c.preload_rows, b, seed)
-                  : fc::run_readers_beside_writers(s, c.readers, c.reader_writers, c.preload_rows, b, seed);
-      if (!r.error.empty()) return r.error;
-      const std::string f = finding_of(part, arm);
-      add_mixed_rows(h, f, arm.name, cs, r, batches ? "batch" : "write");
-      fc::MixedFig fig = mixed_fig(r);
-      if (batches) {
-        h.results().add(f, arm.name, cs, "batches", static_cast<double>(r.commits_done), "count");
-        if (r.hold_ns.count() > 0) {
-          h.results().add_latency(f, arm.name, cs, r.hold_ns, "batch_hold");
-          fig.batch_hold_p50_us = r.hold_ns.Percentile(50) / 1000.0;
+    run.cells(part, arms, cs, [&](const std::vector<fc::Store*>& stores) -> std::string {
+      for (fc::Store* s : stores) {
+        int64_t sum = 0;
+        if (auto e = fc::preload(*s, c.preload_rows, h.seed() + rep_no, &sum); !e.empty()) return e;
+      }
+      std::vector<fc::MixedResult> acc(arms.size());
+      const fc::Budget b{c.seconds / c.rounds, std::max<uint64_t>(1, c.max_ops / c.rounds)};
+      for (int k = 0; k < c.rounds; ++k) {
+        const uint64_t seed = h.seed() + 1000 * rep_no + 100'000 * k;
+        for (size_t i = 0; i < arms.size(); ++i) {
+          const fc::MixedResult r =
+              batches ? fc::run_readers_beside_batches(*stores[i], c.batch_readers, c.batch, c.preload_rows, b, seed)
+                      : fc::run_readers_beside_writers(*stores[i], c.readers, c.reader_writers, c.preload_rows, b,
+                                                       seed);
+          if (!r.error.empty()) return arms[i].name + ": " + r.error;
+          merge_rounds(&acc[i], r);
         }
       }
-      (batches ? rep.batches : rep.readers)[arm.name][rep_no] = fig;
+      for (size_t i = 0; i < arms.size(); ++i) {
+        const fc::MixedResult& r = acc[i];
+        const std::string f = finding_of(part, arms[i]);
+        add_mixed_rows(h, f, arms[i].name, cs, r, batches ? "batch" : "write");
+        if (c.rounds > 1) h.results().add(f, arms[i].name, cs, "rounds", c.rounds, "count");
+        fc::MixedFig fig = mixed_fig(r);
+        if (batches) {
+          h.results().add(f, arms[i].name, cs, "batches", static_cast<double>(r.commits_done), "count");
+          if (r.hold_ns.count() > 0) {
+            h.results().add_latency(f, arms[i].name, cs, r.hold_ns, "batch_hold");
+            fig.batch_hold_p50_us = r.hold_ns.Percentile(50) / 1000.0;
+          }
+        }
+        (batches ? rep.batches : rep.readers)[arms[i].name][rep_no] = fig;
+      }
       return "";
     });
-  });
+  }
 }
 
 // The long-read part's cells: each fenecdb durability's pinned and locked
@@ -488,7 +536,8 @@ int main(int argc, char** argv) {
   auto& app = h.app();
   app.footer(
       "Every cell's arms run --reps times, interleaved (rep 0 of every arm, then rep 1, ...), each on a fresh "
-      "store under --dir; a buffered writers cell in --rounds rounds spread over its repetition. Each verdict "
+      "store under --dir; a buffered writers cell, and the readers and batches parts (their arms in turn), in "
+      "--rounds rounds spread over the repetition. Each verdict "
       "is checks of ratios with 95% intervals over the repetitions (iobench/kit/verdict.h) against the "
       "finding's line: CC-1 fsyncs/commit at 16 writers < 1, 16 writers/1 > 1 and fenecdb/sqlite-full at "
       "16 > 1; CC-2 fenecdb-buffered/sqlite-normal at 1 writer >= 6 (half the source's 12x) and 16 writers/1 "
@@ -517,9 +566,10 @@ int main(int argc, char** argv) {
   app.add_option("--seconds", c.seconds, "time budget per cell and repetition (default 0.4 quick, 2 full)")
       ->check(CLI::Range(0.05, 600.0));
   app.add_option("--rounds", c.rounds,
-                 "rounds a buffered (CPU-bound) writers cell's time is split into, a fresh store each, spread over "
-                 "its repetition: their rate together is the repetition's (a 2-CPU VM's multi-writer speed swings "
-                 "for seconds at a time)")
+                 "rounds a cell's time is split into, spread over its repetition, their figures together the "
+                 "repetition's (a 2-vCPU VM's multi-thread speed swings for seconds at a time): a buffered writers "
+                 "cell on a fresh store each round; readers and batches with every arm's store open, the arms in "
+                 "turn each round")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
   app.add_option("--max-ops", c.max_ops, "operation cap per cell (default 2000000)")->check(CLI::Range(1, 1 << 30));
@@ -563,7 +613,7 @@ int main(int argc, char** argv) {
   if (has("writers")) {
     for (const auto& arm : arms_of(c, "writers")) cells += h.reps() * c.writers.size() * (arm.durable ? 1 : c.rounds);
   }
-  for (const char* p : {"readers", "batches"}) cells += has(p) ? h.reps() * arms_of(c, p).size() : 0;
+  for (const char* p : {"readers", "batches"}) cells += has(p) ? h.reps() : 0;
   if (has("long-read")) cells += h.reps() * long_read_units(c).size();
 
   fc::Report rep;
