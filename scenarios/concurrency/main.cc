@@ -163,45 +163,51 @@ struct WriterReps {
 
 std::string rep_case(const std::string& cs, int r) { return fmt::format("{};rep={}", cs, r); }
 
-// The rounds of a repetition a writers cell runs in: a buffered cell in
-// every round (its time split over them, a fresh store each), a durable one
-// in one round, the writer counts' rounds spread over the repetition.
-bool runs_in_round(const fc::ArmSpec& arm, size_t writer_index, size_t writer_counts, int round, int rounds) {
+// Whether a writers cell runs in round k of repetition r: a buffered cell
+// in every round (its time split over them, a fresh store each), a durable
+// one in one round, the (writer count, repetition) pairs' rounds spread over
+// the part.
+bool runs_in_round(const fc::ArmSpec& arm, size_t writer_index, size_t writer_counts, int rep, int reps, int round,
+                   int rounds) {
   if (!arm.durable) return true;
-  return static_cast<size_t>(round) == writer_index * static_cast<size_t>(rounds) / writer_counts;
+  const size_t slot = writer_index * static_cast<size_t>(reps) + static_cast<size_t>(rep);
+  return static_cast<size_t>(round) == slot * static_cast<size_t>(rounds) / (writer_counts * reps);
 }
 
 void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep) {
   std::map<std::pair<std::string, int>, WriterReps> acc;
   const auto arms = arms_of(c, "writers");
-  // Repetitions outside, arms inside writer counts: a shared machine's drift
+  // Arms inside writer counts inside repetitions: a shared machine's drift
   // (other work, other fsyncs) then hits every arm and every count alike, and
   // repetition r of each (arm, writers) cell can be paired with any other's.
   //
   // A buffered cell is CPU-bound, and its rate with two or more writers
-  // swings for seconds at a time: at about a third of the usual speed in
-  // some stretches (every store opened then, with this process alone on
-  // both CPUs), as if the hypervisor had moved the two vCPUs apart and the
-  // lock's cache line now crossed between them; one writer never does. One
-  // stretch would decide a repetition measured at one moment, so a buffered
-  // cell's time is split into c.rounds rounds spread over its repetition,
-  // and its rate is theirs together. A durable cell (fsync-bound, where
+  // swings with stretches of the machine's: at a third to a half of the
+  // usual speed for a second or for a whole repetition (every store opened
+  // then, this process alone on both CPUs), as if the hypervisor had moved
+  // the two vCPUs apart and the lock's cache line now crossed between them;
+  // one writer never does. So a buffered cell's time is split into c.rounds
+  // rounds, a fresh store each, and the rounds of the repetitions take turns
+  // (round 0 of every repetition, then round 1, ...): each repetition's rate
+  // is then spread over the whole part, and a slow stretch is shared by the
+  // repetitions rather than deciding one. Their intervals are then about the
+  // ratio over this run's stretches. A durable cell (fsync-bound, where
   // SQLite's 16 writers also overrun a cell by a second in busy waits) runs
   // once a repetition, at one of those rounds.
-  for (int r = 0; r < h.reps() && !fenec::base::StopRequested(); ++r) {
-    struct Sum {
-      fc::WritersResult res;
-      double round_min = 0, round_max = 0;
-      int rounds = 0;
-      bool failed = false;
-    };
-    std::map<std::pair<std::string, int>, Sum> sums;
-    for (int k = 0; k < c.rounds; ++k) {
+  struct Sum {
+    fc::WritersResult res;
+    double round_min = 0, round_max = 0;
+    int rounds = 0;
+    bool failed = false;
+  };
+  std::map<std::tuple<int, std::string, int>, Sum> sums;  // (repetition, arm, writers)
+  for (int k = 0; k < c.rounds && !fenec::base::StopRequested(); ++k) {
+    for (int r = 0; r < h.reps(); ++r) {
       for (size_t wi = 0; wi < c.writers.size(); ++wi) {
         const int w = c.writers[wi];
         for (const auto& arm : arms) {
-          if (!runs_in_round(arm, wi, c.writers.size(), k, c.rounds)) continue;
-          Sum& sum = sums[{arm.name, w}];
+          if (!runs_in_round(arm, wi, c.writers.size(), r, h.reps(), k, c.rounds)) continue;
+          Sum& sum = sums[{r, arm.name, w}];
           if (sum.failed) continue;
           const int rounds = arm.durable ? 1 : c.rounds;
           const fc::Budget b{c.seconds / rounds, std::max<uint64_t>(1, c.max_ops / rounds)};
@@ -224,34 +230,34 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
         }
       }
     }
-    for (const auto& [key, sum] : sums) {
-      if (sum.failed || sum.rounds == 0) continue;
-      const auto& [arm_name, w] = key;
-      const fc::ArmSpec& arm =
-          *std::find_if(arms.begin(), arms.end(), [&](const auto& x) { return x.name == arm_name; });
-      const std::string f = finding_of("writers", arm);
-      const std::string cs = rep_case(fmt::format("writers={}", w), r);
-      const double wps = sum.res.writes / sum.res.seconds;
-      auto& res = h.results();
-      res.add(f, arm_name, cs, "writes_per_s", wps, "ops/s");
-      res.add_latency(f, arm_name, cs, sum.res.write_ns, "write");
-      add_counters(h, f, arm_name, cs, sum.res.counters, sum.res.seconds);
-      if (sum.rounds > 1) {
-        res.add(f, arm_name, cs, "rounds", sum.rounds, "count");
-        res.add(f, arm_name, cs, "round_writes_per_s_min", sum.round_min, "ops/s");
-        res.add(f, arm_name, cs, "round_writes_per_s_max", sum.round_max, "ops/s");
-      }
-      WriterReps& a = acc[key];
-      a.writes_per_s.push_back(wps);
-      a.writes += sum.res.writes;
-      a.commits += sum.res.counters.commits;
-      a.fsyncs += sum.res.counters.fsyncs;
-      a.seconds += sum.res.seconds;
-      a.write_ns.Merge(sum.res.write_ns);
-      rep.writers[arm_name][w][r] = {wps, static_cast<double>(sum.res.counters.commits),
-                                     static_cast<double>(sum.res.counters.fsyncs), sum.res.write_ns.max() / 1000.0,
-                                     sum.round_min, sum.round_max};
+  }
+  for (const auto& [key, sum] : sums) {
+    const auto& [r, arm_name, w] = key;
+    const fc::ArmSpec& arm =
+        *std::find_if(arms.begin(), arms.end(), [&](const auto& x) { return x.name == arm_name; });
+    if (sum.failed || sum.rounds < (arm.durable ? 1 : c.rounds)) continue;  // failed, or cut short by Ctrl-C
+    const std::string f = finding_of("writers", arm);
+    const std::string cs = rep_case(fmt::format("writers={}", w), r);
+    const double wps = sum.res.writes / sum.res.seconds;
+    auto& res = h.results();
+    res.add(f, arm_name, cs, "writes_per_s", wps, "ops/s");
+    res.add_latency(f, arm_name, cs, sum.res.write_ns, "write");
+    add_counters(h, f, arm_name, cs, sum.res.counters, sum.res.seconds);
+    if (sum.rounds > 1) {
+      res.add(f, arm_name, cs, "rounds", sum.rounds, "count");
+      res.add(f, arm_name, cs, "round_writes_per_s_min", sum.round_min, "ops/s");
+      res.add(f, arm_name, cs, "round_writes_per_s_max", sum.round_max, "ops/s");
     }
+    WriterReps& a = acc[{arm_name, w}];
+    a.writes_per_s.push_back(wps);
+    a.writes += sum.res.writes;
+    a.commits += sum.res.counters.commits;
+    a.fsyncs += sum.res.counters.fsyncs;
+    a.seconds += sum.res.seconds;
+    a.write_ns.Merge(sum.res.write_ns);
+    rep.writers[arm_name][w][r] = {wps, static_cast<double>(sum.res.counters.commits),
+                                   static_cast<double>(sum.res.counters.fsyncs), sum.res.write_ns.max() / 1000.0,
+                                   sum.round_min, sum.round_max};
   }
   // The summary rows (case writers=N): the median rate of the repetitions,
   // the counts summed over them. The ratios and their intervals are judge()'s.
@@ -542,7 +548,7 @@ int main(int argc, char** argv) {
       "finding's line: CC-1 fsyncs/commit at 16 writers < 1, 16 writers/1 > 1 and fenecdb/sqlite-full at "
       "16 > 1; CC-2 fenecdb-buffered/sqlite-normal at 1 writer >= 6 (half the source's 12x) and 16 writers/1 "
       "< 0.5; CC-3 median lock hold a batch, built under/outside the lock >= 1.65 (half the source's 3.3x); "
-      "CC-4 no buffer written under the lock (a count) and each repetition's longest lock hold < 17 ms; "
+      "CC-4 no buffer written under the lock and no lock hold reaching 17 ms (counts that must be 0); "
       "CC-5 every answer right (categorical), p99.9 wait of the writes that met a long read, locked/pinned "
       ">= 10, and the read alone pinned/locked < 2.\n"
       "Writes results/concurrency/latest.csv (one measurement a row, case ...;rep=N for each repetition, "

@@ -62,15 +62,6 @@ std::string count_ci(const Ratio& r) {
   return fmt::format("{} [{}, {}]", format_count(r.value), format_count(r.ci95.lo), format_count(r.ci95.hi));
 }
 
-// A figure as a ratio to a line the finding states in absolute terms (17 ms):
-// the check then reads "longest hold / 17 ms 0.03x [0.02, 0.05] < 1".
-Ratio scaled(Ratio r, double by) {
-  r.value /= by;
-  r.ci95.lo /= by;
-  r.ci95.hi /= by;
-  return r;
-}
-
 std::string plot_ref(const std::string& name) { return "plots/concurrency/" + name + ".png"; }
 
 // A target of issue 3 (reported, not asserted), judged like a check: met
@@ -408,13 +399,16 @@ Judged judge_cc3(const Report& rep) {
 
 // ---- CC-4: disk waits stay out of the lock; no single wait reaches 17 ms.
 //
-// Two parts. Categorical: no 1 MB buffer is written under the lock (a count
-// that must be zero, fenecdb's Stats). Measured: "no single wait reaches 17
-// ms" (the finding's line) is a maximum, so each repetition's longest
-// write-lock hold (the engine's own Stats) is one figure, over the
-// repetitions against 17 ms. The lock's hold, not the readers' longest wait:
-// on a shared 2-core box that is the scheduler's, whatever the engine does;
-// the readers' p99, p99.9 and longest are shown beside it.
+// Two parts, both counts that must be zero, so both categorical: no 1 MB
+// buffer written under the lock (fenecdb's Stats), and no write-lock hold
+// reaching 17 ms (the finding's line; the longest hold of every repetition,
+// the engine's own Stats). The claim is about a single wait, so the longest
+// is the figure, and one hold past 17 ms refutes it; an interval over the
+// repetitions' longest would instead extrapolate from one holder the
+// scheduler preempted (2.5 ms beside 0.5 ms) to 17 ms when no hold came near
+// it. The repetitions' longest with their interval, and the readers' p99,
+// p99.9 and longest (the scheduler's as much as the engine's on a shared
+// 2-core box), are shown beside.
 constexpr double kCc4LineUs = 17'000;
 
 Judged judge_cc4(const Report& rep) {
@@ -458,22 +452,29 @@ Judged judge_cc4(const Report& rep) {
                                    us_ci(over_reps(*n, [](const MixedFig& m) { return m.read_p999_us; })),
                                    us_ci(over_reps(*n, [](const MixedFig& m) { return m.read_max_us; })), nf, nu)});
   }
+  double longest_hold = 0;
+  int holds_past_line = 0;
+  for (const auto& [r, fig] : *f) {
+    longest_hold = std::max(longest_hold, fig.lock_hold_max_us);
+    holds_past_line += fig.lock_hold_max_us >= kCc4LineUs;
+  }
   j.verdict.ours = fmt::format(
-      "longest lock hold a repetition {} ({:.0f} flushes, {:.0f} under it); readers' wait p99 {}, p99.9 {}, "
-      "longest {}",
-      us_ci(hold), flushes, under, us_ci(p99), us_ci(p999), us_ci(longest));
+      "longest lock hold {} (a repetition's: {}; {:.0f} flushes, {:.0f} under the lock); readers' wait p99 {}, "
+      "p99.9 {}, longest {}",
+      format_us(longest_hold), us_ci(hold), flushes, under, us_ci(p99), us_ci(p999), us_ci(longest));
+  const std::string holds = fmt::format("the longest write-lock hold of {} repetitions {} {} 17 ms", f->size(),
+                                        format_us(longest_hold), holds_past_line ? ">=" : "<");
   if (flushes <= 0) {
     j.verdict.not_applicable("no 1 MB buffer filled during the cells");
-  } else if (under > 0) {
+  } else if (under > 0 || holds_past_line > 0) {
     j.verdict.set({kit::Outcome::kNotReproduced,
-                   fmt::format("{:.0f} of {:.0f} buffers were written under the lock (a count that must be 0)", under,
-                               flushes)});
+                   fmt::format("{:.0f} of {:.0f} buffers written under the lock (a count that must be 0); {}", under,
+                               flushes, holds)});
   } else {
-    j.verdict.set(kit::judge({{"longest lock hold/17 ms", scaled(hold, kCc4LineUs), 1, false}}));
-    j.verdict.reason += fmt::format(
-        "; no buffer written under the lock ({:.0f} flushes); judged on each repetition's longest hold (the claim is "
-        "'no single wait'; fenecdb's own figure, where the readers' longest is also the scheduler's)",
-        flushes);
+    j.verdict.set({kit::Outcome::kReproduced,
+                   fmt::format("no buffer written under the lock ({:.0f} flushes; a count that must be 0); {} (no "
+                               "single wait reaches it: judged on the longest, categorically)",
+                               flushes, holds)});
   }
   return j;
 }
