@@ -1,6 +1,8 @@
 // The bench's own logic, checked by counts (never by time): the SQLite arm
 // round-trips rows, the sync-counting VFS counts one WAL sync per commit at
-// synchronous=FULL and none at NORMAL, and the workloads report what they did.
+// synchronous=FULL and none at NORMAL, the workloads report what they did,
+// and the verdicts of CC-1..CC-5 follow from synthetic figures as their
+// checks say (cleared, missed, straddling the line, categorical).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,6 +11,7 @@
 #include <random>
 
 #include "engine/src/base/testing.h"
+#include "scenarios/concurrency/report.h"
 #include "scenarios/concurrency/store.h"
 #include "scenarios/concurrency/sync_vfs.h"
 #include "scenarios/concurrency/workload.h"
@@ -143,6 +146,40 @@ TEST_F(ScratchDir, PreloadAndLongReadAgreeOnTheSum) {
   EXPECT_EQ(r.long_read_ms.size(), 2u);
   EXPECT_EQ(r.counters.commits, r.writes);
   EXPECT_EQ(r.write_ns.count(), r.writes);
+  // A window per read, during it and before it; a write is counted in a
+  // read's window only if it overlapped it, so never more than were written.
+  EXPECT_EQ(r.wait_during_read_us.size(), 2u);
+  EXPECT_EQ(r.wait_before_read_us.size(), 2u);
+  EXPECT_LE(r.during_read_ns.count(), r.writes);
+  EXPECT_LE(r.before_read_ns.count(), r.writes);
+}
+
+// CC-5's reads alone alternate between the stores, each answers the
+// preloaded count and sum, and a pinning store reports its first pin.
+TEST_F(ScratchDir, AloneReadsAlternateAndAnswerRight) {
+  std::string err;
+  const ArmSpec pinned{"fenecdb-buffered", ArmSpec::Engine::kFenecdb, false, false};
+  auto a = open_fenecdb(pinned, "long-read", path("a"), &err);
+  ASSERT_TRUE(a) << err;
+  auto b = open_sqlite(sqlite_arm(false), path("b"), &err);
+  ASSERT_TRUE(b) << err;
+  int64_t sum = 0;
+  ASSERT_EQ(preload(*a, 3000, test_seed(), &sum), "");
+  ASSERT_EQ(preload(*b, 3000, test_seed(), &sum), "");
+  const std::vector<AloneReads> r = run_alone_reads({a.get(), b.get()}, 3000, sum, 3);
+  ASSERT_EQ(r.size(), 2u);
+  for (const AloneReads& x : r) {
+    EXPECT_EQ(x.error, "");
+    EXPECT_TRUE(x.answers_ok) << x.answer_problem;
+    EXPECT_EQ(x.ms.size(), 3u);
+  }
+  EXPECT_GE(r[0].first_pin_us, 0);  // fenecdb pins its long reads
+  EXPECT_LT(r[1].first_pin_us, 0);  // SQLite does not
+  // A wrong expected sum is a wrong answer, said so.
+  const std::vector<AloneReads> wrong = run_alone_reads({b.get()}, 3000, sum + 1, 1);
+  EXPECT_FALSE(wrong[0].answers_ok);
+  EXPECT_NE(wrong[0].answer_problem, "");
+  EXPECT_EQ(a->close(), "");
 }
 
 TEST_F(ScratchDir, ReadersBesideBatchesFindEveryPreloadedRow) {
@@ -205,12 +242,197 @@ TEST_F(ScratchDir, FenecdbLongReadAnswersRightPinnedAndLocked) {
     ASSERT_EQ(r.error, "");
     EXPECT_TRUE(r.answers_ok) << r.answer_problem;
     EXPECT_EQ(r.long_read_ms.size(), 3u);
+    EXPECT_EQ(r.wait_during_read_us.size(), 3u);
     // Pinned reads pin (one per aggregate); reads under the lock never do.
     auto pins = r.counters.extra.find("pins");
     ASSERT_NE(pins, r.counters.extra.end());
     EXPECT_EQ(pins->second.first, naive ? 0.0 : 3.0) << arm.name;
     EXPECT_EQ(store->close(), "");
   }
+}
+
+// ---- The verdicts, from synthetic figures (report.h). Each check's ratio
+// has its 95% interval from the repetitions (kit::paired_ratio), so three
+// repetitions that agree clear or miss a line, and three that scatter
+// across it straddle it.
+
+using kit::Outcome;
+
+Reps<WriterFig> writer_reps(const std::vector<double>& wps, double fsyncs_per_commit) {
+  Reps<WriterFig> r;
+  for (size_t i = 0; i < wps.size(); ++i) {
+    WriterFig f;
+    f.writes_per_s = wps[i];
+    f.commits = 1000;
+    f.fsyncs = 1000 * fsyncs_per_commit;
+    f.store_min = f.store_max = wps[i];
+    r[static_cast<int>(i)] = f;
+  }
+  return r;
+}
+
+Report cc1_report(const std::vector<double>& one, const std::vector<double>& sixteen, double per_commit,
+                  const std::vector<double>& sqlite16) {
+  Report rep;
+  rep.writers["fenecdb-durable"][1] = writer_reps(one, 1);
+  rep.writers["fenecdb-durable"][16] = writer_reps(sixteen, per_commit);
+  rep.writers["sqlite-full"][16] = writer_reps(sqlite16, 1);
+  return rep;
+}
+
+TEST(Verdicts, Cc1ReproducedWhenEveryCheckClears) {
+  const Judged j = judge_cc1(cc1_report({1000, 1010, 990}, {6000, 6100, 5900}, 0.12, {500, 510, 490}));
+  EXPECT_EQ(j.verdict.outcome, Outcome::kReproduced) << j.verdict.reason;
+  // Each check in the reason, each ratio in the CSV with its interval.
+  EXPECT_NE(j.verdict.reason.find("cleared"), std::string::npos);
+  ASSERT_EQ(j.ratios.size(), 3u);
+  EXPECT_TRUE(j.ratios[0].ratio.ci95.known());
+  EXPECT_NEAR(j.ratios[0].ratio.value, 6.0, 0.1);
+}
+
+TEST(Verdicts, Cc1NotReproducedWhenEveryCheckMisses) {
+  // Unshared fsyncs, 16 writers slower than one, SQLite ahead.
+  const Judged j = judge_cc1(cc1_report({1000, 1010, 990}, {800, 810, 790}, 1.0 + 1e-3, {2000, 2020, 1980}));
+  EXPECT_EQ(j.verdict.outcome, Outcome::kNotReproduced) << j.verdict.reason;
+}
+
+TEST(Verdicts, Cc1NotApplicableWithoutItsCells) {
+  Report rep = cc1_report({1000, 1010, 990}, {6000, 6100, 5900}, 0.12, {500, 510, 490});
+  rep.writers.erase("sqlite-full");
+  EXPECT_EQ(judge_cc1(rep).verdict.outcome, Outcome::kNotApplicable);
+}
+
+Report cc2_report(const std::vector<double>& one, const std::vector<double>& sixteen,
+                  const std::vector<double>& sqlite_one) {
+  Report rep;
+  rep.writers["fenecdb-buffered"][1] = writer_reps(one, 0);
+  rep.writers["fenecdb-buffered"][16] = writer_reps(sixteen, 0);
+  rep.writers["sqlite-normal"][1] = writer_reps(sqlite_one, 0);
+  return rep;
+}
+
+TEST(Verdicts, Cc2PartlyWhenTheRatioHoldsAndTheHandoverCostsNothing) {
+  // 16x SQLite NORMAL (line 6x: cleared); 16 writers as fast as one (line < 0.5x: missed).
+  const Judged j = judge_cc2(cc2_report({1.6e6, 1.62e6, 1.58e6}, {1.6e6, 1.5e6, 1.7e6}, {1e5, 1e5, 1e5}));
+  EXPECT_EQ(j.verdict.outcome, Outcome::kPartly) << j.verdict.reason;
+  EXPECT_NE(j.verdict.reason.find("missed"), std::string::npos);
+}
+
+TEST(Verdicts, Cc2ReproducedWhenTheHandoverCostsMoreThanHalf) {
+  const Judged j = judge_cc2(cc2_report({1.6e6, 1.62e6, 1.58e6}, {5e5, 5.2e5, 4.9e5}, {1e5, 1e5, 1e5}));
+  EXPECT_EQ(j.verdict.outcome, Outcome::kReproduced) << j.verdict.reason;
+}
+
+TEST(Verdicts, Cc2InconclusiveWhenTheHandoverStraddlesItsLine) {
+  // 16 writers at 0.3x, 0.9x and 0.5x one: the interval holds 0.5.
+  const Judged j = judge_cc2(cc2_report({1e6, 1e6, 1e6}, {3e5, 9e5, 5e5}, {1e5, 1e5, 1e5}));
+  EXPECT_EQ(j.verdict.outcome, Outcome::kInconclusive) << j.verdict.reason;
+  EXPECT_NE(j.verdict.reason.find("straddles"), std::string::npos);
+}
+
+TEST(Verdicts, Cc2PairsOnlyTheRepetitionsBothArmsRan) {
+  Report rep = cc2_report({1.6e6, 1.6e6, 1.6e6}, {1.6e6, 1.6e6, 1.6e6}, {1e5, 1e5, 1e5});
+  rep.writers["sqlite-normal"][1].erase(1);  // that cell was a skip
+  const Judged j = judge_cc2(rep);
+  ASSERT_FALSE(j.ratios.empty());
+  EXPECT_EQ(j.ratios[0].ratio.reps, 2u);
+}
+
+Reps<MixedFig> batch_reps(const std::vector<double>& hold_p50_us) {
+  Reps<MixedFig> r;
+  for (size_t i = 0; i < hold_p50_us.size(); ++i) {
+    MixedFig f;
+    f.batch_hold_p50_us = hold_p50_us[i];
+    f.lock_hold_mean_us = hold_p50_us[i];
+    r[static_cast<int>(i)] = f;
+  }
+  return r;
+}
+
+TEST(Verdicts, Cc3ClearsAndMissesItsLine) {
+  Report rep;
+  rep.batches["fenecdb-buffered-naive"] = batch_reps({500, 510, 490});
+  rep.batches["fenecdb-buffered"] = batch_reps({150, 152, 148});  // 3.3x: clears 1.65
+  EXPECT_EQ(judge_cc3(rep).verdict.outcome, Outcome::kReproduced);
+  rep.batches["fenecdb-buffered"] = batch_reps({450, 460, 440});  // 1.1x: misses
+  EXPECT_EQ(judge_cc3(rep).verdict.outcome, Outcome::kNotReproduced);
+  rep.batches.clear();
+  EXPECT_EQ(judge_cc3(rep).verdict.outcome, Outcome::kNotApplicable);
+}
+
+Reps<MixedFig> reader_reps(const std::vector<double>& hold_max_us, double flushes, double under) {
+  Reps<MixedFig> r;
+  for (size_t i = 0; i < hold_max_us.size(); ++i) {
+    MixedFig f;
+    f.lock_hold_max_us = hold_max_us[i];
+    f.buffer_flushes = flushes;
+    f.buffer_flushes_under_lock = under;
+    f.read_p99_us = f.read_p999_us = f.read_max_us = 100;
+    r[static_cast<int>(i)] = f;
+  }
+  return r;
+}
+
+TEST(Verdicts, Cc4CountsLongHoldsAndFlushesUnderTheLock) {
+  Report rep;
+  rep.readers["fenecdb-buffered"] = reader_reps({400, 500, 450}, 10, 0);
+  EXPECT_EQ(judge_cc4(rep).verdict.outcome, Outcome::kReproduced);
+  // One repetition's holder preempted for 5 ms: still no single wait reaches 17 ms.
+  rep.readers["fenecdb-buffered"] = reader_reps({400, 5000, 450}, 10, 0);
+  EXPECT_EQ(judge_cc4(rep).verdict.outcome, Outcome::kReproduced);
+  // One hold of 17 ms or more refutes "no single wait reaches 17 ms".
+  rep.readers["fenecdb-buffered"] = reader_reps({400, 17000, 450}, 10, 0);
+  EXPECT_EQ(judge_cc4(rep).verdict.outcome, Outcome::kNotReproduced);
+  EXPECT_NE(judge_cc4(rep).verdict.reason.find(">= 17 ms"), std::string::npos);
+  // Categorical: a buffer written under the lock is not reproduced, however short the holds.
+  rep.readers["fenecdb-buffered"] = reader_reps({400, 500, 450}, 10, 1);
+  EXPECT_EQ(judge_cc4(rep).verdict.outcome, Outcome::kNotReproduced);
+  rep.readers["fenecdb-buffered"] = reader_reps({400, 500, 450}, 0, 0);
+  EXPECT_EQ(judge_cc4(rep).verdict.outcome, Outcome::kNotApplicable);
+}
+
+Reps<LongFig> long_reps(const std::vector<double>& during_p999_us, const std::vector<double>& alone_ms,
+                        bool answers_ok = true) {
+  Reps<LongFig> r;
+  for (size_t i = 0; i < during_p999_us.size(); ++i) {
+    LongFig f;
+    f.during_p999_us = during_p999_us[i];
+    f.during_p99_us = f.during_max_us = f.write_wait_max_us = during_p999_us[i];
+    f.before_p999_us = f.before_max_us = 3;
+    f.alone_ms = alone_ms[i];
+    f.answers_ok = answers_ok;
+    r[static_cast<int>(i)] = f;
+  }
+  return r;
+}
+
+TEST(Verdicts, Cc5ReproducedWhenWritesStopWaitingAtTheSameSpeed) {
+  Report rep;
+  rep.long_read["fenecdb-buffered-naive"] = long_reps({30000, 31000, 29000}, {20, 20.2, 19.8});
+  rep.long_read["fenecdb-buffered"] = long_reps({3, 3.1, 2.9}, {20.1, 20.3, 19.9});
+  const Judged j = judge_cc5(rep);
+  EXPECT_EQ(j.verdict.outcome, Outcome::kReproduced) << j.verdict.reason;
+  EXPECT_NE(j.verdict.reason.find("p99.9"), std::string::npos);  // says which figure it used
+}
+
+TEST(Verdicts, Cc5PartsAndStraddles) {
+  Report rep;
+  // Writes no longer wait, but the pinned read is 3x slower: partly.
+  rep.long_read["fenecdb-buffered-naive"] = long_reps({30000, 31000, 29000}, {20, 20.2, 19.8});
+  rep.long_read["fenecdb-buffered"] = long_reps({3, 3.1, 2.9}, {60, 61, 59});
+  EXPECT_EQ(judge_cc5(rep).verdict.outcome, Outcome::kPartly);
+  // The pinned writers' wait scattered from 1/100 to 1/3 of the locked: the 10x line straddled.
+  rep.long_read["fenecdb-buffered"] = long_reps({300, 10000, 2000}, {20, 20.2, 19.8});
+  EXPECT_EQ(judge_cc5(rep).verdict.outcome, Outcome::kInconclusive);
+}
+
+TEST(Verdicts, Cc5AWrongAnswerIsNotReproduced) {
+  Report rep;
+  rep.long_read["fenecdb-buffered-naive"] = long_reps({30000, 31000, 29000}, {20, 20.2, 19.8});
+  rep.long_read["fenecdb-buffered"] = long_reps({3, 3.1, 2.9}, {20.1, 20.3, 19.9}, false);
+  const Judged j = judge_cc5(rep);
+  EXPECT_EQ(j.verdict.outcome, Outcome::kNotReproduced);
+  EXPECT_NE(j.verdict.reason.find("answered wrong"), std::string::npos);
 }
 
 }  // namespace

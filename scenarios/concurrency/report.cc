@@ -1,13 +1,9 @@
 #include "scenarios/concurrency/report.h"
-#include "engine/src/base/proc.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 #include <iostream>
-#include <sstream>
-#include <optional>
 
 #include "iobench/kit/console.h"
 #include "iobench/kit/plot.h"
@@ -16,27 +12,67 @@
 namespace fenec::scenarios::concurrency {
 namespace {
 
+using kit::Check;
 using kit::format_count;
+using kit::format_ratio;
 using kit::format_us;
+using kit::Ratio;
 
-const WriterFig* writer_fig(const Report& rep, const std::string& arm, int writers) {
+const Reps<WriterFig>* writer_reps(const Report& rep, const std::string& arm, int writers) {
   auto a = rep.writers.find(arm);
   if (a == rep.writers.end()) return nullptr;
   auto w = a->second.find(writers);
-  return w == a->second.end() ? nullptr : &w->second;
+  return w == a->second.end() || w->second.empty() ? nullptr : &w->second;
 }
 
 template <typename Fig>
-const Fig* fig(const std::map<std::string, Fig>& m, const std::string& arm) {
+const Reps<Fig>* reps_of(const std::map<std::string, Reps<Fig>>& m, const std::string& arm) {
   auto it = m.find(arm);
-  return it == m.end() ? nullptr : &it->second;
+  return it == m.end() || it->second.empty() ? nullptr : &it->second;
+}
+
+// One figure over the repetitions: geometric mean and 95% interval (kit::of_reps).
+template <typename Fig, typename Get>
+Ratio over_reps(const Reps<Fig>& a, Get get) {
+  return kit::of_reps(figures(a, get));
 }
 
 double per_commit(const WriterFig& f) { return f.commits > 0 ? f.fsyncs / f.commits : 0; }
+double wps(const WriterFig& f) { return f.writes_per_s; }
 
-std::string ratio(double r) { return std::isfinite(r) ? fmt::format("{:.1f}x", r) : "n/a"; }
+// "1.52 ms [1.40, 1.70]": a figure in us over the repetitions, its interval in the value's unit.
+std::string us_ci(const Ratio& r) {
+  if (!r.known()) return "unknown";
+  if (!r.ci95.known()) return format_us(r.value) + " (1 rep)";
+  const double scale = std::fabs(r.value) < 999.5 ? 1 : std::fabs(r.value) < 999.5e3 ? 1e3 : 1e6;
+  return fmt::format("{} [{:.3g}, {:.3g}]", format_us(r.value), r.ci95.lo / scale, r.ci95.hi / scale);
+}
+
+// "0.122 [0.120, 0.123]": a figure with no unit over the repetitions.
+std::string plain_ci(const Ratio& r, int decimals) {
+  if (!r.known()) return "unknown";
+  if (!r.ci95.known()) return fmt::format("{:.{}f} (1 rep)", r.value, decimals);
+  return fmt::format("{:.{}f} [{:.{}f}, {:.{}f}]", r.value, decimals, r.ci95.lo, decimals, r.ci95.hi, decimals);
+}
+
+// "20.5 k [19.8 k, 21.1 k]": a count or rate over the repetitions.
+std::string count_ci(const Ratio& r) {
+  if (!r.known()) return "unknown";
+  if (!r.ci95.known()) return format_count(r.value) + " (1 rep)";
+  return fmt::format("{} [{}, {}]", format_count(r.value), format_count(r.ci95.lo), format_count(r.ci95.hi));
+}
 
 std::string plot_ref(const std::string& name) { return "plots/concurrency/" + name + ".png"; }
+
+// A target of issue 3 (reported, not asserted), judged like a check: met
+// when its whole interval clears, missed when it misses, else open.
+std::vector<std::string> target_row(const std::string& finding, const Check& c, const std::string& limit) {
+  const kit::CheckResult res = kit::check_result(c);
+  const char* word = res == kit::CheckResult::kCleared  ? "met"
+                     : res == kit::CheckResult::kMissed ? "missed"
+                                                        : "open (the interval holds the target)";
+  return {finding, c.what, format_ratio(c.ratio), word, res == kit::CheckResult::kCleared ? "" : limit};
+}
 
 void plot(kit::Harness& h, const kit::Chart& c, const std::string& name) {
   bool any = false;
@@ -47,20 +83,31 @@ void plot(kit::Harness& h, const kit::Chart& c, const std::string& name) {
   }
 }
 
-// Readers' wait as a curve over the "nines": x = 0.3 is p50, 1 p90, 2 p99,
-// 3 p99.9, 4 the longest. One line per arm reads as "how bad is the tail".
-kit::Chart read_wait_chart(const std::string& title, const std::map<std::string, MixedFig>& figs) {
+// A point and its error bar from a figure over the repetitions.
+void add_point(kit::Series& s, double x, const Ratio& r) {
+  if (!r.known()) return;
+  s.points.emplace_back(x, r.value);
+  s.errors.emplace_back(r.ci95.lo, r.ci95.hi);  // NaN (one repetition): a point with no bar
+}
+
+// x positions of the "nines" charts: 0.3 = p50, 2 = p99, 3 = p99.9, 4 = the longest.
+const double kP50X = std::log10(2.0);
+
+// Readers' wait as a curve over the "nines", one line per arm, each point the
+// geometric mean of the repetitions' percentile with its 95% interval.
+kit::Chart read_wait_chart(const std::string& title, const std::map<std::string, Reps<MixedFig>>& figs) {
   kit::Chart c;
   c.title = title;
-  c.xlabel = "percentile (0.3 = p50, 2 = p99, 3 = p99.9, 4 = longest)";
+  c.xlabel = "percentile (0.3 = p50, 2 = p99, 3 = p99.9, 4 = longest); bars: 95% interval over the repetitions";
   c.ylabel = "read wait (us)";
   c.logy = true;
-  for (const auto& [arm, f] : figs) {
-    c.series.push_back({arm,
-                        {{std::log10(2.0), f.read_p50_us},
-                         {2, f.read_p99_us},
-                         {3, f.read_p999_us},
-                         {4, f.read_max_us}}});
+  for (const auto& [arm, reps] : figs) {
+    kit::Series s{arm, {}};
+    add_point(s, kP50X, over_reps(reps, [](const MixedFig& f) { return f.read_p50_us; }));
+    add_point(s, 2, over_reps(reps, [](const MixedFig& f) { return f.read_p99_us; }));
+    add_point(s, 3, over_reps(reps, [](const MixedFig& f) { return f.read_p999_us; }));
+    add_point(s, 4, over_reps(reps, [](const MixedFig& f) { return f.read_max_us; }));
+    c.series.push_back(std::move(s));
   }
   return c;
 }
@@ -69,7 +116,7 @@ kit::Chart read_wait_chart(const std::string& title, const std::map<std::string,
 
 void write_plots(kit::Harness& h, const Report& rep) {
   kit::Chart w;
-  w.title = "CC-1/CC-2: acknowledged writes per second vs writers (a row a commit)";
+  w.title = "CC-1/CC-2: acknowledged writes per second vs writers (a row a commit; bars: 95% interval)";
   w.xlabel = "writers";
   w.ylabel = "writes/s";
   w.logx = w.logy = true;
@@ -80,9 +127,13 @@ void write_plots(kit::Harness& h, const Report& rep) {
   f.logx = true;
   for (const auto& [arm, by_w] : rep.writers) {
     kit::Series sw{arm, {}}, sf{arm, {}};
-    for (const auto& [n, fig] : by_w) {
-      sw.points.emplace_back(n, fig.writes_per_s);
-      sf.points.emplace_back(n, per_commit(fig));
+    for (const auto& [n, reps] : by_w) {
+      add_point(sw, n, over_reps(reps, wps));
+      // Counts per commit can be 0 (sqlite-normal): a plain mean, no bar.
+      const std::vector<double> pc = figures(reps, per_commit);
+      double mean = 0;
+      for (double v : pc) mean += v / static_cast<double>(pc.size());
+      sf.points.emplace_back(n, mean);
     }
     w.series.push_back(sw);
     f.series.push_back(sf);
@@ -91,267 +142,487 @@ void write_plots(kit::Harness& h, const Report& rep) {
   plot(h, f, "fsyncs_per_commit");
   plot(h, read_wait_chart("CC-3: readers' wait beside 1 000-row batches (" + rep.batches_case + ")", rep.batches),
        "read_wait_batches");
-  plot(h, read_wait_chart("CC-4: readers' wait beside single-row writers (" + rep.readers_case + ")", rep.readers),
-       "read_wait_writers");
 
-  // One chart per durability: pinned against locked, the same writers.
+  // CC-3's headline figure: the median write-lock hold a batch, each mode.
+  kit::Chart bh;
+  bh.title = "CC-3: median write-lock hold a 1 000-row batch (bars: 95% interval over the repetitions)";
+  bh.xlabel = "1 = fenecdb-buffered, 2 = fenecdb-durable";
+  bh.ylabel = "write lock held a batch (us)";
+  bh.logy = true;
+  for (const bool naive : {true, false}) {
+    kit::Series s{naive ? "rows built under the lock (naive)" : "rows built outside the lock", {}, "points"};
+    for (const auto& [x, mode] : {std::pair{1.0, "buffered"}, std::pair{2.0, "durable"}}) {
+      const auto* r = reps_of(rep.batches, std::string("fenecdb-") + mode + (naive ? "-naive" : ""));
+      if (r) add_point(s, x, over_reps(*r, [](const MixedFig& m) { return m.batch_hold_p50_us; }));
+    }
+    bh.series.push_back(std::move(s));
+  }
+  plot(h, bh, "batch_hold");
+
+  // CC-4: the readers' wait, and the longest write-lock hold (the verdict's figure) at x = 4.
+  kit::Chart rw =
+      read_wait_chart("CC-4: readers' wait beside single-row writers (" + rep.readers_case + ")", rep.readers);
+  rw.xlabel = "0.3 = p50, 2 = p99, 3 = p99.9, 4 = longest; bars: 95% intervals; lock hold: the verdict's figure";
+  for (const auto& [arm, reps] : rep.readers) {
+    if (reps.empty() || reps.begin()->second.lock_hold_max_us < 0) continue;
+    kit::Series s{arm + ": longest lock hold", {}, "points"};
+    add_point(s, 4, over_reps(reps, [](const MixedFig& m) { return m.lock_hold_max_us; }));
+    rw.series.push_back(std::move(s));
+  }
+  rw.series.push_back({"17 ms: the finding's line", {{kP50X, 17000}, {4, 17000}}, "lines"});
+  plot(h, rw, "read_wait_writers");
+
+  // CC-5, one repetition's story (the first): pinned against locked over time, each durability.
   for (const std::string mode : {"buffered", "durable"}) {
     kit::Chart l;
-    l.title = fmt::format("CC-5: writers' longest wait per {} ms beside a long read, fenecdb-{} ({})", kWindowMs,
-                          mode, rep.long_case);
+    l.title = fmt::format("CC-5: writers' longest wait per {} ms beside a long read, fenecdb-{} ({}, repetition 0)",
+                          kWindowMs, mode, rep.long_case);
     l.xlabel = "time in the cell (s); marks: when the locked arm's long reads started";
     l.ylabel = "longest write wait in the window (us)";
     l.logy = true;
     for (const std::string& arm : {"fenecdb-" + mode, "fenecdb-" + mode + "-naive"}) {
-      const LongFig* lf = fig(rep.long_read, arm);
-      if (!lf) continue;
-      l.series.push_back({arm == "fenecdb-" + mode ? arm + " (pinned)" : arm + " (locked)", lf->wait_series, "lines"});
+      const auto* r = reps_of(rep.long_read, arm);
+      if (!r) continue;
+      const LongFig& lf = r->begin()->second;
+      l.series.push_back({arm == "fenecdb-" + mode ? arm + " (pinned)" : arm + " (locked)", lf.wait_series, "lines"});
       if (arm != "fenecdb-" + mode) {
-        for (double t : lf->long_read_at_s) l.marks.push_back({t, ""});
+        for (double t : lf.long_read_at_s) l.marks.push_back({t, ""});
       }
     }
     plot(h, l, mode == "buffered" ? "write_wait_long_read" : "write_wait_long_read_durable");
   }
+
+  // CC-5 over the repetitions: the waits of the writes that met a long read
+  // over the nines (the verdict's figure is the p99.9), each arm.
+  kit::Chart lr;
+  lr.title = fmt::format("CC-5: waits of the writes that met a long read ({}; bars: 95% interval over the repetitions)",
+                         rep.long_case);
+  lr.xlabel = "percentile (0.3 = p50, 2 = p99, 3 = p99.9: the verdict's, 4 = longest)";
+  lr.ylabel = "write wait (us)";
+  lr.logy = true;
+  for (const auto& [arm, reps] : rep.long_read) {
+    if (arm.rfind("fenecdb-", 0) != 0) continue;
+    kit::Series s{arm.find("-naive") != std::string::npos ? arm + " (locked)" : arm + " (pinned)", {}};
+    add_point(s, kP50X, over_reps(reps, [](const LongFig& x) { return x.during_p50_us; }));
+    add_point(s, 2, over_reps(reps, [](const LongFig& x) { return x.during_p99_us; }));
+    add_point(s, 3, over_reps(reps, [](const LongFig& x) { return x.during_p999_us; }));
+    add_point(s, 4, over_reps(reps, [](const LongFig& x) { return x.during_max_us; }));
+    lr.series.push_back(std::move(s));
+  }
+  plot(h, lr, "write_wait_long_read_reps");
 }
 
-namespace {
+// ---- The lines.
+//
+// Each check's line comes from the finding (FINDINGS.md, and seed 002 it
+// quotes), never from what this machine measures, by one rule:
+//  - a bound the finding states in words is the line as stated: "16 writers
+//    share fsyncs" (< 1 fsync a commit), "costs more than half" (< 0.5x),
+//    "no single wait reaches 17 ms";
+//  - a figure or an equality the source measured on its machine is held
+//    roughly: FINDINGS.md reproduces "the shape ..., not its absolute
+//    numbers: who wins, by roughly what ratio", and "roughly" is within
+//    kRoughly (2x) of the source's figure: 12x -> at least 6x, ~0.5 -> ~0.15
+//    ms (3.3x) -> at least 1.65x, "same speed" (151.9 vs 151.4 ms) -> under 2x;
+//  - a direction with no figure is the direction: "scale with the writers"
+//    (> 1x), "SQLite syncs under its lock" (fenecdb ahead, > 1x).
+// CC-5's wait is the one exception, said where it is judged.
+constexpr double kRoughly = 2;
 
-struct Line {
-  std::string finding, figure, source, ours;
-};
-
-void judge_writers(kit::Harness& h, const Report& rep, std::vector<Line>& lines, kit::Table& targets) {
-  auto& res = h.results();
-  const WriterFig* d1 = writer_fig(rep, "fenecdb-durable", 1);
-  const WriterFig* d16 = writer_fig(rep, "fenecdb-durable", 16);
-  const WriterFig* n16 = writer_fig(rep, "fenecdb-durable-naive", 16);
-  const WriterFig* sf16 = writer_fig(rep, "sqlite-full", 16);
-  if (d1 && d16 && sf16) {
-    const double scale = d16->writes_per_s / d1->writes_per_s;
-    const double vs_sqlite = d16->writes_per_s / sf16->writes_per_s;
-    res.add("CC-1", "fenecdb-durable", "writers=16", "ratio_vs_1_writer", scale, "x");
-    res.add("CC-1", "fenecdb-durable", "writers=16", "ratio_vs_sqlite_full", vs_sqlite, "x");
-    lines.push_back({"CC-1", "durable writes/s, 16 writers vs 1", "scales: 16 writers share fsyncs",
-                     fmt::format("{} -> {} w/s ({})", format_count(d1->writes_per_s),
-                                 format_count(d16->writes_per_s), ratio(scale))});
-    lines.push_back({"CC-1", "fsyncs per commit, 16 writers", "shared (<1); SQLite FULL: 1 per commit",
-                     fmt::format("fenecdb {:.3f}{}, sqlite-full {:.2f}", per_commit(*d16),
-                                 n16 ? fmt::format(", naive {:.2f}", per_commit(*n16)) : "", per_commit(*sf16))});
-    lines.push_back({"CC-1", "durable fenecdb vs sqlite-full, 16 writers", "fenecdb ahead (no figure given)",
-                     fmt::format("{} vs {} w/s ({})", format_count(d16->writes_per_s),
-                                 format_count(sf16->writes_per_s), ratio(vs_sqlite))});
-    const double commits_per_fsync = d16->fsyncs > 0 ? d16->commits / d16->fsyncs : 0;
-    targets.row({"CC-1", "16 durable writers >= 8x 1 writer", ratio(scale), scale >= 8 ? "met" : "missed",
-                 scale >= 8 ? ""
-                            : fmt::format("{:.1f} commits/fsync at 16; 1 writer = one fsync round each", commits_per_fsync)});
-    targets.row({"CC-1", "16 durable writers >= 5x sqlite-full", ratio(vs_sqlite), vs_sqlite >= 5 ? "met" : "missed",
-                 vs_sqlite >= 5 ? "" : "fsync latency of this device bounds both arms' rounds"});
-    const bool shares = per_commit(*d16) <= 0.5 && per_commit(*sf16) >= 0.9;
-    const bool ok = scale >= 4 && shares && vs_sqlite > 1;
-    h.results().verdict({"CC-1", "Durable writes scale with the writers (group commit, fsync out of the lock)",
-                         "16 writers share fsyncs; SQLite (WAL, FULL) syncs each commit under its lock",
-                         fmt::format("16w: {} ({} 1w, {} sqlite-full); fsyncs/commit {:.3f} vs {:.2f}",
-                                     format_count(d16->writes_per_s), ratio(scale), ratio(vs_sqlite),
-                                     per_commit(*d16), per_commit(*sf16)),
-                         ok ? "reproduced"
-                            : fmt::format("not reproduced: {}", scale < 4          ? "16 writers < 4x one"
-                                                                : !shares         ? "fsyncs not shared"
-                                                                                  : "not ahead of SQLite"),
-                         plot_ref("writes_per_s")});
-  } else {
-    h.results().verdict({"CC-1", "Durable writes scale with the writers", "16 writers share fsyncs", "-",
-                         "not applicable: the 1- and 16-writer cells of fenecdb-durable and sqlite-full did not all run",
-                         ""});
+// ---- CC-1: durable writes scale with the writers.
+//
+// The finding (FINDINGS.md CC-1, seed 002) states no factor, only the
+// direction of three things, and each is a check with that direction as its
+// line: 16 writers share fsyncs (fewer fsyncs than commits: < 1 a commit),
+// durable writes scale with the writers (16 writers write more than one: > 1),
+// and SQLite, which syncs under its write lock, falls behind (fenecdb over
+// sqlite-full at 16 writers > 1). Issue 3's 8x and 5x are targets, reported
+// beside, not lines.
+Judged judge_cc1(const Report& rep) {
+  Judged j;
+  j.verdict = {"CC-1", "Durable writes scale with the writers (group commit, fsync out of the lock)",
+               "16 writers share fsyncs; SQLite (WAL, FULL) syncs each commit under its lock", "", {}, "",
+               plot_ref("writes_per_s")};
+  const auto* d1 = writer_reps(rep, "fenecdb-durable", 1);
+  const auto* d16 = writer_reps(rep, "fenecdb-durable", 16);
+  const auto* n16 = writer_reps(rep, "fenecdb-durable-naive", 16);
+  const auto* sf16 = writer_reps(rep, "sqlite-full", 16);
+  if (!d1 || !d16 || !sf16) {
+    j.verdict.ours = "-";
+    j.verdict.plot.clear();
+    j.verdict.not_applicable("the 1- and 16-writer cells of fenecdb-durable and sqlite-full did not all run");
+    return j;
   }
-
-  const WriterFig* b1 = writer_fig(rep, "fenecdb-buffered", 1);
-  const WriterFig* b16 = writer_fig(rep, "fenecdb-buffered", 16);
-  const WriterFig* sn1 = writer_fig(rep, "sqlite-normal", 1);
-  if (b1 && sn1) {
-    const double r = b1->writes_per_s / sn1->writes_per_s;
-    res.add("CC-2", "fenecdb-buffered", "writers=1", "ratio_vs_sqlite_normal", r, "x");
-    lines.push_back({"CC-2", "1 buffered writer vs sqlite-normal", "12x",
-                     fmt::format("{} vs {} w/s ({})", format_count(b1->writes_per_s),
-                                 format_count(sn1->writes_per_s), ratio(r))});
-    std::string handover = "16-writer cell not run";
-    bool handover_costs = false;
-    if (b16) {
-      const double r16 = b16->writes_per_s / b1->writes_per_s;
-      res.add("CC-2", "fenecdb-buffered", "writers=16", "ratio_vs_1_writer", r16, "x");
-      handover_costs = r16 < 0.5;
-      handover = fmt::format("16w/1w {}", ratio(r16));
-      lines.push_back({"CC-2", "16 buffered writers vs 1 (lock handover)", "< 0.5x (costs more than half)",
-                       ratio(r16)});
-    }
-    targets.row({"CC-2", "1 buffered writer >= 10x sqlite-normal", ratio(r), r >= 10 ? "met" : "missed",
-                 r >= 10 ? "" : "SQLite NORMAL commits reach the page cache only; both arms are CPU-bound here"});
-    std::string verdict = "reproduced";
-    if (r < 6) {
-      verdict = "not reproduced: one buffered writer is under 6x sqlite-normal";
-    } else if (!handover_costs) {
-      verdict = "partly reproduced: the ratio holds; the handover cost does not (2 cores here: at most two "
-                "writers contend for the lock at once)";
-    }
-    h.results().verdict({"CC-2", "Without fsync one fenecdb writer is ~12x SQLite NORMAL; handover costs",
-                         "12x; 16 writers lose more than half", fmt::format("{}; {}", ratio(r), handover), verdict,
-                         plot_ref("writes_per_s")});
-  } else {
-    h.results().verdict({"CC-2", "Without fsync one fenecdb writer is ~12x SQLite NORMAL", "12x", "-",
-                         "not applicable: fenecdb-buffered or sqlite-normal 1-writer cell did not run", ""});
-  }
+  const Ratio scale = paired(*d16, *d1, wps);
+  const Ratio vs_sqlite = paired(*d16, *sf16, wps);
+  const Ratio fpc = over_reps(*d16, per_commit);
+  const Ratio sq_fpc = over_reps(*sf16, per_commit);
+  const Ratio d16_wps = over_reps(*d16, wps), d1_wps = over_reps(*d1, wps), sf16_wps = over_reps(*sf16, wps);
+  j.ratios = {{"CC-1", "fenecdb-durable", "writers=16", "ratio_vs_1_writer", scale},
+              {"CC-1", "fenecdb-durable", "writers=16", "ratio_vs_sqlite_full", vs_sqlite},
+              {"CC-1", "fenecdb-durable", "writers=16", "fsyncs_per_commit_over_reps", fpc, "ratio"}};
+  j.lines.push_back({"CC-1", "durable writes/s, 16 writers vs 1", "scales: 16 writers share fsyncs",
+                     fmt::format("{} -> {} w/s ({})", count_ci(d1_wps), count_ci(d16_wps), format_ratio(scale))});
+  j.lines.push_back({"CC-1", "fsyncs per commit, 16 writers", "shared (<1); SQLite FULL: 1 per commit",
+                     fmt::format("fenecdb {}{}, sqlite-full {}", plain_ci(fpc, 3),
+                                 n16 ? fmt::format(", naive {}", plain_ci(over_reps(*n16, per_commit), 2)) : "",
+                                 plain_ci(sq_fpc, 2))});
+  j.lines.push_back({"CC-1", "durable fenecdb vs sqlite-full, 16 writers", "fenecdb ahead (no figure given)",
+                     fmt::format("{} vs {} w/s ({})", count_ci(d16_wps), count_ci(sf16_wps), format_ratio(vs_sqlite))});
+  const std::vector<Check> checks = {
+      {"fenecdb-durable fsyncs/commit at 16 writers", fpc, 1, false},
+      {"fenecdb-durable 16 writers/1, writes/s", scale, 1, true},
+      {"fenecdb-durable/sqlite-full at 16 writers, writes/s", vs_sqlite, 1, true},
+  };
+  j.verdict.set(kit::judge(checks));
+  j.verdict.ours = fmt::format("16 writers {} w/s: {} one writer, {} sqlite-full; fsyncs/commit {} (sqlite-full {})",
+                               count_ci(d16_wps), format_ratio(scale), format_ratio(vs_sqlite), plain_ci(fpc, 3),
+                               plain_ci(sq_fpc, 2));
+  const double commits_per_fsync = fpc.known() && fpc.value > 0 ? 1 / fpc.value : 0;
+  j.targets.push_back(target_row("CC-1", {"16 durable writers >= 8x 1 writer", scale, 8, true},
+                                 fmt::format("{:.1f} commits/fsync at 16; 1 writer = one fsync round each",
+                                             commits_per_fsync)));
+  j.targets.push_back(target_row("CC-1", {"16 durable writers >= 5x sqlite-full", vs_sqlite, 5, true},
+                                 "fsync latency of this device bounds both arms' rounds"));
+  return j;
 }
 
-void judge_batches(kit::Harness& h, const Report& rep, std::vector<Line>& lines) {
-  const MixedFig* sq = fig(rep.batches, "sqlite-normal");
-  if (sq) {
-    lines.push_back({"CC-3", "SQLite readers beside batches (WAL, NORMAL)", "213 k reads/s, longest 4.8 ms",
-                     fmt::format("{} reads/s, longest {}", format_count(sq->reads_per_s), format_us(sq->read_max_us))});
+// ---- CC-2: without fsync one fenecdb writer is 12x SQLite NORMAL; handing
+// the lock among 16 writers costs more than half of that.
+//
+// Two parts, two checks. The first line is half the source's 12x (held
+// roughly, see the lines above); the second is the finding's own bound: 16
+// writers < 0.5x one. A
+// buffered writers cell runs on several fresh stores (main.cc: one store
+// keeps one of two speeds for its life), and the line shows their range.
+constexpr double kCc2Ratio = 12 / kRoughly;
+constexpr double kCc2Handover = 0.5;
+
+Judged judge_cc2(const Report& rep) {
+  Judged j;
+  j.verdict = {"CC-2", "Without fsync one fenecdb writer is ~12x SQLite NORMAL; handing the lock to 16 costs half",
+               "12x; 16 writers lose more than half", "", {}, "", plot_ref("writes_per_s")};
+  const auto* b1 = writer_reps(rep, "fenecdb-buffered", 1);
+  const auto* b16 = writer_reps(rep, "fenecdb-buffered", 16);
+  const auto* sn1 = writer_reps(rep, "sqlite-normal", 1);
+  if (!b1 || !sn1) {
+    j.verdict.ours = "-";
+    j.verdict.plot.clear();
+    j.verdict.not_applicable("fenecdb-buffered or sqlite-normal 1-writer cell did not run");
+    return j;
   }
-  // The median hold a batch: a preempted holder (this box is shared) moves
-  // the mean and the longest, not the median.
+  const Ratio r = paired(*b1, *sn1, wps);
+  j.ratios.push_back({"CC-2", "fenecdb-buffered", "writers=1", "ratio_vs_sqlite_normal", r});
+  j.lines.push_back({"CC-2", "1 buffered writer vs sqlite-normal", "12x",
+                     fmt::format("{} vs {} w/s ({})", count_ci(over_reps(*b1, wps)), count_ci(over_reps(*sn1, wps)),
+                                 format_ratio(r))});
+  std::vector<Check> checks = {{"fenecdb-buffered/sqlite-normal, 1 writer", r, kCc2Ratio, true}};
+  std::string handover = "16-writer cell not run";
+  if (b16) {
+    const Ratio r16 = paired(*b16, *b1, wps);
+    j.ratios.push_back({"CC-2", "fenecdb-buffered", "writers=16", "ratio_vs_1_writer", r16});
+    double lo = 0, hi = 0;
+    for (const auto& [k, f] : *b16) {
+      lo = lo == 0 ? f.store_min : std::min(lo, f.store_min);
+      hi = std::max(hi, f.store_max);
+    }
+    j.lines.push_back({"CC-2", "16 buffered writers vs 1 (lock handover)", "< 0.5x (costs more than half)",
+                       fmt::format("{} (16 writers: {} to {} w/s from one round to another)", format_ratio(r16),
+                                   format_count(lo), format_count(hi))});
+    checks.push_back({"fenecdb-buffered 16 writers/1 (handover)", r16, kCc2Handover, false});
+    handover = fmt::format("16 writers/1 {}", format_ratio(r16));
+  }
+  j.verdict.set(kit::judge(checks));
+  if (j.verdict.outcome == kit::Outcome::kPartly && b16 && kit::check_result(checks[1]) == kit::CheckResult::kMissed) {
+    j.verdict.reason += " (2 cores here: at most two writers contend for the lock at once)";
+  }
+  j.verdict.ours = fmt::format("1 writer {} sqlite-normal; {}", format_ratio(r), handover);
+  j.targets.push_back(target_row("CC-2", {"1 buffered writer >= 10x sqlite-normal", r, 10, true},
+                                 "SQLite NORMAL commits reach the page cache only; both arms are CPU-bound here"));
+  return j;
+}
+
+// ---- CC-3: a batch holds the write lock only to land its rows.
+//
+// Judged on the median write-lock hold a batch (fenecdb's Stats around each
+// batch): a preempted holder (this box is shared) moves the mean and the
+// longest, not the median. The source: ~0.5 ms built under the lock, ~0.15
+// ms built outside, 3.3x; the line is half of that (1.65x, "roughly", see
+// the lines above). Buffered decides (its hold is the engine's alone);
+// durable is shown.
+constexpr double kCc3Line = 3.3 / kRoughly;  // ~0.5 / ~0.15 ms
+
+Judged judge_cc3(const Report& rep) {
+  Judged j;
+  j.verdict = {"CC-3", "A batch holds the write lock only to land its rows",
+               "lock held ~0.5 -> ~0.15 ms a 1 000-row batch", "", {}, "", plot_ref("batch_hold")};
+  if (const auto* sq = reps_of(rep.batches, "sqlite-normal")) {
+    j.lines.push_back({"CC-3", "SQLite readers beside batches (WAL, NORMAL)", "213 k reads/s, longest 4.8 ms",
+                       fmt::format("{} reads/s, longest {}",
+                                   count_ci(over_reps(*sq, [](const MixedFig& f) { return f.reads_per_s; })),
+                                   us_ci(over_reps(*sq, [](const MixedFig& f) { return f.read_max_us; })))});
+  }
+  const auto hold = [](const MixedFig& f) { return f.batch_hold_p50_us; };
   bool judged = false;
   for (const std::string mode : {"buffered", "durable"}) {
-    const MixedFig* out = fig(rep.batches, "fenecdb-" + mode);
-    const MixedFig* in = fig(rep.batches, "fenecdb-" + mode + "-naive");
-    if (!out || !in || out->batch_hold_p50_us <= 0 || in->batch_hold_p50_us <= 0) continue;
-    const double r = in->batch_hold_p50_us / out->batch_hold_p50_us;
-    h.results().add("CC-3", "fenecdb-" + mode, rep.batches_case, "batch_hold_ratio_under_vs_outside", r, "x");
-    lines.push_back({"CC-3", fmt::format("write lock held a 1 000-row batch, built under -> outside ({})", mode),
-                     "~0.5 ms -> ~0.15 ms",
-                     fmt::format("median {} -> {} ({}); mean {} -> {}", format_us(in->batch_hold_p50_us),
-                                 format_us(out->batch_hold_p50_us), ratio(r), format_us(in->lock_hold_mean_us),
-                                 format_us(out->lock_hold_mean_us))});
-    lines.push_back({"CC-3", fmt::format("readers that waited (> 10 us): median / longest, under -> outside ({})", mode),
-                     "median 0.4 -> 0.08 ms",
-                     fmt::format("{} / {} -> {} / {} ({:.0f} -> {:.0f} reads)", format_us(in->read_blocked_p50_us),
-                                 format_us(in->read_max_us), format_us(out->read_blocked_p50_us),
-                                 format_us(out->read_max_us), in->reads_blocked, out->reads_blocked)});
+    const auto* out = reps_of(rep.batches, "fenecdb-" + mode);
+    const auto* in = reps_of(rep.batches, "fenecdb-" + mode + "-naive");
+    if (!out || !in || out->begin()->second.batch_hold_p50_us < 0 || in->begin()->second.batch_hold_p50_us < 0) continue;
+    const Ratio r = paired(*in, *out, hold);
+    j.ratios.push_back({"CC-3", "fenecdb-" + mode, rep.batches_case, "batch_hold_ratio_under_vs_outside", r});
+    const auto mean_hold = [](const MixedFig& f) { return f.lock_hold_mean_us; };
+    j.lines.push_back({"CC-3", fmt::format("write lock held a 1 000-row batch, built under -> outside ({})", mode),
+                       "~0.5 ms -> ~0.15 ms",
+                       fmt::format("median {} -> {} ({}); mean {} -> {}", us_ci(over_reps(*in, hold)),
+                                   us_ci(over_reps(*out, hold)), format_ratio(r), us_ci(over_reps(*in, mean_hold)),
+                                   us_ci(over_reps(*out, mean_hold)))});
+    const auto blocked = [](const MixedFig& f) { return f.read_blocked_p50_us; };
+    const auto longest = [](const MixedFig& f) { return f.read_max_us; };
+    j.lines.push_back(
+        {"CC-3", fmt::format("readers that waited (> 10 us): median / longest, under -> outside ({})", mode),
+         "median 0.4 -> 0.08 ms",
+         fmt::format("{} / {} -> {} / {}", us_ci(over_reps(*in, blocked)), us_ci(over_reps(*in, longest)),
+                     us_ci(over_reps(*out, blocked)), us_ci(over_reps(*out, longest)))});
     if (judged) continue;
     judged = true;
-    h.results().verdict({"CC-3", "A batch holds the write lock only to land its rows",
-                         "lock held ~0.5 -> ~0.15 ms a 1 000-row batch",
-                         fmt::format("{}: median hold {} -> {} ({})", mode, format_us(in->batch_hold_p50_us),
-                                     format_us(out->batch_hold_p50_us), ratio(r)),
-                         r >= 1.5 ? "reproduced" : "not reproduced: building outside the lock saved < 1.5x",
-                         plot_ref("read_wait_batches")});
+    j.verdict.set(kit::judge({{fmt::format("median hold under/outside the lock ({})", mode), r, kCc3Line, true}}));
+    j.verdict.ours = fmt::format("{}: median hold {} -> {} ({})", mode, us_ci(over_reps(*in, hold)),
+                                 us_ci(over_reps(*out, hold)), format_ratio(r));
   }
   if (!judged) {
-    h.results().verdict({"CC-3", "A batch holds the write lock only to land its rows", "~0.5 -> ~0.15 ms", "-",
-                         "not applicable: fenecdb batch cells did not run", ""});
+    j.verdict.ours = "-";
+    j.verdict.plot.clear();
+    j.verdict.not_applicable("fenecdb batch cells did not run");
   }
+  return j;
 }
 
-void judge_buffer(kit::Harness& h, const Report& rep, std::vector<Line>& lines) {
-  const MixedFig* f = fig(rep.readers, "fenecdb-buffered");
-  const MixedFig* n = fig(rep.readers, "fenecdb-buffered-naive");
-  if (!f || f->buffer_flushes < 0) {
-    h.results().verdict({"CC-4", "Disk waits stay out of the lock", "no wait reaches 17 ms", "-",
-                         "not applicable: the fenecdb-buffered readers cell did not run", ""});
-    return;
+// ---- CC-4: disk waits stay out of the lock; no single wait reaches 17 ms.
+//
+// Two parts, both counts that must be zero, so both categorical: no 1 MB
+// buffer written under the lock (fenecdb's Stats), and no write-lock hold
+// reaching 17 ms (the finding's line; the longest hold of every repetition,
+// the engine's own Stats). The claim is about a single wait, so the longest
+// is the figure, and one hold past 17 ms refutes it; an interval over the
+// repetitions' longest would instead extrapolate from one holder the
+// scheduler preempted (2.5 ms beside 0.5 ms) to 17 ms when no hold came near
+// it. The repetitions' longest with their interval, and the readers' p99,
+// p99.9 and longest (the scheduler's as much as the engine's on a shared
+// 2-core box), are shown beside.
+constexpr double kCc4LineUs = 17'000;
+
+Judged judge_cc4(const Report& rep) {
+  Judged j;
+  j.verdict = {"CC-4", "Disk waits stay out of the lock (1 MB buffer written after unlock)",
+               "no single wait reaches 17 ms", "", {}, "", plot_ref("read_wait_writers")};
+  const auto* f = reps_of(rep.readers, "fenecdb-buffered");
+  if (!f || f->begin()->second.buffer_flushes < 0) {
+    j.verdict.ours = "-";
+    j.verdict.plot.clear();
+    j.verdict.not_applicable("the fenecdb-buffered readers cell did not run");
+    return j;
   }
-  lines.push_back({"CC-4", "longest lock hold / read wait, buffer written after unlock", "< 17 ms (17.4 ms before)",
-                   fmt::format("{} / {}; {} flushes, {} under the lock", format_us(f->lock_hold_max_us),
-                               format_us(f->read_max_us), f->buffer_flushes, f->buffer_flushes_under_lock)});
-  if (n && n->lock_hold_max_us >= 0) {
-    lines.push_back({"CC-4", "the same, buffer written under the lock (naive)", "1.5-11 ms a flush on macOS",
-                     fmt::format("{} / {}; {} flushes, {} under the lock", format_us(n->lock_hold_max_us),
-                                 format_us(n->read_max_us), n->buffer_flushes, n->buffer_flushes_under_lock)});
+  double flushes = 0, under = 0;
+  for (const auto& [r, fig] : *f) {
+    flushes += fig.buffer_flushes;
+    under += fig.buffer_flushes_under_lock;
   }
-  // Judged on the lock (fenecdb's own Stats), not on the readers' longest
-  // wait: on a shared 2-core box that is the scheduler's, whatever the engine does.
-  std::string verdict;
-  if (f->buffer_flushes <= 0) {
-    verdict = "not applicable: no 1 MB buffer filled during the cell";
-  } else if (f->buffer_flushes_under_lock > 0) {
-    verdict = "not reproduced: a buffer was written under the lock";
-  } else if (f->lock_hold_max_us < 17000) {
-    verdict = "reproduced";
+  const auto hold_max = [](const MixedFig& m) { return m.lock_hold_max_us; };
+  const Ratio hold = over_reps(*f, hold_max);
+  const Ratio p99 = over_reps(*f, [](const MixedFig& m) { return m.read_p99_us; });
+  const Ratio p999 = over_reps(*f, [](const MixedFig& m) { return m.read_p999_us; });
+  const Ratio longest = over_reps(*f, [](const MixedFig& m) { return m.read_max_us; });
+  j.ratios.push_back({"CC-4", "fenecdb-buffered", rep.readers_case, "lock_hold_max_us_over_reps", hold, "us"});
+  j.ratios.push_back({"CC-4", "fenecdb-buffered", rep.readers_case, "read_wait_p999_us_over_reps", p999, "us"});
+  j.ratios.push_back({"CC-4", "fenecdb-buffered", rep.readers_case, "read_wait_max_us_over_reps", longest, "us"});
+  j.lines.push_back({"CC-4", "longest lock hold / readers' wait p99, p99.9, longest; buffer written after unlock",
+                     "< 17 ms (17.4 ms before)",
+                     fmt::format("{} / {}, {}, {}; {:.0f} flushes, {:.0f} under the lock", us_ci(hold), us_ci(p99),
+                                 us_ci(p999), us_ci(longest), flushes, under)});
+  if (const auto* n = reps_of(rep.readers, "fenecdb-buffered-naive"); n && n->begin()->second.lock_hold_max_us >= 0) {
+    double nf = 0, nu = 0;
+    for (const auto& [r, fig] : *n) {
+      nf += fig.buffer_flushes;
+      nu += fig.buffer_flushes_under_lock;
+    }
+    j.lines.push_back({"CC-4", "the same, buffer written under the lock (naive)", "1.5-11 ms a flush on macOS",
+                       fmt::format("{} / {}, {}, {}; {:.0f} flushes, {:.0f} under the lock",
+                                   us_ci(over_reps(*n, hold_max)),
+                                   us_ci(over_reps(*n, [](const MixedFig& m) { return m.read_p99_us; })),
+                                   us_ci(over_reps(*n, [](const MixedFig& m) { return m.read_p999_us; })),
+                                   us_ci(over_reps(*n, [](const MixedFig& m) { return m.read_max_us; })), nf, nu)});
+  }
+  double longest_hold = 0;
+  int holds_past_line = 0;
+  for (const auto& [r, fig] : *f) {
+    longest_hold = std::max(longest_hold, fig.lock_hold_max_us);
+    holds_past_line += fig.lock_hold_max_us >= kCc4LineUs;
+  }
+  j.verdict.ours = fmt::format(
+      "longest lock hold {} (a repetition's: {}; {:.0f} flushes, {:.0f} under the lock); readers' wait p99 {}, "
+      "p99.9 {}, longest {}",
+      format_us(longest_hold), us_ci(hold), flushes, under, us_ci(p99), us_ci(p999), us_ci(longest));
+  const std::string holds = fmt::format("the longest write-lock hold of {} repetitions {} {} 17 ms", f->size(),
+                                        format_us(longest_hold), holds_past_line ? ">=" : "<");
+  if (flushes <= 0) {
+    j.verdict.not_applicable("no 1 MB buffer filled during the cells");
+  } else if (under > 0 || holds_past_line > 0) {
+    j.verdict.set({kit::Outcome::kNotReproduced,
+                   fmt::format("{:.0f} of {:.0f} buffers written under the lock (a count that must be 0); {}", under,
+                               flushes, holds)});
   } else {
-    verdict = fmt::format("not reproduced in this run: no flush under the lock, yet it was once held {} "
-                          "(a holder preempted? loadavg {})",
-                          format_us(f->lock_hold_max_us), fenec::base::LoadAverage());
+    j.verdict.set({kit::Outcome::kReproduced,
+                   fmt::format("no buffer written under the lock ({:.0f} flushes; a count that must be 0); {} (no "
+                               "single wait reaches it: judged on the longest, categorically)",
+                               flushes, holds)});
   }
-  h.results().verdict({"CC-4", "Disk waits stay out of the lock (1 MB buffer written after unlock)",
-                       "no single wait reaches 17 ms",
-                       fmt::format("longest lock hold {} ({} flushes, none under it); readers' longest wait {} "
-                                   "(loadavg {})",
-                                   format_us(f->lock_hold_max_us), f->buffer_flushes, format_us(f->read_max_us),
-                                   fenec::base::LoadAverage()),
-                       verdict, plot_ref("read_wait_writers")});
+  return j;
 }
 
-// Why the pinned arm's longest write wait is not 1/50 of the locked one's:
-// the largest of the things it could have waited for.
-std::string long_read_limit(const LongFig& p, const LongFig& l, const std::string& mode) {
-  const std::string read = fmt::format("a long read takes {:.0f} ms; ", l.long_read_mean_ms);
-  if (p.pin_max_us >= 0.5 * p.write_wait_max_us) {
-    return read + fmt::format("the pin took up to {} beside writers ({} the first, alone; source 0.26-0.87 ms)",
-                              format_us(p.pin_max_us), format_us(p.alone_pin_us));
-  }
-  if (mode == "durable") {
-    return read + fmt::format("each durable write waits for an fsync (median {})", format_us(p.write_wait_p50_us));
-  }
-  return read + fmt::format("scheduling stalls on a shared 2-core box (loadavg {})", fenec::base::LoadAverage());
-}
+// ---- CC-5: a long read is pinned.
+//
+// Three parts. The answer is the same: categorical (every aggregate's count
+// and sum, or not reproduced). The speed is the same: the source's 151.9 vs
+// 151.4 ms, held roughly (pinned/locked < 2, the rule at the top), on the
+// median of three reads alone before the writers start. The writes beside
+// it do not wait for it: the source's locked writes were held for the whole
+// read (0.8 s), its pinned ones "at most what they wait with no long read at
+// all, a few milliseconds" (seed 002): two orders of magnitude on a read of
+// 0.8 s. The locked wait is the read's length, which is the machine's (a
+// 1 M-row aggregate takes ~20 ms alone here, 151 ms on the source's M1), so
+// the order the ratio reaches is the machine's too; the line is the least
+// that "do not wait for it" can mean, one order of magnitude (10x, the line
+// this verdict always had), locked over pinned.
+//
+// Which wait: the writes that overlapped a long read (began before it
+// ended, ended after it began), over a repetition's reads, and their p99.9.
+// Their longest is not the read's doing in the pinned arm: it is the 1 MB
+// buffer write or the handover piece a write meets about every 10 ms
+// anyway (0.3 to 0.9 ms from one store to another here), as the writes just
+// before each read show, so it moved this verdict between 3.6x and 33.8x when
+// it was judged on one cell's longest wait. The p99.9 is what a long read
+// makes a write wait: locked, every write that met the read waited for it.
+// The longest, p99 and the window before each read are shown beside.
+constexpr double kCc5WaitLine = 10;
+constexpr double kCc5SpeedLine = kRoughly;
 
-void judge_long_read(kit::Harness& h, const Report& rep, std::vector<Line>& lines, kit::Table& targets) {
-  // Buffered first, for the verdict: its writers' wait is the lock's, not the disk's.
+Judged judge_cc5(const Report& rep) {
+  Judged j;
+  j.verdict = {"CC-5", "A long read is pinned: writes do not wait for it",
+               "locked: writes held 0.8 s; pinned: same answer, same speed, writes unaffected", "", {}, "",
+               plot_ref("write_wait_long_read_reps")};
+  if (const auto* sq = reps_of(rep.long_read, "sqlite-normal")) {
+    j.lines.push_back({"CC-5", "sqlite-normal (WAL): writes that met its long read, p99.9 / longest wait", "-",
+                       fmt::format("{} / {}; the read alone {} ms",
+                                   us_ci(over_reps(*sq, [](const LongFig& f) { return f.during_p999_us; })),
+                                   us_ci(over_reps(*sq, [](const LongFig& f) { return f.during_max_us; })),
+                                   kit::format_interval(over_reps(*sq, [](const LongFig& f) { return f.alone_ms; }),
+                                                        "", 1))});
+  }
   bool judged = false;
+  // Buffered first, for the verdict: its writers' wait is the lock's, not the disk's.
   for (const std::string mode : {"buffered", "durable"}) {
-    const LongFig* p = fig(rep.long_read, "fenecdb-" + mode);
-    const LongFig* l = fig(rep.long_read, "fenecdb-" + mode + "-naive");
+    const auto* p = reps_of(rep.long_read, "fenecdb-" + mode);
+    const auto* l = reps_of(rep.long_read, "fenecdb-" + mode + "-naive");
     if (!p || !l) continue;
-    const double r = l->write_wait_max_us / p->write_wait_max_us;
-    h.results().add("CC-5", "fenecdb-" + mode, rep.long_case, "write_wait_max_ratio_locked_vs_pinned", r, "x");
-    lines.push_back({"CC-5", fmt::format("writers' longest wait beside the long read, locked -> pinned ({})", mode),
-                     "0.8 s -> what they wait with no long read",
-                     fmt::format("{} -> {} ({})", format_us(l->write_wait_max_us), format_us(p->write_wait_max_us),
-                                 ratio(r))});
-    lines.push_back({"CC-5", fmt::format("the pin's own cost ({})", mode), "0.26-0.87 ms for 1 M rows",
-                     fmt::format("first pin {} (alone, cold memory); beside writers mean {}, longest {} "
-                                 "(with the wait for the shared lock)",
-                                 format_us(p->alone_pin_us), format_us(p->pin_mean_us), format_us(p->pin_max_us))});
-    lines.push_back({"CC-5", fmt::format("long read alone, pinned vs locked ({})", mode), "151.9 vs 151.4 ms",
-                     fmt::format("{:.1f} vs {:.1f} ms", p->alone_ms, l->alone_ms)});
-    if (p->lock_wait_max_us >= 0 && l->lock_wait_max_us >= 0) {
-      lines.push_back({"CC-5", fmt::format("longest wait for the write lock (Stats), locked -> pinned ({})", mode),
-                       "0.8 s -> a few ms",
-                       fmt::format("{} -> {}", format_us(l->lock_wait_max_us), format_us(p->lock_wait_max_us))});
+    const auto p999 = [](const LongFig& f) { return f.during_p999_us; };
+    const auto p99 = [](const LongFig& f) { return f.during_p99_us; };
+    const auto longest = [](const LongFig& f) { return f.during_max_us; };
+    const auto cell_max = [](const LongFig& f) { return f.write_wait_max_us; };
+    const auto alone = [](const LongFig& f) { return f.alone_ms; };
+    const Ratio r = paired(*l, *p, p999);
+    const Ratio r_max = paired(*l, *p, longest), r_p99 = paired(*l, *p, p99);
+    const Ratio r_cell = paired(*l, *p, cell_max);
+    const Ratio speed = paired(*p, *l, alone);
+    // Pinned: the writes while a read ran over those just before it (within one repetition).
+    const Ratio quiet = over_reps(*p, [](const LongFig& f) {
+      return f.before_p999_us > 0 ? f.during_p999_us / f.before_p999_us : 0;
+    });
+    const std::string arm = "fenecdb-" + mode;
+    j.ratios.push_back({"CC-5", arm, rep.long_case, "write_wait_during_read_p999_ratio_locked_vs_pinned", r});
+    j.ratios.push_back({"CC-5", arm, rep.long_case, "write_wait_during_read_max_ratio_locked_vs_pinned", r_max});
+    j.ratios.push_back({"CC-5", arm, rep.long_case, "write_wait_during_read_p99_ratio_locked_vs_pinned", r_p99});
+    j.ratios.push_back({"CC-5", arm, rep.long_case, "write_wait_max_ratio_locked_vs_pinned", r_cell});
+    j.ratios.push_back({"CC-5", arm, rep.long_case, "write_wait_during_vs_before_read_p999_pinned", quiet});
+    j.ratios.push_back({"CC-5", arm, rep.long_case, "long_read_alone_ratio_pinned_vs_locked", speed});
+    j.lines.push_back({"CC-5", fmt::format("writes that met a long read: p99.9 / longest wait, locked -> pinned ({})", mode),
+                       "0.8 s -> what they wait with no long read",
+                       fmt::format("p99.9 {} -> {} ({}); longest {} -> {} ({})", us_ci(over_reps(*l, p999)),
+                                   us_ci(over_reps(*p, p999)), format_ratio(r), us_ci(over_reps(*l, longest)),
+                                   us_ci(over_reps(*p, longest)), format_ratio(r_max))});
+    j.lines.push_back({"CC-5", fmt::format("pinned writers: p99.9 / longest wait while a read ran vs just before it ({})", mode),
+                       "at most what they wait with no long read",
+                       fmt::format("p99.9 {} vs {} ({}); longest {} vs {}", us_ci(over_reps(*p, p999)),
+                                   us_ci(over_reps(*p, [](const LongFig& f) { return f.before_p999_us; })),
+                                   format_ratio(quiet), us_ci(over_reps(*p, longest)),
+                                   us_ci(over_reps(*p, [](const LongFig& f) { return f.before_max_us; })))});
+    j.lines.push_back({"CC-5", fmt::format("writers' longest wait over the whole cell, locked -> pinned ({})", mode), "-",
+                       fmt::format("{} -> {} ({})", us_ci(over_reps(*l, cell_max)), us_ci(over_reps(*p, cell_max)),
+                                   format_ratio(r_cell))});
+    const auto first_pin = [](const LongFig& f) { return f.alone_pin_us; };
+    const auto pin_mean = [](const LongFig& f) { return f.pin_mean_us; };
+    const auto pin_max = [](const LongFig& f) { return f.pin_max_us; };
+    j.lines.push_back({"CC-5", fmt::format("the pin's own cost ({})", mode), "0.26-0.87 ms for 1 M rows",
+                       fmt::format("first pin {} (alone, cold memory); beside writers mean {}, longest {} "
+                                   "(with the wait for the shared lock)",
+                                   us_ci(over_reps(*p, first_pin)), us_ci(over_reps(*p, pin_mean)),
+                                   us_ci(over_reps(*p, pin_max)))});
+    j.lines.push_back({"CC-5", fmt::format("long read alone, pinned vs locked ({})", mode), "151.9 vs 151.4 ms",
+                       fmt::format("{} vs {} ms ({})", kit::format_interval(over_reps(*p, alone), "", 1),
+                                   kit::format_interval(over_reps(*l, alone), "", 1), format_ratio(speed))});
+    const auto lock_wait = [](const LongFig& f) { return f.lock_wait_max_us; };
+    if (p->begin()->second.lock_wait_max_us >= 0 && l->begin()->second.lock_wait_max_us >= 0) {
+      j.lines.push_back({"CC-5", fmt::format("longest wait for the write lock (Stats), locked -> pinned ({})", mode),
+                         "0.8 s -> a few ms",
+                         fmt::format("{} -> {}", us_ci(over_reps(*l, lock_wait)), us_ci(over_reps(*p, lock_wait)))});
     }
-    targets.row({"CC-5", fmt::format("pinned longest write wait <= 1/50 locked ({})", mode), ratio(r),
-                 r >= 50 ? "met" : "missed", r >= 50 ? "" : long_read_limit(*p, *l, mode)});
-    if (!judged) {
-      judged = true;
-      const bool ok = r >= 10 && p->answers_ok && l->answers_ok;
-      h.results().verdict({"CC-5", "A long read is pinned: writes do not wait for it",
-                           "locked: writes held 0.8 s; pinned: same answer, writes unaffected",
-                           fmt::format("{}: longest write wait {} locked vs {} pinned ({}); answers {}", mode,
-                                       format_us(l->write_wait_max_us), format_us(p->write_wait_max_us), ratio(r),
-                                       p->answers_ok && l->answers_ok ? "right" : "WRONG"),
-                           ok ? "reproduced"
-                              : (!p->answers_ok || !l->answers_ok
-                                     ? "not reproduced: an aggregate answered wrong"
-                                     : "not reproduced: pinned < 10x better; " + long_read_limit(*p, *l, mode)),
-                           plot_ref("write_wait_long_read")});
+    j.targets.push_back(target_row(
+        "CC-5", {fmt::format("pinned longest write wait <= 1/50 locked ({})", mode), r_cell, 50, true},
+        fmt::format("a long read takes {} here; the pin up to {}; the rest is the buffer writes and handover pieces "
+                    "every write meets, and scheduling on a shared box",
+                    us_ci(over_reps(*l, [](const LongFig& f) { return f.long_read_mean_ms * 1000; })),
+                    us_ci(over_reps(*p, pin_max)))));
+    if (judged) continue;
+    judged = true;
+    bool answers_ok = true;
+    for (const auto* reps : {p, l})
+      for (const auto& [k, f] : *reps) answers_ok = answers_ok && f.answers_ok;
+    j.verdict.ours = fmt::format(
+        "{}: writes that met a long read waited p99.9 {} locked vs {} pinned ({}); longest {}, p99 {}; "
+        "pinned while a read ran vs just before {}; alone pinned/locked {}; answers {}",
+        mode, us_ci(over_reps(*l, p999)), us_ci(over_reps(*p, p999)), format_ratio(r), format_ratio(r_max),
+        format_ratio(r_p99), format_ratio(quiet), format_ratio(speed), answers_ok ? "right" : "WRONG");
+    if (!answers_ok) {
+      j.verdict.set({kit::Outcome::kNotReproduced, "an aggregate answered wrong (the answer must be the same)"});
+      continue;
     }
+    j.verdict.set(kit::judge({
+        {"p99.9 wait of writes that met a read, locked/pinned", r, kCc5WaitLine, true},
+        {"read alone, pinned/locked", speed, kCc5SpeedLine, false},
+    }));
+    j.verdict.reason += "; every answer right; the p99.9, not the longest: the longest is the buffer write or "
+                        "handover piece a write meets anyway, as it does just before a read";
   }
   if (!judged) {
-    h.results().verdict({"CC-5", "A long read is pinned", "0.8 s -> a few ms", "-",
-                         "not applicable: the fenecdb long-read cells did not run", ""});
+    j.verdict.ours = "-";
+    j.verdict.plot.clear();
+    j.verdict.not_applicable("the fenecdb long-read cells did not run");
   }
+  return j;
 }
-
-}  // namespace
 
 void judge(kit::Harness& h, const Report& rep) {
   std::vector<Line> lines;
   kit::Table targets({"finding", "target (issue 3)", "ours", "", "what limits it"});
-  judge_writers(h, rep, lines, targets);
-  judge_batches(h, rep, lines);
-  judge_buffer(h, rep, lines);
-  judge_long_read(h, rep, lines, targets);
-
-  kit::Table t({"finding", "figure", "source (M1, F_FULLFSYNC)", "ours (this machine)"});
+  auto& res = h.results();
+  for (Judged (*f)(const Report&) : {judge_cc1, judge_cc2, judge_cc3, judge_cc4, judge_cc5}) {
+    Judged j = f(rep);
+    for (const RatioRow& r : j.ratios) res.add_ratio(r.finding, r.arm, r.case_, r.metric, r.ratio, r.unit);
+    lines.insert(lines.end(), j.lines.begin(), j.lines.end());
+    for (auto& t : j.targets) targets.row(std::move(t));
+    res.verdict(std::move(j.verdict));
+  }
+  kit::Table t({"finding", "figure", "source (M1, F_FULLFSYNC)", "ours (this machine; [95% interval])"});
   for (const Line& l : lines) t.row({l.finding, l.figure, l.source, l.ours});
   std::cout << "\n" << t.str() << "\nTargets (reported, not asserted):\n" << targets.str();
 }

@@ -242,42 +242,60 @@ MixedResult run_readers_beside_batches(Store& store, int readers, int batch, uin
   return r;
 }
 
+std::vector<AloneReads> run_alone_reads(const std::vector<Store*>& stores, uint64_t preloaded,
+                                        int64_t preloaded_sum, int rounds) {
+  std::vector<AloneReads> out(stores.size());
+  std::vector<std::unique_ptr<Session>> sessions;
+  for (size_t i = 0; i < stores.size(); ++i) {
+    std::string err;
+    auto s = stores[i]->session(&err);
+    if (!s) {
+      out[i].error = "session: " + err;
+      return out;
+    }
+    sessions.push_back(std::move(s));
+  }
+  for (int round = 0; round < rounds && !base::StopRequested(); ++round) {
+    for (size_t i = 0; i < stores.size(); ++i) {
+      AloneReads& r = out[i];
+      Aggregate a;
+      const auto t0 = Clock::now();
+      if (auto e = sessions[i]->aggregate(&a); !e.empty()) {
+        r.error = "aggregate: " + e;
+        return out;
+      }
+      r.ms.push_back(seconds_between(t0, Clock::now()) * 1000);
+      if (round == 0) {
+        // Stats cover the store's life so far: the preload never pins, so a
+        // pin counted now is this aggregate's own.
+        const Counters k = stores[i]->counters();
+        if (auto pins = k.extra.find("pins"); pins != k.extra.end() && pins->second.first > 0) {
+          r.first_pin_us = k.extra.at("pin_max_us").first;
+        }
+      }
+      if ((a.count != preloaded || a.sum != preloaded_sum) && r.answers_ok) {
+        r.answers_ok = false;
+        r.answer_problem = fmt::format("alone: count {} sum {}, expected {} and {}", a.count, a.sum, preloaded,
+                                       preloaded_sum);
+      }
+    }
+  }
+  return out;
+}
+
 LongReadResult run_long_read(Store& store, int writers, uint64_t preloaded, int64_t preloaded_sum, int long_reads,
                              double gap_s, uint64_t seed) {
   LongReadResult r;
-  {
-    std::string err;
-    auto s = store.session(&err);
-    if (!s) {
-      r.error = "session: " + err;
-      return r;
-    }
-    Aggregate a;
-    const auto t0 = Clock::now();
-    if (auto e = s->aggregate(&a); !e.empty()) {
-      r.error = "aggregate: " + e;
-      return r;
-    }
-    r.alone_ms = seconds_between(t0, Clock::now()) * 1000;
-    // Stats cover the store's life so far: the preload never pins, so a pin
-    // counted now is this aggregate's own.
-    const Counters k = store.counters();
-    if (auto pins = k.extra.find("pins"); pins != k.extra.end() && pins->second.first > 0) {
-      r.alone_pin_us = k.extra.at("pin_max_us").first;
-    }
-    if (a.count != preloaded || a.sum != preloaded_sum) {
-      r.answers_ok = false;
-      r.answer_problem = fmt::format("alone: count {} sum {}, expected {} and {}", a.count, a.sum, preloaded,
-                                     preloaded_sum);
-    }
-  }
-
   Shared sh;
   std::vector<Histogram> hists(writers);
   std::vector<uint64_t> counts(writers, 0);
   std::vector<std::vector<uint64_t>> windows(writers);  // max wait (ns) per kWindowMs
+  // Every write's (start, wait) in ns from the cell's start, to find the
+  // writes each long read overlapped once the cell is over.
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> spans(writers);
   std::vector<Body> bodies;
   for (int w = 0; w < writers; ++w) {
+    spans[w].reserve((1u << 20) / static_cast<unsigned>(writers));  // about a quick cell of buffered writes
     bodies.push_back([&, w](Session& s) {
       std::mt19937_64 rng(seed + w);
       while (!sh.should_stop()) {
@@ -286,13 +304,16 @@ LongReadResult run_long_read(Store& store, int writers, uint64_t preloaded, int6
         if (auto e = s.put(d); !e.empty()) return sh.fail("put: " + e);
         const uint64_t ns = ns_between(t0, Clock::now());
         hists[w].Record(ns);
-        const size_t win = ns_between(sh.start, t0) / (kWindowMs * 1'000'000ull);
+        const uint64_t at = ns_between(sh.start, t0);
+        spans[w].emplace_back(at, ns);
+        const size_t win = at / (kWindowMs * 1'000'000ull);
         if (windows[w].size() <= win) windows[w].resize(win + 1, 0);
         windows[w][win] = std::max(windows[w][win], ns);
         ++counts[w];
       }
     });
   }
+  std::vector<std::pair<uint64_t, uint64_t>> reads;  // each long read's [start, end) in ns from the cell's start
   bodies.push_back([&](Session& s) {
     const auto gap = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(gap_s));
     for (int i = 0; i < long_reads && !sh.stop.load() && !base::StopRequested(); ++i) {
@@ -303,6 +324,7 @@ LongReadResult run_long_read(Store& store, int writers, uint64_t preloaded, int6
       const auto t1 = Clock::now();
       r.long_read_ms.push_back(seconds_between(t0, t1) * 1000);
       r.long_read_at_s.push_back(seconds_between(sh.start, t0));
+      reads.emplace_back(ns_between(sh.start, t0), ns_between(sh.start, t1));
       if (a.sum != preloaded_sum || a.count < preloaded) {
         std::lock_guard lock(sh.mu);
         r.answers_ok = false;
@@ -327,6 +349,34 @@ LongReadResult run_long_read(Store& store, int writers, uint64_t preloaded, int6
   }
   for (size_t i = 0; i < merged.size(); ++i) {
     if (merged[i]) r.wait_series.emplace_back(static_cast<double>(i * kWindowMs) / 1000.0, merged[i] / 1000.0);
+  }
+  // Every write that overlapped [from, to) (began before it ended, ended
+  // after it began) into *h; returns the longest one's wait in us.
+  const auto overlapping = [&spans](uint64_t from, uint64_t to, Histogram* h) {
+    uint64_t longest = 0;
+    for (const auto& writer : spans) {
+      // Writes are in start order: skip to the first that could overlap.
+      auto it = std::lower_bound(writer.begin(), writer.end(), std::pair<uint64_t, uint64_t>{from, 0});
+      if (it != writer.begin()) --it;  // the one begun before may still have been waiting
+      for (; it != writer.end() && it->first < to; ++it) {
+        if (it->first + it->second <= from) continue;
+        h->Record(it->second);
+        longest = std::max(longest, it->second);
+      }
+    }
+    return static_cast<double>(longest) / 1000.0;
+  };
+  uint64_t prev_end = 0;
+  for (const auto& [from, to] : reads) {
+    r.wait_during_read_us.push_back(overlapping(from, to, &r.during_read_ns));
+    // As long a window just before the read (kQuietMarginMs clear of it and
+    // of the one before), where the writers wait what they wait with no long read.
+    const uint64_t margin = kQuietMarginMs * 1'000'000ull, len = to - from;
+    const uint64_t end = from > margin ? from - margin : 0;
+    const uint64_t floor = prev_end + margin;
+    const uint64_t begin = end > floor + len ? end - len : std::min(end, floor);
+    r.wait_before_read_us.push_back(end > begin ? overlapping(begin, end, &r.before_read_ns) : 0);
+    prev_end = to;
   }
   return r;
 }

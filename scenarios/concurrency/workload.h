@@ -64,10 +64,19 @@ struct LongReadResult {
   uint64_t writes = 0;
   double seconds = 0;
   base::Histogram write_ns;
-  double alone_ms = 0;                 // one aggregate before the writers start
-  double alone_pin_us = -1;            // its pin, with no writer to wait for (-1: the arm does not pin)
   std::vector<double> long_read_ms;    // each aggregate beside the writers
   std::vector<double> long_read_at_s;  // when each started, from the cell's start
+  // For each aggregate beside the writers, the longest wait (us) of a write
+  // that overlapped it (began before it ended, ended after it began): with
+  // the read under the lock, a write waits out the rest of the read.
+  std::vector<double> wait_during_read_us;
+  // The same over a window as long just before each read, clear of it and
+  // of the one before by kQuietMarginMs (0 where the gap leaves no room):
+  // what the writers wait with no long read.
+  std::vector<double> wait_before_read_us;
+  // Every write that overlapped a long read, and every write in those
+  // windows before them: their waits (ns), for percentiles.
+  base::Histogram during_read_ns, before_read_ns;
   bool answers_ok = true;              // every aggregate saw sum == preloaded sum
   std::string answer_problem;
   // Longest write wait (us) in each kWindowMs window, from the cell's start: the plot.
@@ -75,6 +84,20 @@ struct LongReadResult {
   Counters counters;
 };
 inline constexpr int kWindowMs = 10;
+// CC-5, before the writers: `rounds` aggregates on each store, alone, the
+// stores' reads alternating (a, b, a, b, ...) so that a slow second of the
+// machine hits each store alike; each must see the preloaded count and sum.
+struct AloneReads {
+  std::string error;
+  std::vector<double> ms;   // each read's time
+  double first_pin_us = -1;  // the first read's pin, on cold memory (-1: the store does not pin)
+  bool answers_ok = true;
+  std::string answer_problem;
+};
+std::vector<AloneReads> run_alone_reads(const std::vector<Store*>& stores, uint64_t preloaded,
+                                        int64_t preloaded_sum, int rounds);
+
+inline constexpr int kQuietMarginMs = 5;
 // CC-5: `writers` threads write rows with n = 0 while one thread runs
 // `long_reads` aggregates over the table, `gap_s` apart; the preloaded sum
 // is therefore the right answer for every one of them.
