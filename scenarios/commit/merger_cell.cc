@@ -57,6 +57,15 @@ bool parse_disk(const std::string& name, Disk* out) {
   return true;
 }
 
+uint64_t merger_docs(uint64_t docs, const Disk& disk) {
+  const uint64_t full = docs;
+  if (disk.sync_delay_us >= 10000) docs /= 50;
+  else if (disk.sync_delay_us > 0) docs /= 10;
+  return std::max<uint64_t>(docs, std::min<uint64_t>(full, 400));
+}
+
+int merger_databases(const Disk& disk) { return disk.sync_delay_us == 0 ? 16 : 1; }
+
 namespace {
 
 Completion completion_of(const std::string& arm) {
@@ -78,19 +87,32 @@ std::string words(size_t n, std::mt19937_64& rng) {
   return s;
 }
 
+// The 150-word texts indexed docs draw from, built before the timed part:
+// making 300 words costs a writer tens of microseconds, CPU the two cores
+// would otherwise take from the engine while it is measured. What the index
+// does with a text is the same whichever of these it is.
+constexpr size_t kTexts = 1024;
+std::vector<std::string> make_texts(const std::string& kind, uint64_t seed) {
+  std::vector<std::string> t;
+  if (kind != "indexed") return t;
+  std::mt19937_64 rng(seed);
+  for (size_t i = 0; i < kTexts; ++i) t.push_back(words(150, rng));
+  return t;
+}
+
 // See doc_kinds(): a small document, or one whose three indexes do real work.
-Document make_doc(const std::string& kind, int writer, uint64_t i, std::mt19937_64& rng) {
+Document make_doc(const std::string& kind, int writer, uint64_t i, const std::vector<std::string>& texts,
+                  std::mt19937_64& rng) {
   if (kind == "indexed")
     return {Value(int64_t{writer}), Value(static_cast<int64_t>(i)), Value(fmt::format("w{}-d{}", writer, i)),
-            Value(words(150, rng)), Value(words(150, rng))};
+            Value(texts[rng() % texts.size()]), Value(texts[rng() % texts.size()])};
   std::string body = fmt::format("w{}-d{}:", writer, i);
   body.append(40 + rng() % 61, static_cast<char>('a' + i % 26));
   return {Value(int64_t{writer}), Value(static_cast<int64_t>(i)), Value(std::move(body))};
 }
 
-}  // namespace
-
-MergerCellResult run_merger_cell(const MergerCellConfig& cfg) {
+// One fresh database in cfg.dir: cfg.docs puts from cfg.writers threads.
+MergerCellResult run_one(const MergerCellConfig& cfg, const std::vector<std::string>& texts) {
   MergerCellResult res;
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -131,7 +153,7 @@ MergerCellResult run_merger_cell(const MergerCellConfig& cfg) {
       while (!failed.load(std::memory_order_relaxed) && !base::StopRequested()) {
         const uint64_t i = next.fetch_add(1);
         if (i >= cfg.docs) break;
-        Document doc = make_doc(cfg.doc_kind, w, i, rng);
+        Document doc = make_doc(cfg.doc_kind, w, i, texts, rng);
         const auto t0 = Clock::now();
         if (t0 >= deadline) break;
         auto id = (*db)->Put(*coll, std::move(doc));
@@ -167,6 +189,31 @@ MergerCellResult run_merger_cell(const MergerCellConfig& cfg) {
   db->reset();
   fs::remove_all(cfg.dir, ec);
   return res;
+}
+
+}  // namespace
+
+MergerCellResult run_merger_cell(const MergerCellConfig& cfg) {
+  return run_one(cfg, make_texts(cfg.doc_kind, cfg.seed));
+}
+
+void add_database(MergerCellResult* into, const MergerCellResult& one) {
+  if (into->error.empty()) into->error = one.error;
+  into->docs += one.docs;
+  into->seconds += one.seconds;
+  into->capped = into->capped || one.capped;
+  into->put_ns.Merge(one.put_ns);
+  const Stats prev = into->stats;
+  into->stats = one.stats;  // the last database's, with the counts the bench reads summed over all
+  into->stats.commits += prev.commits;
+  into->stats.fsyncs += prev.fsyncs;
+  into->stats.journal_fsyncs += prev.journal_fsyncs;
+  into->stats.merger_batches += prev.merger_batches;
+  into->stats.merger_ops += prev.merger_ops;
+  into->stats.merger_async_completions += prev.merger_async_completions;
+  into->delayed_syncs += one.delayed_syncs;
+  into->acked_per_bucket.insert(into->acked_per_bucket.end(), one.acked_per_bucket.begin(),
+                                one.acked_per_bucket.end());
 }
 
 }  // namespace fenec::scenarios::commit

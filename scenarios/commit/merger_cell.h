@@ -36,6 +36,25 @@ bool parse_disk(const std::string& name, Disk* out);
 const std::vector<std::string>& doc_kinds();
 bool is_doc_kind(const std::string& kind);
 
+// The documents a cell puts on a disk, from `docs` (--docs: the count on the
+// native disk, either doc kind). Every fsync on a slowed disk costs its
+// delay, so a tenth of them on a disk slowed by less than 10 ms and a 50th
+// at 10 ms or more (each then takes about as long as the native disk's
+// cell). Never below 400 (or `docs`, if fewer).
+uint64_t merger_docs(uint64_t docs, const Disk& disk);
+
+// How many fresh databases a repetition of a cell splits its docs over,
+// each run in turn with the other arms' (arm A's first, B's first, A's
+// second, ...), the repetition's figure summing them (add_database). On the
+// native disk the merger's sync completion settles into one of two regimes
+// for a database's whole life (writers in step, the merger waiting on each
+// commit; or out of step, handing off: ~1.5x apart), so one database makes
+// a repetition that coin toss (one database a repetition gave async/sync
+// intervals like [1.06, 1.82] at 3 repetitions); 16 average it (~[1.35, 1.55]),
+// and interleaving them finely cancels the disk's drift. On a slowed disk the
+// delay sets the pace and one database a repetition holds steady: 1.
+int merger_databases(const Disk& disk);
+
 struct MergerCellConfig {
   std::string arm;         // one of merger_arms()
   Disk disk;
@@ -51,14 +70,22 @@ struct MergerCellConfig {
 struct MergerCellResult {
   std::string error;       // non-empty: the cell failed (first failing put, or open)
   uint64_t docs = 0;       // puts acknowledged
-  double seconds = 0;      // first put issued to last put acknowledged
+  double seconds = 0;      // first put issued to last put acknowledged (add_database: summed)
   bool capped = false;     // stopped by max_seconds
   base::Histogram put_ns; // each put's latency, issued to acknowledged
-  Stats stats;             // the database's, from just before the puts to just after
+  // The database's, from just before the puts to just after (add_database:
+  // commits, fsyncs, journal_fsyncs and merger_* summed, the rest the last one's).
+  Stats stats;
   uint64_t delayed_syncs = 0;  // fdatasyncs SlowSyncEnv delayed
-  std::vector<uint64_t> acked_per_bucket;  // puts acknowledged in each bucket_seconds since the start
+  // Puts acknowledged in each bucket_seconds since the first put
+  // (add_database: each database's buckets follow the last one's).
+  std::vector<uint64_t> acked_per_bucket;
 };
 
+// One fresh database in cfg.dir (created, then removed): cfg.docs puts.
 MergerCellResult run_merger_cell(const MergerCellConfig& cfg);
+// Adds one database's result to a repetition's: docs, seconds, latencies,
+// counts and the time buckets; the first error is kept.
+void add_database(MergerCellResult* into, const MergerCellResult& one);
 
 }  // namespace fenec::scenarios::commit

@@ -6,19 +6,26 @@
 // n + 1 durable writes and fsyncs); with kShared the root writes every
 // storage's records in one pwritev and one fdatasync, the file hard-linked
 // into each branch's Journals/. The bench measures both arms on the same
-// code, cell by cell, each on a fresh database:
+// code, cell by cell, each repetition on a fresh database, the modes
+// interleaved --reps times (the harness's: 3 quick, 5 full):
 //
 //   throughput  durable single puts, 0..16 indexed fields x 1..16 writers:
 //               puts/s, put latency, writes / fsyncs / dir syncs per put
-//               counted by the cell's own PosixEnv
-//   recovery    a forked child puts from several writers and reports every
-//               acknowledged put; kill -9; reopen; every acknowledged put
-//               must be in the root and answered by every index
+//               counted by the cell's own PosixEnv. Verdict: shared/separate
+//               puts/s >= 1 at the most indexes, at the fewest and the most
+//               writers (the finding draws no ratio: one write beats many)
+//   fsyncs      at 1 writer, per put: separate n + 1, shared 1 (counts,
+//               categorical, within 1%)
+//   recovery    --reps rounds a mode: a forked child puts from several
+//               writers and reports every acknowledged put; kill -9; reopen;
+//               every acknowledged put must be in the root and answered by
+//               every index (a count that must be zero: categorical)
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "iobench/kit/console.h"
 #include "iobench/kit/harness.h"
@@ -56,10 +63,14 @@ int main(int argc, char** argv) {
             "0, 1, 4, 8 and 16 indexed fields (each a branch storage) from 1, 4 and 16 writers, under "
             "Options::journals = separate (each storage writes and fsyncs its own journal) and shared "
             "(one pwritev + one fdatasync for the root and every branch). Per cell: puts/s, put latency, "
-            "and the writes, fsyncs and directory fsyncs per put counted by the cell's own PosixEnv. "
-            "Then, per mode, a kill -9 round: a child puts and reports every acknowledged put, is "
-            "killed, and the reopened database must hold each one in the root and in every index "
-            "(exit 1 if any is missing). Quick mode: indexes 0,1,8 x writers 1,16, shorter cells.");
+            "and the writes, fsyncs and directory fsyncs per put counted by the cell's own PosixEnv; the "
+            "modes interleaved --reps times, each repetition on a fresh database. Then, per mode, --reps "
+            "kill -9 rounds: a child puts and reports every acknowledged put, is killed, and the reopened "
+            "database must hold each one in the root and in every index (exit 1 if any is missing). "
+            "Verdicts: shared/separate puts/s >= 1 (95% interval) at the most indexes, fewest and most "
+            "writers; fsyncs per put at 1 writer separate = indexes + 1 and shared = 1 (counts, within "
+            "1%); no acknowledged put missing in any round. Quick mode: indexes 0,1,8 x writers 1,16, "
+            "shorter cells.");
   Config c;
   auto& app = h.app();
   auto* idx_opt = app.add_option("--indexes", c.indexes,
@@ -72,7 +83,7 @@ int main(int argc, char** argv) {
   app.add_option("--modes", c.modes, "journal modes to run (default separate,shared)")
       ->delimiter(',')
       ->check(CLI::IsMember(fj::mode_names()));
-  app.add_option("--seconds", c.seconds, "longest time per cell (default 3; quick 0.5)")
+  app.add_option("--seconds", c.seconds, "longest time per cell and repetition (default 3; quick 0.35)")
       ->check(CLI::Range(0.05, 3600.0));
   app.add_option("--max-puts", c.max_puts, "most puts per cell, all writers together (default 500000; quick 20000)")
       ->check(CLI::Range(1, 1'000'000'000));
@@ -94,7 +105,7 @@ int main(int argc, char** argv) {
   const bool q = h.quick();
   if (idx_opt->count() == 0) c.indexes = q ? std::vector<int>{0, 1, 8} : std::vector<int>{0, 1, 4, 8, 16};
   if (w_opt->count() == 0) c.writers = q ? std::vector<int>{1, 16} : std::vector<int>{1, 4, 16};
-  if (c.seconds == 0) c.seconds = q ? 0.5 : 3;
+  if (c.seconds == 0) c.seconds = q ? 0.35 : 3;
   if (c.max_puts == 0) c.max_puts = q ? 20000 : 500000;
   if (c.recovery_seconds == 0) c.recovery_seconds = q ? 0.5 : 2;
   if (c.recovery_max_acks == 0) c.recovery_max_acks = q ? 1000 : 5000;
@@ -107,60 +118,78 @@ int main(int argc, char** argv) {
 
   fj::Report rep;
   bool cell_failed = false;
-  fenec::kit::Progress progress("journals cells", c.indexes.size() * c.writers.size() * c.modes.size());
+  const int reps = h.reps();
+  fenec::kit::Progress progress("journals cells",
+                                c.indexes.size() * c.writers.size() * c.modes.size() * static_cast<size_t>(reps));
   size_t done = 0, cell = 0;
   for (int n : c.indexes) {
     for (int w : c.writers) {
       ++cell;
-      // Modes alternate which goes first from cell to cell, so neither always meets a colder or busier disk.
-      for (size_t k = 0; k < c.modes.size(); ++k) {
-        if (fenec::base::StopRequested()) break;
-        const std::string& mode = c.modes[(k + cell) % c.modes.size()];
-        fj::CellConfig cfg;
-        fj::parse_mode(mode, &cfg.journals);
-        cfg.indexes = n;
-        cfg.writers = w;
-        cfg.max_puts = c.max_puts;
-        cfg.seconds = c.seconds;
-        cfg.stop = &fenec::base::StopRequested;
-        const std::string dir = fmt::format("{}/cell-{}-{}-{}", h.data_dir(), mode, n, w);
-        remove_dir(dir);
-        const fj::CellResult res = fj::run_cell(cfg, dir);
-        remove_dir(dir);  // scratch stays one cell big
-        if (!res.error.empty()) {
-          cell_failed = true;
-          std::cerr << fmt::format("journals-bench: FAILED {} {}: {}\n", mode, fj::cell_case(n, w), res.error);
-          h.results().skip(mode, fj::cell_case(n, w), "failed: " + res.error);
-        } else {
-          fj::add_cell(h.results(), mode, cfg, res, rep);
+      std::map<std::string, std::vector<fj::CellResult>> by_mode;
+      std::map<std::string, std::string> failed;
+      fj::CellConfig cfg;
+      cfg.indexes = n;
+      cfg.writers = w;
+      cfg.max_puts = c.max_puts;
+      cfg.seconds = c.seconds;
+      cfg.stop = &fenec::base::StopRequested;
+      // Each mode once a repetition, interleaved; the first mode alternates
+      // from repetition to repetition and cell to cell, so neither always
+      // meets a colder or busier disk. Every cell on a fresh database.
+      for (int r = 0; r < reps && !fenec::base::StopRequested(); ++r) {
+        for (size_t k = 0; k < c.modes.size(); ++k) {
+          if (fenec::base::StopRequested()) break;
+          const std::string& mode = c.modes[(k + cell + static_cast<size_t>(r)) % c.modes.size()];
+          fj::parse_mode(mode, &cfg.journals);
+          const std::string dir = fmt::format("{}/cell-{}-{}-{}", h.data_dir(), mode, n, w);
+          remove_dir(dir);
+          fj::CellResult res = fj::run_cell(cfg, dir);
+          remove_dir(dir);  // scratch stays one cell big
+          if (!res.error.empty()) failed[mode] = res.error;
+          by_mode[mode].push_back(std::move(res));
+          progress.update(++done, fmt::format("{} {} rep {}", mode, fj::cell_case(n, w), r + 1));
         }
-        progress.update(++done, fmt::format("{} {}", mode, fj::cell_case(n, w)));
+      }
+      for (const auto& [mode, results] : by_mode) {
+        if (auto it = failed.find(mode); it != failed.end()) {
+          cell_failed = true;
+          std::cerr << fmt::format("journals-bench: FAILED {} {}: {}\n", mode, fj::cell_case(n, w), it->second);
+          h.results().skip(mode, fj::cell_case(n, w), "failed: " + it->second);
+          continue;
+        }
+        fj::parse_mode(mode, &cfg.journals);
+        fj::add_cell(h.results(), mode, cfg, results, rep);
       }
     }
   }
   progress.finish();
 
   if (c.recovery) {
-    for (size_t k = 0; k < c.modes.size() && !fenec::base::StopRequested(); ++k) {
-      fj::RecoveryConfig rc;
-      fj::parse_mode(c.modes[k], &rc.journals);
-      rc.indexes = c.recovery_indexes;
-      rc.writers = c.recovery_writers;
-      rc.seconds = c.recovery_seconds;
-      rc.max_acks = c.recovery_max_acks;
-      rc.checkpoint_ms = c.checkpoint_ms;
-      rc.seed = h.seed() + k;  // logged by the harness; --seed replays the kill points
-      const std::string dir = fmt::format("{}/recovery-{}", h.data_dir(), c.modes[k]);
-      remove_dir(dir);
-      const fj::RecoveryResult res = fj::run_recovery(rc, dir);
-      remove_dir(dir);
-      fj::add_recovery(h.results(), c.modes[k], rc, res, rep);
+    // h.reps() kill -9 rounds a mode, each with its own seeded kill point.
+    for (int r = 0; r < reps && !fenec::base::StopRequested(); ++r) {
+      for (size_t k = 0; k < c.modes.size() && !fenec::base::StopRequested(); ++k) {
+        fj::RecoveryConfig rc;
+        fj::parse_mode(c.modes[k], &rc.journals);
+        rc.indexes = c.recovery_indexes;
+        rc.writers = c.recovery_writers;
+        rc.seconds = c.recovery_seconds;
+        rc.max_acks = c.recovery_max_acks;
+        rc.checkpoint_ms = c.checkpoint_ms;
+        rc.seed = h.seed() + static_cast<uint64_t>(r) * c.modes.size() + k;  // --seed replays the kill points
+        const std::string dir = fmt::format("{}/recovery-{}", h.data_dir(), c.modes[k]);
+        remove_dir(dir);
+        const fj::RecoveryResult res = fj::run_recovery(rc, dir);
+        remove_dir(dir);
+        fj::add_recovery(h.results(), c.modes[k], rc, r + 1, res, rep);
+      }
     }
   }
 
   if (fenec::base::StopRequested()) h.results().mark_incomplete("interrupted");
   fj::write_plots(h, rep);
-  for (fenec::kit::Verdict& v : fj::verdicts(h, rep)) h.results().verdict(v);
+  fj::add_ratios(h.results(), rep);
+  for (fenec::kit::Verdict& v : fj::verdicts(rep, [&h](const std::string& name) { return h.plot_path(name) + ".png"; }))
+    h.results().verdict(v);
   fj::print_tables(rep);
   int rc = h.finish();
   if (rep.recovery_failed()) {

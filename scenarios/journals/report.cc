@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -17,27 +18,6 @@ constexpr const char* kFinding = "JR-1";
 
 double per(uint64_t n, uint64_t puts) { return puts ? static_cast<double>(n) / static_cast<double>(puts) : 0; }
 
-std::string rel_plot(const kit::Harness& h, const std::string& name) { return h.plot_path(name) + ".png"; }
-
-// The (indexes, writers) measured in both modes closest to the wanted one:
-// indexes first (the finding is about the number of branches), then writers.
-bool closest_pair(const Report& rep, int want_idx, int want_w, int* idx, int* w) {
-  bool found = false;
-  std::pair<int, int> best{0, 0};
-  for (const auto& [key, f] : rep.cells) {
-    const auto& [mode, i, k] = key;
-    if (mode != "shared" || rep.find("separate", i, k) == nullptr) continue;
-    const std::pair<int, int> d{std::abs(i - want_idx), std::abs(k - want_w)};
-    if (!found || d < best) {
-      best = d;
-      *idx = i;
-      *w = k;
-      found = true;
-    }
-  }
-  return found;
-}
-
 }  // namespace
 
 const Figures* Report::find(const std::string& mode, int indexes, int writers) const {
@@ -46,54 +26,83 @@ const Figures* Report::find(const std::string& mode, int indexes, int writers) c
 }
 
 bool Report::recovery_failed() const {
-  for (const auto& [mode, r] : recovery)
-    if (!r.error.empty() || r.v.missing_puts > 0 || !r.v.check_ok) return true;
+  for (const auto& [mode, rounds] : recovery)
+    for (const RecoveryResult& r : rounds)
+      if (!r.error.empty() || r.v.missing_puts > 0 || !r.v.check_ok) return true;
   return false;
 }
 
 std::string cell_case(int indexes, int writers) { return fmt::format("indexes={};writers={}", indexes, writers); }
 
-void add_cell(kit::Results& r, const std::string& mode, const CellConfig& cfg, const CellResult& res,
-              Report& rep) {
-  const std::string c = cell_case(cfg.indexes, cfg.writers);
+Figures figures_of(const std::vector<CellResult>& reps) {
   Figures f;
-  f.puts = res.puts;
-  f.puts_per_s = res.seconds > 0 ? static_cast<double>(res.puts) / res.seconds : 0;
-  f.writes_per_put = per(res.env.writes, res.puts);
-  f.fsyncs_per_put = per(res.env.syncs, res.puts);
-  f.dir_syncs_per_put = per(res.env.dir_syncs, res.puts);
-  const base::LatencySummary l = base::LatencySummary::Of(res.put_ns);
+  base::Histogram put_ns;
+  EnvCounters env;
+  f.journals_shared = !reps.empty();
+  for (const CellResult& res : reps) {
+    f.puts_per_s.push_back(res.seconds > 0 ? static_cast<double>(res.puts) / res.seconds : 0);
+    f.puts += res.puts;
+    put_ns.Merge(res.put_ns);
+    env.writes += res.env.writes;
+    env.syncs += res.env.syncs;
+    env.dir_syncs += res.env.dir_syncs;
+    f.journals_shared = f.journals_shared && res.stats.journals_shared;
+    f.branches = res.stats.branches;
+  }
+  f.writes_per_put = per(env.writes, f.puts);
+  f.fsyncs_per_put = per(env.syncs, f.puts);
+  f.dir_syncs_per_put = per(env.dir_syncs, f.puts);
+  const base::LatencySummary l = base::LatencySummary::Of(put_ns);
   f.p50_us = l.p50_us;
   f.p99_us = l.p99_us;
   f.p999_us = l.p999_us;
-  f.journals_shared = res.stats.journals_shared;
-  f.branches = res.stats.branches;
+  return f;
+}
+
+void add_cell(kit::Results& r, const std::string& mode, const CellConfig& cfg, const std::vector<CellResult>& reps,
+              Report& rep) {
+  const std::string c = cell_case(cfg.indexes, cfg.writers);
+  const Figures f = figures_of(reps);
   rep.cells[{mode, cfg.indexes, cfg.writers}] = f;
 
-  r.add(kFinding, mode, c, "puts_per_s", f.puts_per_s, "puts/s");
-  r.add(kFinding, mode, c, "puts", static_cast<double>(res.puts), "count");
-  r.add(kFinding, mode, c, "seconds", res.seconds, "s");
-  r.add_latency(kFinding, mode, c, res.put_ns, "put");
+  // Over every repetition together: sums of counts and time, latencies merged.
+  CellResult all;
+  for (const CellResult& res : reps) {
+    all.puts += res.puts;
+    all.seconds += res.seconds;
+    all.put_ns.Merge(res.put_ns);
+    all.env.write_bytes += res.env.write_bytes;
+    const Stats& s = res.stats;
+    all.stats.journal_links += s.journal_links;
+    all.stats.journal_fsyncs += s.journal_fsyncs;
+    all.stats.branch_journal_writes += s.branch_journal_writes;
+    all.stats.branch_journal_fsyncs += s.branch_journal_fsyncs;
+  }
+  r.add_ratio(kFinding, mode, c, "puts_per_s", kit::of_reps(f.puts_per_s), "puts/s");
+  r.add(kFinding, mode, c, "puts", static_cast<double>(all.puts), "count");
+  r.add(kFinding, mode, c, "seconds", all.seconds, "s");
+  r.add_latency(kFinding, mode, c, all.put_ns, "put");
   // From the cell's own PosixEnv: syscalls, whatever the engine says it did.
   r.add(kFinding, mode, c, "durable_writes_per_put", f.writes_per_put, "count/put");
   r.add(kFinding, mode, c, "fsyncs_per_put", f.fsyncs_per_put, "count/put");
   r.add(kFinding, mode, c, "dir_syncs_per_put", f.dir_syncs_per_put, "count/put");
-  r.add(kFinding, mode, c, "write_bytes_per_put", per(res.env.write_bytes, res.puts), "B/put");
+  r.add(kFinding, mode, c, "write_bytes_per_put", per(all.env.write_bytes, all.puts), "B/put");
   // From the engine's Stats: whether shared journals were in effect, and its own counts.
-  const Stats& s = res.stats;
-  r.add(kFinding, mode, c, "journals_shared", s.journals_shared ? 1 : 0, "bool");
-  r.add(kFinding, mode, c, "branches", static_cast<double>(s.branches), "count");
-  r.add(kFinding, mode, c, "journal_links", static_cast<double>(s.journal_links), "count");
-  r.add(kFinding, mode, c, "journal_fsyncs_per_put", per(s.journal_fsyncs, res.puts), "count/put");
-  r.add(kFinding, mode, c, "branch_journal_writes_per_put", per(s.branch_journal_writes, res.puts), "count/put");
-  r.add(kFinding, mode, c, "branch_journal_fsyncs_per_put", per(s.branch_journal_fsyncs, res.puts), "count/put");
+  r.add(kFinding, mode, c, "journals_shared", f.journals_shared ? 1 : 0, "bool");
+  r.add(kFinding, mode, c, "branches", static_cast<double>(f.branches), "count");
+  r.add(kFinding, mode, c, "journal_links", static_cast<double>(all.stats.journal_links), "count");
+  r.add(kFinding, mode, c, "journal_fsyncs_per_put", per(all.stats.journal_fsyncs, all.puts), "count/put");
+  r.add(kFinding, mode, c, "branch_journal_writes_per_put", per(all.stats.branch_journal_writes, all.puts),
+        "count/put");
+  r.add(kFinding, mode, c, "branch_journal_fsyncs_per_put", per(all.stats.branch_journal_fsyncs, all.puts),
+        "count/put");
 }
 
-void add_recovery(kit::Results& r, const std::string& mode, const RecoveryConfig& cfg,
+void add_recovery(kit::Results& r, const std::string& mode, const RecoveryConfig& cfg, int round,
                   const RecoveryResult& res, Report& rep) {
-  rep.recovery[mode] = res;
+  rep.recovery[mode].push_back(res);
   rep.recovery_cfg = cfg;
-  const std::string c = cell_case(cfg.indexes, cfg.writers);
+  const std::string c = fmt::format("{};round={}", cell_case(cfg.indexes, cfg.writers), round);
   r.add(kFinding, mode, c, "recovery_ms", static_cast<double>(res.recovery_ns) / 1e6, "ms");
   r.add(kFinding, mode, c, "reopen_ms", res.reopen_ms, "ms");
   r.add(kFinding, mode, c, "acked_puts", static_cast<double>(res.v.acked), "count");
@@ -108,64 +117,141 @@ void add_recovery(kit::Results& r, const std::string& mode, const RecoveryConfig
   r.add(kFinding, mode, c, "recovery_journals_shared", res.journals_shared ? 1 : 0, "bool");
 }
 
+namespace {
+
+// The indexes the throughput checks are judged at: the most measured in both
+// modes (the finding is about many branches); and the writers measured there.
+bool judged_cells(const Report& rep, int* idx, std::vector<int>* writers) {
+  *idx = -1;
+  for (const auto& [key, f] : rep.cells) {
+    const auto& [mode, i, w] = key;
+    if (mode == "shared" && rep.find("separate", i, w) != nullptr) *idx = std::max(*idx, i);
+  }
+  writers->clear();
+  for (const auto& [key, f] : rep.cells) {
+    const auto& [mode, i, w] = key;
+    if (mode == "shared" && i == *idx && rep.find("separate", i, w) != nullptr) writers->push_back(w);
+  }
+  return *idx >= 0;
+}
+
+kit::Ratio shared_over_separate(const Report& rep, int i, int w) {
+  return kit::paired_ratio(rep.find("shared", i, w)->puts_per_s, rep.find("separate", i, w)->puts_per_s);
+}
+
+}  // namespace
+
+std::vector<kit::Check> throughput_checks(const Report& rep) {
+  int idx = 0;
+  std::vector<int> ws;
+  std::vector<kit::Check> out;
+  if (!judged_cells(rep, &idx, &ws) || idx == 0) return out;
+  // The fewest writers (each put pays its own journal writes: separate
+  // journals n + 1 fsyncs, shared one) and the most (group commit shares
+  // fsyncs in both modes). Line 1: the finding draws no ratio; it says one
+  // vectored write beats a write per storage ("the bus, not fifty cars";
+  // the source: "reduce the total number of disk writes significantly").
+  for (int w : {ws.front(), ws.back()}) {
+    out.push_back({fmt::format("{}: shared/separate puts/s", cell_case(idx, w)), shared_over_separate(rep, idx, w),
+                   1.0, true});
+    if (ws.size() == 1) break;
+  }
+  return out;
+}
+
+void add_ratios(kit::Results& r, const Report& rep) {
+  for (const auto& [key, f] : rep.cells) {
+    const auto& [mode, i, w] = key;
+    if (mode != "shared" || rep.find("separate", i, w) == nullptr) continue;
+    r.add_ratio(kFinding, "shared", cell_case(i, w), "shared_over_separate_puts_per_s", shared_over_separate(rep, i, w));
+  }
+}
+
 void write_plots(kit::Harness& h, const Report& rep) {
   std::set<std::pair<std::string, int>> lines;  // (mode, writers)
   for (const auto& [key, f] : rep.cells) lines.insert({std::get<0>(key), std::get<2>(key)});
-  kit::Chart tp, fs;
-  tp.title = "Durable single puts vs indexes (each index a branch storage)";
+  kit::Chart tp, fs, ratio;
+  tp.title = "Durable single puts vs indexes (each index a branch storage; bars: 95% interval)";
   fs.title = "fsyncs per put vs indexes (counted by the Env)";
-  tp.xlabel = fs.xlabel = "indexed fields (branches)";
+  ratio.title = "JR-1: shared / separate journals, puts/s (bars: 95% interval)";
+  tp.xlabel = fs.xlabel = ratio.xlabel = "indexed fields (branches)";
   tp.ylabel = "puts/s";
   fs.ylabel = "fsyncs per put";
+  ratio.ylabel = "shared / separate puts/s";
   // Log y: one writer and sixteen differ some fifty-fold, and a linear axis flattens the one-writer lines.
-  tp.logy = fs.logy = true;
+  tp.logy = fs.logy = ratio.logy = true;
+  std::set<int> writers;
   for (const auto& [mode, w] : lines) {
+    writers.insert(w);
     kit::Series s{fmt::format("{}, {} writer{}", mode, w, w == 1 ? "" : "s"), {}};
     kit::Series y = s;
     for (const auto& [key, f] : rep.cells) {
       if (std::get<0>(key) != mode || std::get<2>(key) != w) continue;
-      if (f.puts == 0) continue;  // nothing to place on a log axis
-      s.points.push_back({std::get<1>(key), f.puts_per_s});
+      const kit::Ratio m = kit::of_reps(f.puts_per_s);
+      if (!m.known()) continue;  // nothing to place on a log axis
+      s.points.push_back({std::get<1>(key), m.value});
+      s.errors.push_back(m.ci95.known() ? std::pair{m.ci95.lo, m.ci95.hi} : std::pair{m.value, m.value});
       y.points.push_back({std::get<1>(key), f.fsyncs_per_put});
     }
     tp.series.push_back(s);
     fs.series.push_back(y);
   }
-  for (const auto& [chart, name] : {std::pair{&tp, "puts_per_s"}, {&fs, "fsyncs_per_put"}}) {
+  for (int w : writers) {
+    kit::Series s{fmt::format("{} writer{}", w, w == 1 ? "" : "s"), {}};
+    for (const auto& [key, f] : rep.cells) {
+      const auto& [mode, i, k] = key;
+      if (mode != "shared" || k != w || rep.find("separate", i, k) == nullptr) continue;
+      const kit::Ratio r = shared_over_separate(rep, i, k);
+      if (!r.known()) continue;
+      s.points.push_back({i, r.value});
+      s.errors.push_back(r.ci95.known() ? std::pair{r.ci95.lo, r.ci95.hi} : std::pair{r.value, r.value});
+    }
+    if (!s.points.empty()) ratio.series.push_back(s);
+  }
+  for (const auto& [chart, name] :
+       {std::pair{&tp, "puts_per_s"}, {&fs, "fsyncs_per_put"}, {&ratio, "shared_over_separate"}}) {
     if (chart->series.empty()) continue;
     if (std::string err = kit::write_chart(*chart, h.plot_path(name)); !err.empty())
       std::cerr << "journals-bench: plot " << name << ": " << err << "\n";
   }
 }
 
-std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Report& rep) {
+std::vector<kit::Verdict> verdicts(const Report& rep, const std::function<std::string(const std::string&)>& plot_png) {
   std::vector<kit::Verdict> out;
 
   kit::Verdict tp;
   tp.finding = kFinding;
-  tp.claim = fmt::format("shared journals: >= {:g}x the durable puts/s of separate ones at indexes=8, writers=16",
-                         kTargetRatio);
-  tp.source = "qualitative: one vectored write for the root and every branch (the bus, not fifty cars); "
-              "target >= 3x";
-  tp.plot = rel_plot(h, "puts_per_s");
-  int idx = 0, w = 0;
-  if (!closest_pair(rep, 8, 16, &idx, &w)) {
+  tp.claim = "shared journals (one vectored write and one fdatasync for the root and every branch) put faster "
+             "than separate ones (a write and an fdatasync each), with many indexes";
+  tp.source = "qualitative: the root writes its own and every branch's entries in one vectored write (the bus, "
+              "not fifty cars); \"reduce the total number of disk writes significantly\"";
+  tp.plot = plot_png("shared_over_separate");
+  int idx = 0;
+  std::vector<int> ws;
+  const std::vector<kit::Check> checks = throughput_checks(rep);
+  if (!judged_cells(rep, &idx, &ws)) {
     tp.ours = "-";
-    tp.verdict = "not applicable: shared and separate were not both measured";
+    tp.not_applicable("shared and separate were not both measured");
   } else {
-    const Figures* sh = rep.find("shared", idx, w);
-    const Figures* se = rep.find("separate", idx, w);
-    const double ratio = se->puts_per_s > 0 ? sh->puts_per_s / se->puts_per_s : 0;
-    tp.ours = fmt::format("{}: shared {:.0f} puts/s, separate {:.0f} puts/s = {:.2f}x (journals_shared={})",
-                          cell_case(idx, w), sh->puts_per_s, se->puts_per_s, ratio, sh->journals_shared ? 1 : 0);
-    if (idx != 8 || w != 16) tp.ours += " (closest cell measured to indexes=8;writers=16)";
-    const std::string met = ratio >= kTargetRatio ? fmt::format("target >= {:g}x met", kTargetRatio)
-                                                  : fmt::format("target >= {:g}x missed", kTargetRatio);
-    if (!sh->journals_shared) {
-      tp.verdict = "not applicable: the shared arm ran with separate journals (Stats::journals_shared=0: not "
-                   "implemented, or the hard-link fallback); " + met;
+    std::string ours;
+    for (int w : ws) {
+      const Figures* sh = rep.find("shared", idx, w);
+      const Figures* se = rep.find("separate", idx, w);
+      ours += fmt::format("{}{}: shared {} vs separate {} = {}", ours.empty() ? "" : "; ", cell_case(idx, w),
+                          kit::format_interval(kit::of_reps(sh->puts_per_s), "puts/s", 0),
+                          kit::format_interval(kit::of_reps(se->puts_per_s), "puts/s", 0),
+                          kit::format_ratio(shared_over_separate(rep, idx, w)));
+    }
+    tp.ours = ours;
+    bool shared_everywhere = true;
+    for (int w : ws) shared_everywhere = shared_everywhere && rep.find("shared", idx, w)->journals_shared;
+    if (idx == 0) {
+      tp.not_applicable("only indexes=0 measured (no branch: both modes write one journal)");
+    } else if (!shared_everywhere) {
+      tp.not_applicable("the shared arm ran with separate journals (Stats::journals_shared=0: not implemented, "
+                        "or the hard-link fallback)");
     } else {
-      tp.verdict = (ratio >= kTargetRatio ? "reproduced: " : "not reproduced: ") + met;
+      tp.set(kit::judge(checks));
     }
   }
   out.push_back(tp);
@@ -173,13 +259,13 @@ std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Report& rep) {
   // fsyncs per put where group commit cannot share them: the fewest writers measured (1 by default).
   kit::Verdict fv;
   fv.finding = kFinding;
-  fv.claim = "fsyncs per put: separate ~ indexes + 1, shared ~ 1";
+  fv.claim = "fsyncs per put at 1 writer: separate = indexes + 1, shared = 1";
   fv.source = "a put into a collection with n indexes is n + 1 journal writes and fsyncs with separate "
               "journals; one pwritev and one fdatasync with shared ones";
-  fv.plot = rel_plot(h, "fsyncs_per_put");
+  fv.plot = plot_png("fsyncs_per_put");
   int w1 = -1, top = -1;
   for (const auto& [key, f] : rep.cells) {
-    const auto& [mode, i, k] = key;
+    const int k = std::get<2>(key);
     if (w1 < 0 || k < w1) w1 = k;
   }
   std::string parts;
@@ -188,31 +274,42 @@ std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Report& rep) {
     if (mode != "shared" || k != w1) continue;
     const Figures* se = rep.find("separate", i, k);
     if (se == nullptr) continue;
-    parts += fmt::format("{}indexes={}: separate {:.2f}, shared {:.2f}", parts.empty() ? "" : "; ", i,
+    parts += fmt::format("{}indexes={}: separate {:.3f}, shared {:.3f}", parts.empty() ? "" : "; ", i,
                          se->fsyncs_per_put, f.fsyncs_per_put);
     top = std::max(top, i);
   }
   if (top < 0) {
     fv.ours = "-";
-    fv.verdict = "not applicable: shared and separate were not both measured";
+    fv.not_applicable("shared and separate were not both measured");
   } else {
-    fv.ours = fmt::format("writers={}: {}", w1, parts);
+    fv.ours = fmt::format("writers={}, over every repetition: {}", w1, parts);
     const Figures* sh = rep.find("shared", top, w1);
     const Figures* se = rep.find("separate", top, w1);
-    // Ordinal, with slack for checkpoint-free rounding: separate pays most of
-    // its n + 1 fsyncs a put, shared about one (writers > 1 share fsyncs, so
-    // the expectation is only stated at the fewest writers).
-    const bool sep_ok = se->fsyncs_per_put >= 0.75 * (top + 1);
-    const bool sh_ok = sh->fsyncs_per_put <= 1.5;
     if (top == 0) {
-      fv.verdict = "not applicable: only indexes=0 measured (no branch, both modes write one journal)";
+      fv.not_applicable("only indexes=0 measured (no branch, both modes write one journal)");
     } else if (w1 != 1) {
-      fv.verdict = fmt::format("not applicable: 1 writer not measured (writers={} share fsyncs)", w1);
+      fv.not_applicable(fmt::format("1 writer not measured (writers={} share fsyncs)", w1));
     } else {
-      fv.verdict = sep_ok && sh_ok ? "reproduced"
-                                   : fmt::format("not reproduced: at indexes={} separate {:.2f} (expected ~{}), "
-                                                 "shared {:.2f} (expected ~1)",
-                                                 top, se->fsyncs_per_put, top + 1, sh->fsyncs_per_put);
+      // Counts, not timings: categorical. Within kCountTolerance of the
+      // finding's n + 1 and 1 (a data-file sync of a checkpoint may land
+      // in the timed part; the CI gate holds these counts to the same 1%).
+      const double want_se = top + 1;
+      const bool sep_ok = std::abs(se->fsyncs_per_put - want_se) <= kCountTolerance * want_se;
+      const bool sh_ok = std::abs(sh->fsyncs_per_put - 1) <= kCountTolerance;
+      const std::string what = fmt::format("at indexes={}: separate {:.3f} a put (the finding: {}), shared {:.3f} "
+                                           "(the finding: 1), each within {:g}%",
+                                           top, se->fsyncs_per_put, top + 1, sh->fsyncs_per_put,
+                                           kCountTolerance * 100);
+      if (sep_ok && sh_ok) {
+        fv.outcome = kit::Outcome::kReproduced;
+        fv.reason = "counts " + what;
+      } else if (sep_ok || sh_ok) {
+        fv.outcome = kit::Outcome::kPartly;
+        fv.reason = fmt::format("counts {}: {} off", what, sep_ok ? "shared" : "separate");
+      } else {
+        fv.outcome = kit::Outcome::kNotReproduced;
+        fv.reason = "counts " + what + ": both off";
+      }
     }
   }
   out.push_back(fv);
@@ -223,49 +320,75 @@ std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Report& rep) {
   rv.source = "each storage recovers alone from its own Journals/ (hard links keep the shared file there)";
   if (rep.recovery.empty()) {
     rv.ours = "-";
-    rv.verdict = "not applicable: no recovery round ran";
+    rv.not_applicable("no recovery round ran");
   } else {
     std::string ours;
-    for (const auto& [mode, r] : rep.recovery) {
-      ours += fmt::format("{}{} {}: {} acked, {} missing, recovery {:.1f} ms, branches recovered {} rebuilt {}{}",
+    for (const auto& [mode, rounds] : rep.recovery) {
+      uint64_t acked = 0, missing = 0, recovered = 0, rebuilt = 0;
+      std::vector<double> ms;
+      std::string errors;
+      for (const RecoveryResult& r : rounds) {
+        acked += r.v.acked;
+        missing += r.v.missing_puts;
+        recovered += r.branches_recovered;
+        rebuilt += r.branches_rebuilt;
+        ms.push_back(static_cast<double>(r.recovery_ns) / 1e6);
+        if (!r.error.empty()) errors += " [" + r.error + "]";
+      }
+      ours += fmt::format("{}{} {}, {} round{}: {} acked, {} missing, recovery {:.1f} ms (median round), branches "
+                          "recovered {} rebuilt {}{}",
                           ours.empty() ? "" : "; ", mode, cell_case(rep.recovery_cfg.indexes, rep.recovery_cfg.writers),
-                          r.v.acked, r.v.missing_puts, static_cast<double>(r.recovery_ns) / 1e6,
-                          r.branches_recovered, r.branches_rebuilt, r.error.empty() ? "" : " [" + r.error + "]");
+                          rounds.size(), rounds.size() == 1 ? "" : "s", acked, missing, kit::median(ms), recovered,
+                          rebuilt, errors);
     }
     rv.ours = ours;
-    rv.verdict = rep.recovery_failed() ? "not reproduced: FAILED (acknowledged puts lost, Check failed or the round "
-                                         "broke; see missing_puts)"
-                                       : "reproduced: missing_puts == 0";
+    // A count that must be zero: categorical.
+    if (rep.recovery_failed()) {
+      rv.outcome = kit::Outcome::kNotReproduced;
+      rv.reason = "FAILED: acknowledged puts lost, Check failed or a round broke (see missing_puts)";
+    } else {
+      rv.outcome = kit::Outcome::kReproduced;
+      rv.reason = "missing_puts == 0 in every round, and Check passed";
+    }
   }
   out.push_back(rv);
   return out;
 }
 
 void print_tables(const Report& rep) {
-  kit::Table t({"mode", "indexes", "writers", "puts/s", "p50", "p99", "p99.9", "writes/put", "fsyncs/put",
-                  "dirsyncs/put", "shared"});
+  kit::Table t({"mode", "indexes", "writers", "puts/s [95%]", "each repetition", "p50", "p99", "p99.9",
+                "writes/put", "fsyncs/put", "dirsyncs/put", "shared"});
   for (const auto& [key, f] : rep.cells) {
     const auto& [mode, i, w] = key;
-    t.row({mode, std::to_string(i), std::to_string(w), fmt::format("{:.0f}", f.puts_per_s), kit::format_us(f.p50_us),
-           kit::format_us(f.p99_us), kit::format_us(f.p999_us), fmt::format("{:.2f}", f.writes_per_put),
-           fmt::format("{:.2f}", f.fsyncs_per_put), fmt::format("{:.3f}", f.dir_syncs_per_put),
-           f.journals_shared ? "1" : "0"});
+    std::string each;
+    for (double v : f.puts_per_s) each += fmt::format("{}{:.0f}", each.empty() ? "" : " ", v);
+    t.row({mode, std::to_string(i), std::to_string(w), kit::format_interval(kit::of_reps(f.puts_per_s), "", 0), each,
+           kit::format_us(f.p50_us), kit::format_us(f.p99_us), kit::format_us(f.p999_us),
+           fmt::format("{:.2f}", f.writes_per_put), fmt::format("{:.2f}", f.fsyncs_per_put),
+           fmt::format("{:.3f}", f.dir_syncs_per_put), f.journals_shared ? "1" : "0"});
   }
   std::cout << "\n" << t.str();
   if (rep.recovery.empty()) return;
-  kit::Table r({"recovery", "case", "acked", "missing", "root miss", "index miss", "check", "recovery ms",
-                  "recovered", "rebuilt", "records"});
-  for (const auto& [mode, x] : rep.recovery) {
-    r.row({mode, cell_case(rep.recovery_cfg.indexes, rep.recovery_cfg.writers), std::to_string(x.v.acked),
-           std::to_string(x.v.missing_puts), std::to_string(x.v.root_misses), std::to_string(x.v.index_misses),
-           x.v.check_ok ? "ok" : "FAILED", fmt::format("{:.1f}", static_cast<double>(x.recovery_ns) / 1e6),
-           std::to_string(x.branches_recovered), std::to_string(x.branches_rebuilt),
-           std::to_string(x.recovered_records)});
+  kit::Table r({"recovery", "case", "round", "acked", "missing", "root miss", "index miss", "check", "recovery ms",
+                "recovered", "rebuilt", "records"});
+  for (const auto& [mode, rounds] : rep.recovery) {
+    for (size_t k = 0; k < rounds.size(); ++k) {
+      const RecoveryResult& x = rounds[k];
+      r.row({mode, cell_case(rep.recovery_cfg.indexes, rep.recovery_cfg.writers), std::to_string(k + 1),
+             std::to_string(x.v.acked), std::to_string(x.v.missing_puts), std::to_string(x.v.root_misses),
+             std::to_string(x.v.index_misses), x.v.check_ok ? "ok" : "FAILED",
+             fmt::format("{:.1f}", static_cast<double>(x.recovery_ns) / 1e6), std::to_string(x.branches_recovered),
+             std::to_string(x.branches_rebuilt), std::to_string(x.recovered_records)});
+    }
   }
   std::cout << "\n" << r.str();
-  for (const auto& [mode, x] : rep.recovery) {
-    if (!x.error.empty()) std::cout << fmt::format("recovery {}: ERROR: {}\n", mode, x.error);
-    if (!x.v.first_problem.empty()) std::cout << fmt::format("recovery {}: first problem: {}\n", mode, x.v.first_problem);
+  for (const auto& [mode, rounds] : rep.recovery) {
+    for (size_t k = 0; k < rounds.size(); ++k) {
+      const RecoveryResult& x = rounds[k];
+      if (!x.error.empty()) std::cout << fmt::format("recovery {} round {}: ERROR: {}\n", mode, k + 1, x.error);
+      if (!x.v.first_problem.empty())
+        std::cout << fmt::format("recovery {} round {}: first problem: {}\n", mode, k + 1, x.v.first_problem);
+    }
   }
 }
 
