@@ -121,16 +121,17 @@ std::string lies_report(const LiesResult& r) {
   return out;
 }
 
-void add_lies_rows(kit::Results& res, const LiesResult& r) {
+void add_lies_rows(kit::Results& res, const LiesResult& r, const std::string& case_suffix) {
+  const std::string cs = "size=4k" + case_suffix;
   if (r.verdict == Durability::kUnknown) {
-    res.skip("lies", "size=4k", r.skipped.empty() ? "no figures" : r.skipped);
+    res.skip("lies", cs, r.skipped.empty() ? "no figures" : r.skipped);
     return;
   }
-  res.add("IO-4", "lies", "size=4k", "buffered_p50_us", r.buffered_p50_us, "us");
-  res.add("IO-4", "lies", "size=4k", "durable_p50_us", r.durable_p50_us, "us");
-  res.add("IO-4", "lies", "size=4k", "flush_p50_us", r.flush_p50_us, "us");
-  res.add("IO-4", "lies", "size=4k", "durable_to_buffered", r.ratio, "ratio");
-  res.add("IO-4", "lies", "size=4k", "plausibly_durable", r.verdict == Durability::kPlausible ? 1 : 0, "bool");
+  res.add("IO-4", "lies", cs, "buffered_p50_us", r.buffered_p50_us, "us");
+  res.add("IO-4", "lies", cs, "durable_p50_us", r.durable_p50_us, "us");
+  res.add("IO-4", "lies", cs, "flush_p50_us", r.flush_p50_us, "us");
+  res.add("IO-4", "lies", cs, "durable_to_buffered", r.ratio, "ratio");
+  res.add("IO-4", "lies", cs, "plausibly_durable", r.verdict == Durability::kPlausible ? 1 : 0, "bool");
 }
 
 }  // namespace fenec::iobench

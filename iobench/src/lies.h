@@ -39,7 +39,8 @@ LiesResult run_lies(const LiesOptions& o, const SweepEnv& env);
 Durability judge(double durable_p50_us, double buffered_p50_us, const ProbeResult& p,
                  std::vector<std::string>* reasons);
 std::string lies_report(const LiesResult& r);
-void add_lies_rows(kit::Results& results, const LiesResult& r);
+// Rows under arm "lies", case "size=4k" + case_suffix (e.g. ";rep=2").
+void add_lies_rows(kit::Results& results, const LiesResult& r, const std::string& case_suffix = "");
 
 extern const char kPowerCutNote[];
 

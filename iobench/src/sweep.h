@@ -67,6 +67,10 @@ struct IntervalPoint {
 
 struct CellResult {
   CellSpec spec;
+  // Which repetition of its spec this run was (0 for a single run): a caller
+  // that runs a grid several times, interleaved, sets it so repetition r of
+  // two cells can be paired (kit::paired_ratio) and plots group the runs.
+  int rep = 0;
   std::string skipped;    // why the cell did not run; empty if it ran
   std::string error;      // why it stopped early, if it did
   bool no_space = false;

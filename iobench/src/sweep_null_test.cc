@@ -3,8 +3,11 @@
 // plan_cell() exactly for every combination of mode, batch, depth and jobs.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
+#include <sstream>
 
+#include "engine/src/base/testing.h"
 #include "iobench/kit/results.h"
 #include "iobench/src/sweep.h"
 #include "iobench/src/sweep_report.h"
@@ -131,6 +134,47 @@ TEST(NullSweep, DurationBoundsACellAndIntervalsAdvance) {
   EXPECT_GT(r.ops, 0u);
   ASSERT_FALSE(r.intervals.empty());
   for (size_t i = 1; i < r.intervals.size(); ++i) EXPECT_GT(r.intervals[i].t_s, r.intervals[i - 1].t_s);
+}
+
+// A cell run several times (the io scenario's repetitions): rows of one
+// repetition carry its suffix, the JSON its rep, and a throughput plot draws
+// one point a spec with the repetitions' 95% interval as an error bar.
+class Repetitions : public base::ScratchTest {};
+
+TEST_F(Repetitions, RowsJsonAndErrorBars) {
+  SweepEnv env;
+  env.stop = never;
+  std::vector<CellResult> cells;
+  for (int rep = 0; rep < 3; ++rep)
+    for (uint64_t total : {uint64_t{64} << 12, uint64_t{16} << 20}) {
+      CellSpec spec = null_spec(Mode::kBuffered, 1, 1, 1, total);
+      spec.size = total / 64;  // two sizes, 64 writes each
+      cells.push_back(run_cell(spec, env));
+      cells.back().rep = rep;
+    }
+  kit::Results results("io", kit::Metadata{});
+  add_cell_rows(results, cells[3], "IO-1", ";rep=1");
+  ASSERT_FALSE(results.rows().empty());
+  for (const auto& row : results.rows()) EXPECT_EQ(row.case_, "size=256k;jobs=1;layout=shared;rep=1");
+  EXPECT_NE(cell_json(cells[3]).find("\"rep\":1,"), std::string::npos);
+
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  const std::string base = path("size");
+  plot_throughput_vs_size(cells, base);  // the script is written even without gnuplot
+  std::string gp = slurp(base + ".gp");
+  EXPECT_NE(gp.find("with yerrorlines"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("geometric mean of the repetitions"), std::string::npos);
+  // One run of each spec: the plot as before, no bars.
+  cells.resize(2);
+  plot_throughput_vs_size(cells, base);
+  gp = slurp(base + ".gp");
+  EXPECT_EQ(gp.find("yerror"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("with linespoints"), std::string::npos) << gp;
 }
 
 TEST(Grid, ExpandsEveryCombinationAndKeepsDepthForTheRingOnly) {

@@ -2,12 +2,14 @@
 #include "engine/src/base/json.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <map>
 #include <set>
 
 #include "iobench/kit/console.h"
 #include "iobench/kit/plot.h"
+#include "iobench/kit/stats.h"
 #include "iobench/src/units.h"
 
 namespace fenec::iobench {
@@ -39,8 +41,8 @@ std::string num(double v) { return fmt::format("{:.6g}", v); }
 
 }  // namespace
 
-void add_cell_rows(kit::Results& r, const CellResult& c, const std::string& finding) {
-  const std::string arm = c.spec.arm(), cs = c.spec.case_();
+void add_cell_rows(kit::Results& r, const CellResult& c, const std::string& finding, const std::string& case_suffix) {
+  const std::string arm = c.spec.arm(), cs = c.spec.case_() + case_suffix;
   if (std::string why = skip_reason(c); !why.empty()) {
     r.skip(arm, cs, why);
     return;
@@ -72,12 +74,12 @@ std::string cell_json(const CellResult& c) {
   std::string jobs;
   for (double v : c.job_mb_per_s) jobs += fmt::format("{}{}", jobs.empty() ? "" : ",", num(v));
   return fmt::format(
-      "{{\"arm\":\"{}\",\"case\":\"{}\",\"mode\":\"{}\",\"submit\":\"{}\",\"size\":{},\"jobs\":{},"
+      "{{\"arm\":\"{}\",\"case\":\"{}\",\"rep\":{},\"mode\":\"{}\",\"submit\":\"{}\",\"size\":{},\"jobs\":{},"
       "\"layout\":\"{}\",\"batch\":{},\"depth\":{},\"duration_s\":{},\"total\":{},\"skipped\":\"{}\","
       "\"error\":\"{}\",\"interrupted\":{},\"ops\":{},\"write_calls\":{},\"sync_calls\":{},\"bytes\":{},"
       "\"seconds\":{},\"mb_per_s\":{},\"iops\":{},\"cpu_per_write_us\":{},\"job_mb_per_s\":[{}],"
       "\"lat_ns\":{},\"sync_ns\":{},\"commit_ns\":{},\"intervals\":[{}]}}",
-      base::JsonEscape(c.spec.arm()), base::JsonEscape(c.spec.case_()), mode_name(c.spec.mode),
+      base::JsonEscape(c.spec.arm()), base::JsonEscape(c.spec.case_()), c.rep, mode_name(c.spec.mode),
       submit_name(c.spec.submit), c.spec.size, c.spec.jobs, layout_name(c.spec.layout), c.spec.batch,
       c.spec.depth, num(c.spec.duration_s), c.spec.total, base::JsonEscape(c.skipped),
       base::JsonEscape(c.error), c.interrupted ? "true" : "false", c.ops, c.write_calls, c.sync_calls,
@@ -121,6 +123,58 @@ std::vector<const CellResult*> plottable(const std::vector<CellResult>& cells) {
   return ran;
 }
 
+// The runs of each spec (its repetitions), specs in the order their first run came.
+std::vector<std::vector<const CellResult*>> by_spec(const std::vector<const CellResult*>& ran) {
+  std::vector<std::vector<const CellResult*>> groups;
+  std::map<std::string, size_t> index;
+  for (const CellResult* c : ran) {
+    auto [it, fresh] = index.emplace(c->spec.arm() + "|" + c->spec.case_(), groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(c);
+  }
+  return groups;
+}
+
+bool any_repeated(const std::vector<std::vector<const CellResult*>>& groups) {
+  for (const auto& g : groups)
+    if (g.size() > 1) return true;
+  return false;
+}
+
+const char kRepsNote[] = ": geometric mean of the repetitions, bars its 95% interval";
+
+// One point of a throughput plot: a single run's figure as it is, or the
+// geometric mean of its repetitions' figures with their 95% interval.
+void add_point(Series& s, double x, const std::vector<const CellResult*>& reps,
+               double (*figure)(const CellResult&)) {
+  if (reps.size() == 1) {
+    const double y = figure(*reps[0]);
+    s.points.emplace_back(x, y);
+    s.errors.emplace_back(y, y);
+    return;
+  }
+  std::vector<double> v;
+  for (const CellResult* c : reps) v.push_back(figure(*c));
+  const kit::Ratio r = kit::of_reps(v);
+  s.points.emplace_back(x, r.value);
+  s.errors.emplace_back(r.ci95.lo, r.ci95.hi);
+}
+double mb_per_s_of(const CellResult& c) { return c.mb_per_s(); }
+double job_mb_per_s_of(const CellResult& c) { return mean(c.job_mb_per_s); }
+
+// Points (and their bars) in x order.
+void sort_points(Series& s) {
+  std::vector<size_t> order(s.points.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return s.points[a] < s.points[b]; });
+  Series sorted = s;
+  for (size_t i = 0; i < order.size(); ++i) {
+    sorted.points[i] = s.points[order[i]];
+    if (s.errors.size() == s.points.size()) sorted.errors[i] = s.errors[order[i]];
+  }
+  s = std::move(sorted);
+}
+
 std::string emit(const Chart& chart, const std::string& base) {
   if (chart.series.empty()) return "no data to plot";
   return kit::write_chart(chart, base);
@@ -132,35 +186,45 @@ std::string plot_throughput_vs_size(const std::vector<CellResult>& cells, const 
   auto ran = plottable(cells);
   unsigned min_jobs = UINT32_MAX;
   for (auto* c : ran) min_jobs = std::min(min_jobs, c->spec.jobs);
-  Chart ch{"Throughput vs write size (jobs=" + std::to_string(min_jobs) + ")", "write size (KiB)", "MB/s",
-           true, true, {}, {}, 1000, 600};
+  const auto groups = by_spec(ran);
+  const bool repeated = any_repeated(groups);
+  Chart ch{"Throughput vs write size (jobs=" + std::to_string(min_jobs) + ")" + (repeated ? kRepsNote : ""),
+           "write size (KiB)", "MB/s", true, true, {}, {}, 1000, 600};
   std::map<std::string, Series> by_arm;
-  for (auto* c : ran) {
+  for (const auto& g : groups) {
+    const CellResult* c = g.front();
     if (c->spec.jobs != min_jobs) continue;
     std::string key = c->spec.arm() + (c->spec.layout == Layout::kPerJob ? " per-job" : "") +
                       (c->spec.batch > 1 ? fmt::format(" batch={}", c->spec.batch) : "") +
                       (c->spec.prefill ? " prefilled" : "");
     by_arm[key].title = key;
-    by_arm[key].points.emplace_back(c->spec.size / 1024.0, c->mb_per_s());
+    add_point(by_arm[key], c->spec.size / 1024.0, g, mb_per_s_of);
   }
-  for (auto& [k, s] : by_arm)
+  for (auto& [k, s] : by_arm) {
+    if (!repeated) s.errors.clear();
     if (s.points.size() > 1) ch.series.push_back(s);
+  }
   return emit(ch, base);
 }
 
 std::string plot_throughput_vs_jobs(const std::vector<CellResult>& cells, const std::string& base) {
-  Chart ch{"Total and per-job throughput vs jobs", "jobs", "MB/s", true, true, {}, {}, 1000, 600};
-  std::map<std::string, std::pair<Series, Series>> groups;
-  for (auto* c : plottable(cells)) {
+  const auto groups = by_spec(plottable(cells));
+  const bool repeated = any_repeated(groups);
+  Chart ch{std::string("Total and per-job throughput vs jobs") + (repeated ? kRepsNote : ""), "jobs", "MB/s", true,
+           true, {}, {}, 1000, 600};
+  std::map<std::string, std::pair<Series, Series>> by_key;
+  for (const auto& g : groups) {
+    const CellResult* c = g.front();
     std::string key = fmt::format("{} {} {}", c->spec.arm(), size_label(c->spec.size), layout_name(c->spec.layout));
-    auto& [total, per] = groups[key];
+    auto& [total, per] = by_key[key];
     total.title = key + " total";
     per.title = key + " per job";
-    total.points.emplace_back(c->spec.jobs, c->mb_per_s());
-    per.points.emplace_back(c->spec.jobs, mean(c->job_mb_per_s));
+    add_point(total, c->spec.jobs, g, mb_per_s_of);
+    add_point(per, c->spec.jobs, g, job_mb_per_s_of);
   }
-  for (auto& [k, g] : groups)
+  for (auto& [k, g] : by_key)
     if (g.first.points.size() > 1) {
+      if (!repeated) g.first.errors.clear(), g.second.errors.clear();
       ch.series.push_back(g.first);
       ch.series.push_back(g.second);
     }
@@ -174,13 +238,16 @@ std::string plot_latency_cdf(const std::vector<CellResult>& cells, const std::st
   Chart ch{"Latency CDF of an op (its write, plus its sync in fsync/fdatasync modes), size " +
                (ran.empty() ? std::string("-") : size_label(min_size)),
            "latency (us)", "fraction of ops", true, false, {}, {}, 1000, 600};
-  for (auto* c : ran) {
+  for (const auto& g : by_spec(ran)) {
+    const CellResult* c = g.front();
     if (c->spec.size != min_size || ch.series.size() >= 12) continue;
-    const base::Histogram& h = op_latency(*c);
+    base::Histogram h;  // the ops of every repetition together
+    for (const CellResult* r : g) h.Merge(op_latency(*r));
     if (!h.count()) continue;
     Series s;
-    s.title = fmt::format("{} jobs={}{}", c->spec.arm(), c->spec.jobs,
-                          c->spec.layout == Layout::kPerJob ? " per-job" : "");
+    s.title = fmt::format("{} jobs={}{}{}", c->spec.arm(), c->spec.jobs,
+                          c->spec.layout == Layout::kPerJob ? " per-job" : "",
+                          g.size() > 1 ? fmt::format(" ({} reps)", g.size()) : "");
     s.style = "lines";
     uint64_t cum = 0;
     for (const auto& b : h.Bins()) {
@@ -194,13 +261,14 @@ std::string plot_latency_cdf(const std::vector<CellResult>& cells, const std::st
 
 std::string plot_throughput_over_time(const std::vector<CellResult>& cells, const std::string& base) {
   auto longest = plottable(cells);
+  const bool repeated = any_repeated(by_spec(longest));
   std::stable_sort(longest.begin(), longest.end(),
                    [](auto* a, auto* b) { return a->intervals.size() > b->intervals.size(); });
   Chart ch{"Throughput over time", "seconds", "MB/s", false, false, {}, {}, 1000, 600};
   for (auto* c : longest) {
     if (c->intervals.size() < 3 || ch.series.size() >= 8) continue;
     Series s;
-    s.title = c->spec.arm() + " " + c->spec.case_();
+    s.title = c->spec.arm() + " " + c->spec.case_() + (repeated ? fmt::format(" rep={}", c->rep) : "");
     for (const IntervalPoint& p : c->intervals) s.points.emplace_back(p.t_s, p.mb_per_s);
     ch.series.push_back(s);
   }
@@ -208,16 +276,21 @@ std::string plot_throughput_over_time(const std::vector<CellResult>& cells, cons
 }
 
 std::string plot_throughput_vs_batch(const std::vector<CellResult>& cells, const std::string& base) {
-  Chart ch{"Throughput vs buffers per op (merged into one write, or written one by one)", "buffers per op",
-           "MB/s", true, true, {}, {}, 1000, 600};
+  const auto groups = by_spec(plottable(cells));
+  const bool repeated = any_repeated(groups);
+  Chart ch{std::string("Throughput vs buffers per op (merged into one write, or written one by one)") +
+               (repeated ? kRepsNote : ""),
+           "buffers per op", "MB/s", true, true, {}, {}, 1000, 600};
   std::map<std::string, Series> by_arm;
-  for (auto* c : plottable(cells)) {
+  for (const auto& g : groups) {
+    const CellResult* c = g.front();
     std::string key = fmt::format("{} {} buffers", c->spec.arm(), size_label(c->spec.size));
     by_arm[key].title = key;
-    by_arm[key].points.emplace_back(c->spec.batch, c->mb_per_s());
+    add_point(by_arm[key], c->spec.batch, g, mb_per_s_of);
   }
   for (auto& [k, s] : by_arm) {
-    std::sort(s.points.begin(), s.points.end());
+    if (!repeated) s.errors.clear();
+    sort_points(s);
     if (s.points.size() > 1) ch.series.push_back(s);
   }
   // A single point per arm still tells the story when all share one batch size.

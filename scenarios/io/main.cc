@@ -1,25 +1,32 @@
 // make io-bench: iobench's default characterization of the disk under --dir,
-// sized for about 3 minutes here (--quick: about 1), reproducing IO-1, IO-2,
-// IO-3, IO-4, IO-5 and IO-7 with a verdict for each.
+// reproducing IO-1, IO-2, IO-3, IO-4, IO-5 and IO-7 with a verdict for each.
+// Sized for about 6 minutes here (--quick: under a minute, without IO-3).
 //
 //   IO-1  sizes x modes at 1 job            (throughput vs size)
 //   IO-2  8 KiB durable writes at 1..16 jobs (total and per-job throughput, latency CDF)
-//   IO-3  one long buffered 1 MiB cell       (throughput over time: the page cache draining)
+//   IO-3  one long buffered 1 MiB cell       (throughput over time: the page cache draining; full mode only)
 //   IO-4  iobench lies                       (durable vs buffered latency ratio)
 //   IO-5  iobench coherence                  (stale reads after direct writes)
 //   IO-7  N x 4 KiB per op: N pwrites vs one pwritev vs one ring writev
-#include <cstdlib>
+//
+// Each block's cells run --reps times (the harness's: 3 quick, 5 full),
+// interleaved (every cell once, then every cell again, ...), so repetition r
+// of two cells saw the same state of a shared machine and their ratio can be
+// paired; each verdict checks such ratios' 95% intervals (verdicts.h). Rows
+// of one repetition carry ";rep=N" in their case; the plain case carries the
+// geometric mean over the repetitions with its interval, and the latency
+// percentiles of all their ops together.
 #include <fmt/format.h>
-#include <iostream>
-#include <unistd.h>
 
+#include <iostream>
+#include <map>
+
+#include "engine/src/base/interrupt.h"
 #include "iobench/kit/console.h"
 #include "iobench/kit/harness.h"
 #include "iobench/src/sweep_report.h"
 #include "iobench/src/units.h"
 #include "scenarios/io/verdicts.h"
-#include "engine/src/base/interrupt.h"
-#include "engine/src/base/proc.h"
 
 namespace fenec::scenarios::io {
 namespace {
@@ -33,7 +40,7 @@ bool should_stop() { return fenec::base::StopRequested(); }
 struct Block {
   std::string finding;
   std::vector<CellSpec> specs;
-  std::vector<CellResult> cells;
+  std::vector<CellResult> cells;  // every repetition of every spec, in the order they ran
 };
 
 CellSpec cell(uint64_t size, Mode mode, double seconds, uint64_t total) {
@@ -53,18 +60,20 @@ struct Plan {
   size_t cells() const { return sizes.specs.size() + jobs.specs.size() + drain.specs.size() + merged.specs.size(); }
 };
 
+// Quick mode pays for its 3 repetitions with shorter cells (0.4 s, at most
+// 256 MiB), full mode for its 5 with 1 s cells.
 Plan make_plan(bool quick, const ProbeResult& p) {
   Plan plan;
   const bool direct = p.direct_skip_reason().empty();
   plan.durable = direct ? Mode::kDirectDsync : Mode::kDsync;
-  const double secs = quick ? 1.0 : 2.0;
+  const double secs = quick ? 0.4 : 1.0;
 
   std::vector<uint64_t> sizes = quick ? std::vector<uint64_t>{4 << 10, 16 << 10, 64 << 10, 1 << 20, 16 << 20}
                                       : std::vector<uint64_t>{4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 16 << 20};
   std::vector<Mode> modes = quick ? std::vector<Mode>{Mode::kBuffered, Mode::kFdatasync, Mode::kDirect, Mode::kDirectDsync}
                                   : std::vector<Mode>(std::begin(kAllModes), std::end(kAllModes));
   for (Mode m : modes)
-    for (uint64_t s : sizes) plan.sizes.specs.push_back(cell(s, m, secs, quick ? 512ull << 20 : 1ull << 30));
+    for (uint64_t s : sizes) plan.sizes.specs.push_back(cell(s, m, secs, quick ? 256ull << 20 : 1ull << 30));
   if (!quick)  // the same durable writes overwriting allocated blocks instead of fresh extents
     for (uint64_t s : {uint64_t{4} << 10, uint64_t{1} << 20, uint64_t{16} << 20}) {
       CellSpec c = cell(s, plan.durable, secs, 256ull << 20);
@@ -75,16 +84,22 @@ Plan make_plan(bool quick, const ProbeResult& p) {
   std::vector<unsigned> jobs = quick ? std::vector<unsigned>{1, 4, 16} : std::vector<unsigned>{1, 2, 4, 8, 16};
   for (Layout l : quick ? std::vector<Layout>{Layout::kShared} : std::vector<Layout>{Layout::kShared, Layout::kPerJob})
     for (unsigned j : jobs) {
-      CellSpec c = cell(plan.jobs_size, plan.durable, secs, 512ull << 20);
+      // 1 s even in quick mode: a latency ratio of 16 jobs to one moves with
+      // the host's flush latency over time, and a longer cell averages it.
+      CellSpec c = cell(plan.jobs_size, plan.durable, 1.0, 512ull << 20);
       c.jobs = j;
       c.layout = l;
       plan.jobs.specs.push_back(c);
     }
 
-  // Past vm.dirty_ratio of memory the writer is throttled to the disk's pace.
-  CellSpec d = cell(1 << 20, Mode::kBuffered, quick ? 4.0 : 8.0, quick ? 5ull << 30 : 8ull << 30);
-  d.interval_s = quick ? 0.25 : 0.5;
-  plan.drain.specs.push_back(d);
+  // Past vm.dirty_background_* of memory the kernel starts writeback, and a
+  // writer faster than the disk is throttled to its pace. Quick mode cannot
+  // write that much (gigabytes, each repetition) in its minute: no IO-3 there.
+  if (!quick) {
+    CellSpec d = cell(1 << 20, Mode::kBuffered, 8.0, 8ull << 30);
+    d.interval_s = 0.5;
+    plan.drain.specs.push_back(d);
+  }
 
   // IO-7: 4 KiB buffers, merged into one write per op or written one by one.
   auto merged = [&](Mode m, SubmitKind k, unsigned batch) {
@@ -105,29 +120,92 @@ Plan make_plan(bool quick, const ProbeResult& p) {
   return plan;
 }
 
-// Runs a block's cells; false if the run must stop (Ctrl-C, ENOSPC).
-bool run_block(Block& b, const SweepEnv& env, kit::Results& results, kit::Progress& progress, size_t* done) {
-  for (const CellSpec& s : b.specs) {
-    progress.update((*done)++, fmt::format("{} {} {}", b.finding, s.arm(), s.case_()));
-    b.cells.push_back(run_cell(s, env));
-    const CellResult& c = b.cells.back();
-    add_cell_rows(results, c, b.finding);
+// Runs a block's cells `reps` times, interleaved; false if the run must stop
+// (Ctrl-C, ENOSPC).
+bool run_block(Block& b, int reps, const SweepEnv& env, kit::Results& results, kit::Progress& progress,
+               size_t* done) {
+  bool go = true;
+  kit::run_interleaved(reps, b.specs.size(), [&](size_t i, int rep) {
+    if (!go) return;
+    const CellSpec& s = b.specs[i];
+    progress.update((*done)++, fmt::format("{} {} {} rep {}", b.finding, s.arm(), s.case_(), rep));
+    CellResult c = run_cell(s, env);
+    c.rep = rep;
+    add_cell_rows(results, c, b.finding, fmt::format(";rep={}", rep));
     if (c.no_space) {
       results.mark_incomplete("ENOSPC: " + c.error);
       std::cerr << fmt::format("io-bench: {}; stopping\n", c.error);
-      return false;
+      go = false;
     }
-    if (should_stop()) return false;
+    b.cells.push_back(std::move(c));
+    if (should_stop()) go = false;
+  });
+  return go && !should_stop();
+}
+
+// The runs of each spec, specs in plan order.
+std::vector<std::vector<const CellResult*>> by_spec(const Block& b) {
+  std::vector<std::vector<const CellResult*>> out(b.specs.size());
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < b.specs.size(); ++i) index[b.specs[i].arm() + "|" + b.specs[i].case_()] = i;
+  for (const CellResult& c : b.cells)
+    if (c.ran() && c.error.empty() && !c.interrupted && c.ops > 0)
+      out[index.at(c.spec.arm() + "|" + c.spec.case_())].push_back(&c);
+  return out;
+}
+
+double mb_per_s(const CellResult& c) { return c.mb_per_s(); }
+double iops(const CellResult& c) { return c.iops(); }
+const base::Histogram& op_latency(const CellResult& c) {
+  return mode_sync(c.spec.mode) != SyncCall::kNone ? c.commit : c.lat;
+}
+
+// Each spec over its repetitions, under its plain case: mb_per_s and iops
+// (geometric mean, 95% interval) and the latency of all their ops together.
+void add_summary_rows(kit::Results& results, const Block& b) {
+  for (const auto& runs : by_spec(b)) {
+    if (runs.empty()) continue;
+    const CellSpec& s = runs[0]->spec;
+    results.add_ratio(b.finding, s.arm(), s.case_(), "mb_per_s", over_reps(runs, mb_per_s), "MB/s");
+    results.add_ratio(b.finding, s.arm(), s.case_(), "iops", over_reps(runs, iops), "ops/s");
+    base::Histogram lat, commit;
+    for (const CellResult* c : runs) {
+      lat.Merge(c->lat);
+      commit.Merge(c->commit);
+    }
+    results.add_latency(b.finding, s.arm(), s.case_(), lat);
+    if (commit.count()) results.add_latency(b.finding, s.arm(), s.case_(), commit, "commit");
   }
-  return true;
+}
+
+std::string block_table(const Block& b) {
+  kit::Table t({"arm", "case", "MB/s [95% interval]", "IOPS", "op p50", "op p99", "op max", "reps"});
+  const auto groups = by_spec(b);
+  for (size_t i = 0; i < b.specs.size(); ++i) {
+    const CellSpec& s = b.specs[i];
+    const auto& runs = groups[i];
+    if (runs.empty()) {
+      t.row({s.arm(), s.case_(), "-", "-", "-", "-", "-", "skipped or failed: see below"});
+      continue;
+    }
+    base::Histogram h;
+    for (const CellResult* c : runs) h.Merge(op_latency(*c));
+    const base::LatencySummary l = base::LatencySummary::Of(h);
+    const kit::Ratio mb = over_reps(runs, mb_per_s);
+    t.row({s.arm(), s.case_(), kit::format_interval(mb, "", mb.value >= 100 ? 0 : 1),
+           kit::format_count(over_reps(runs, iops).value), kit::format_us(l.p50_us), kit::format_us(l.p99_us),
+           kit::format_us(l.max_us), std::to_string(runs.size())});
+  }
+  return t.str();
 }
 
 void print_block(const Block& b) {
-  if (!b.cells.empty()) std::cout << fmt::format("\n{}\n{}", b.finding, sweep_table(b.cells));
+  if (!b.cells.empty()) std::cout << fmt::format("\n{}\n{}", b.finding, block_table(b));
 }
 
 std::string plot(kit::Harness& h, const std::string& name, const std::vector<CellResult>& cells,
                  std::string (*draw)(const std::vector<CellResult>&, const std::string&)) {
+  if (cells.empty()) return "";
   std::string base = h.plot_path(name);
   std::string err = draw(cells, base);
   if (!err.empty()) {
@@ -137,18 +215,18 @@ std::string plot(kit::Harness& h, const std::string& name, const std::vector<Cel
   return base + ".png";
 }
 
-// A latency measured while the CPUs are oversubscribed says more about the
-// scheduler than the disk: a woken writer can wait out another task's slice
-// (a 4 ms tick here). Say so beside the figures that depend on it.
-kit::Verdict with_load_note(kit::Verdict v, const std::string& load) {
-  double one = std::atof(load.c_str());
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  if (cpus > 0 && one > cpus) v.ours += fmt::format(" [under shared load: loadavg {} on {} CPUs]", load, cpus);
-  return v;
+void add(kit::Results& results, const Judged& j) {
+  for (const RatioRow& r : j.rows) results.add_ratio(j.verdict.finding, r.arm, r.case_, r.metric, r.ratio, r.unit);
+  results.verdict(j.verdict);
 }
 
 int run(int argc, char** argv) {
-  kit::Harness h("io", "io-bench: what a durable write costs on this disk (IO-1..IO-5, IO-7)");
+  kit::Harness h("io",
+                 "io-bench: what a durable write costs on this disk (IO-1..IO-5, IO-7). Every cell runs --reps "
+                 "times, interleaved; each verdict checks ratios of paired repetitions, with their 95% intervals, "
+                 "against the finding's line: reproduced (every check clears its line), partly reproduced, not "
+                 "reproduced, inconclusive (an interval holds a line), or not applicable here (IO-3 in --quick, "
+                 "IO-5 on a coherent mount)");
   if (int rc = h.parse(argc, argv); rc >= 0) return rc;
   ProbeResult p = probe(h.data_dir());
   if (!p.error.empty()) {
@@ -157,33 +235,35 @@ int run(int argc, char** argv) {
   }
   std::cout << probe_table(p);
   kit::Results& results = h.results();
-  // The machine may be shared: the load says how much to trust a latency.
-  results.meta().set("loadavg_start", fenec::base::LoadAverage());
   add_probe_rows(results, p);
   results.attach_json("probe", probe_json(p));
 
+  const int reps = h.reps();
   Plan plan = make_plan(h.quick(), p);
   SweepEnv env;
   env.dir = h.data_dir();
   env.seed = h.seed();
   env.probe = &p;
   env.stop = should_stop;
-  const size_t steps = plan.cells() + 2;
+  const size_t steps = (plan.cells() + 1) * static_cast<size_t>(reps) + 1;
   kit::Progress progress("io-bench", steps);
   size_t done = 0;
   bool go = true;
   for (Block* b : {&plan.sizes, &plan.jobs, &plan.drain, &plan.merged})
-    if (go) go = run_block(*b, env, results, progress, &done);
+    if (go) go = run_block(*b, reps, env, results, progress, &done);
 
-  LiesResult lies;
+  std::vector<LiesResult> lies;
   CoherenceResult coh;
   CoherenceOptions co;
   if (go) {
-    progress.update(done++, "IO-4 lies");
     LiesOptions lo;
-    lo.seconds = h.quick() ? 0.5 : 1.0;
-    lies = run_lies(lo, env);
-    add_lies_rows(results, lies);
+    lo.seconds = h.quick() ? 0.25 : 0.5;
+    kit::run_interleaved(reps, 1, [&](size_t, int rep) {
+      progress.update(done++, fmt::format("IO-4 lies rep {}", rep));
+      lies.push_back(run_lies(lo, env));
+      add_lies_rows(results, lies.back(), fmt::format(";rep={}", rep));
+    });
+    // IO-5 is a count (stale reads), not a timing: one run of its rounds.
     progress.update(done++, "IO-5 coherence");
     co.dir = h.data_dir();
     co.rounds = h.quick() ? 50 : 200;
@@ -193,10 +273,12 @@ int run(int argc, char** argv) {
     add_coherence_rows(results, co, coh, "IO-5");
   }
   progress.finish();
-  results.meta().set("loadavg_end", fenec::base::LoadAverage());
 
-  for (const Block* b : {&plan.sizes, &plan.jobs, &plan.drain, &plan.merged}) print_block(*b);
-  if (go) std::cout << "\nIO-4\n" << lies_report(lies);
+  for (const Block* b : {&plan.sizes, &plan.jobs, &plan.drain, &plan.merged}) {
+    print_block(*b);
+    add_summary_rows(results, *b);
+  }
+  if (!lies.empty()) std::cout << "\nIO-4 (the first repetition)\n" << lies_report(lies.front());
   std::vector<CellResult> all;
   for (const Block* b : {&plan.sizes, &plan.jobs, &plan.drain, &plan.merged})
     all.insert(all.end(), b->cells.begin(), b->cells.end());
@@ -209,17 +291,15 @@ int run(int argc, char** argv) {
   std::string p_time = plot(h, "throughput_over_time", plan.drain.cells, plot_throughput_over_time);
   std::string p_merge = plot(h, "throughput_vs_batch", plan.merged.cells, plot_throughput_vs_batch);
 
-  const std::string load = fenec::base::LoadAverage();
-  results.verdict(with_load_note(io1_verdict(plan.sizes.cells, plan.durable, p_size), load));
-  results.verdict(
-      with_load_note(io2_verdict(plan.jobs.cells, plan.sizes.cells, plan.durable, plan.jobs_size, p_jobs), load));
-  const CellResult* drain = plan.drain.cells.empty() ? nullptr : &plan.drain.cells[0];
-  results.verdict(with_load_note(io3_verdict(drain, dirty_background_bytes(), p_time), load));
+  add(results, io1_verdict(plan.sizes.cells, plan.durable, p_size));
+  add(results, io2_verdict(plan.jobs.cells, plan.sizes.cells, plan.durable, plan.jobs_size, p_jobs));
+  add(results, h.quick() ? io3_quick_verdict(dirty_background_bytes())
+                         : io3_verdict(plan.drain.cells, dirty_background_bytes(), p_time));
   if (go) {
-    results.verdict(with_load_note(io4_verdict(lies), load));
+    add(results, io4_verdict(lies));
     results.verdict(io5_verdict(coh, p));
   }
-  results.verdict(with_load_note(io7_verdict(plan.merged.cells, plan.durable, kMergeBatch, p_merge), load));
+  add(results, io7_verdict(plan.merged.cells, plan.durable, kMergeBatch, p_merge));
 
   return h.finish();
 }

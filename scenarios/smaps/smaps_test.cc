@@ -1,6 +1,7 @@
 // MM-1's moving parts, by counts: the mapping set really is N VMAs, the
 // readers read at most at their rate, and the sampler reads /proc at most at
-// its throttle however many callers ask it.
+// its throttle however many callers ask it. And the verdict's rule on made-up
+// figures: each of its three checks clears, misses or straddles its line.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -9,7 +10,9 @@
 #include <vector>
 
 #include "engine/src/base/smaps.h"
+#include "iobench/kit/results.h"
 #include "scenarios/smaps/mappings.h"
+#include "scenarios/smaps/report.h"
 #include "scenarios/smaps/workload.h"
 
 namespace fenec::scenarios::smaps {
@@ -117,6 +120,91 @@ TEST(SmapsRollupSampler, ConcurrentCallersReadAtMostAtThrottleRate) {
   EXPECT_LE(static_cast<double>(reads), elapsed_ms / 50.0 + 2) << "calls=" << calls.load();
   EXPECT_GT(calls.load(), reads * 10);  // the callers were served from the cache
   EXPECT_GT(sampler.latest().rss_kb, 0u);
+}
+
+// Made-up figures: a worker p99 of each repetition (us), the rest zero.
+std::vector<WorkerFigures> p99s(std::vector<double> us) {
+  std::vector<WorkerFigures> out;
+  for (double v : us) {
+    WorkerFigures f;
+    f.p99_us = v;
+    f.p999_us = v * 1.2;
+    f.max_us = v * 1.5;
+    f.ops_per_s = 1e6 / v;
+    out.push_back(f);
+  }
+  return out;
+}
+
+// The quick run's shape: smaps 20x a rollup read, 4 smaps threads at 100 Hz
+// stall the worker ~1000x, the sampler at 1 Hz keeps it where it was.
+Report shaped() {
+  Report r;
+  r.read_us[{"smaps", 1000}] = {4000, 4100, 3900};
+  r.read_us[{"smaps_rollup", 1000}] = {300, 310, 290};
+  r.read_us[{"smaps", 50000}] = {200000, 210000, 205000};
+  r.read_us[{"smaps_rollup", 50000}] = {10000, 9800, 10300};
+  r.worker[{"none", 10000, 0, 0}] = p99s({13, 14, 12});
+  r.worker[{"smaps", 10000, 1, 4}] = p99s({15, 15, 14});
+  r.worker[{"smaps", 10000, 100, 1}] = p99s({4000, 4200, 3900});
+  r.worker[{"smaps", 10000, 100, 4}] = p99s({16000, 17000, 15000});
+  r.worker[{"sampler", 10000, 1, 4}] = p99s({13, 13.5, 12.5});
+  r.worker[{"sampler", 10000, 100, 4}] = p99s({250, 170, 300});
+  return r;
+}
+
+TEST(Verdict, ReproducedWhenSmapsCostsStallsAndTheSamplerStaysFlat) {
+  kit::Results rows("smaps", kit::Metadata{});
+  const kit::Verdict v = verdict(shaped(), "plots/smaps/", &rows);
+  EXPECT_EQ(v.outcome, kit::Outcome::kReproduced) << v.reason;
+  EXPECT_EQ(v.plot, "plots/smaps/mmap_p99_m10000.png");
+  EXPECT_NE(v.reason.find("at 50000 mappings"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("4 threads reading smaps at 100 Hz"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("the sampler at 1 Hz"), std::string::npos) << v.reason;
+  EXPECT_NE(v.ours.find("max"), std::string::npos) << "the max and p99.9 beside the p99: " << v.ours;
+  int ratios = 0;
+  for (const auto& row : rows.rows()) ratios += row.metric == "read_over_rollup" || row.metric == "mmap_p99_over_none";
+  EXPECT_EQ(ratios, 3);
+}
+
+TEST(Verdict, PartlyWhenTheSamplerHarmsTooAndInconclusiveWhenItStraddles) {
+  Report r = shaped();
+  r.worker[{"sampler", 10000, 1, 4}] = p99s({60, 65, 55});  // ~4.6x the unsampled p99
+  kit::Verdict v = verdict(r, "", nullptr);
+  EXPECT_EQ(v.outcome, kit::Outcome::kPartly) << v.reason;
+  EXPECT_NE(v.reason.find("missed"), std::string::npos);
+  r.worker[{"sampler", 10000, 1, 4}] = p99s({20, 35, 26});  // 1.5x, 2.5x, 2.2x: holds 2
+  v = verdict(r, "", nullptr);
+  EXPECT_EQ(v.outcome, kit::Outcome::kInconclusive) << v.reason;
+  EXPECT_NE(v.reason.find("straddles"), std::string::npos);
+  // Nothing stalls: smaps reading threads leave the worker as it was.
+  r = shaped();
+  r.worker[{"smaps", 10000, 100, 4}] = p99s({13, 15, 12});
+  r.read_us[{"smaps", 50000}] = {10000, 10100, 9900};
+  v = verdict(r, "", nullptr);
+  EXPECT_EQ(v.outcome, kit::Outcome::kPartly) << v.reason;  // the sampler's flat check still clears
+}
+
+TEST(Verdict, TheFixIsJudgedAtTheServersRateWhenItRan) {
+  Report r = shaped();
+  r.worker[{"sampler", 10000, 10, 4}] = p99s({90, 95, 85});
+  EXPECT_NE(verdict(r, "", nullptr).reason.find("the sampler at 1 Hz"), std::string::npos);
+  r.worker.erase({"sampler", 10000, 1, 4});
+  EXPECT_NE(verdict(r, "", nullptr).reason.find("the sampler at 10 Hz"), std::string::npos);
+}
+
+TEST(Verdict, NotApplicableWhenOnlyPartRan) {
+  Report r = shaped();
+  r.read_us.clear();  // --no-read-cost
+  EXPECT_EQ(verdict(r, "", nullptr).outcome, kit::Outcome::kNotApplicable);
+  // What CI runs: --arms none,sampler.
+  r = shaped();
+  for (auto it = r.worker.begin(); it != r.worker.end();)
+    it = std::get<0>(it->first) == "smaps" ? r.worker.erase(it) : std::next(it);
+  EXPECT_EQ(verdict(r, "", nullptr).outcome, kit::Outcome::kNotApplicable);
+  r = shaped();
+  r.worker.erase({"none", 10000, 0, 0});
+  EXPECT_EQ(verdict(r, "", nullptr).outcome, kit::Outcome::kNotApplicable);
 }
 
 }  // namespace
