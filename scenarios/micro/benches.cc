@@ -111,7 +111,7 @@ void bench_matches(benchmark::State& state, const Fixtures& f, Match match) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kLinesPerIter));
 }
 
-void register_mm4(Fixtures& f) {
+void register_mm4(Fixtures& f, double min_time) {
   const Fixtures* fp = &f;
   benchmark::RegisterBenchmark("MM4/shared_checkout", [fp](benchmark::State& st) {
     const uint64_t fresh0 = fp->shared->fresh_scratch();
@@ -121,11 +121,11 @@ void register_mm4(Fixtures& f) {
     st.counters["fresh_per_call"] = benchmark::Counter(
         static_cast<double>(fp->shared->fresh_scratch() - fresh0) / calls,
         benchmark::Counter::kAvgThreads);
-  })->Threads(1)->Threads(2)->UseRealTime();
+  })->Threads(1)->Threads(2)->UseRealTime()->MinTime(min_time * kMm4MinTimeFactor);
   benchmark::RegisterBenchmark("MM4/per_thread", [fp](benchmark::State& st) {
     LocalMatcher m(kUserIdPattern);
     bench_matches(st, *fp, [&](const std::string& l) { return m.match(l); });
-  })->Threads(1)->Threads(2)->UseRealTime();
+  })->Threads(1)->Threads(2)->UseRealTime()->MinTime(min_time * kMm4MinTimeFactor);
 }
 
 void register_mm5(Fixtures& f) {
@@ -187,11 +187,11 @@ void close_fixtures(Fixtures* f) {
   f->fd = -1;
 }
 
-void register_benchmarks(Fixtures& f, const FixtureSizes& sizes,
+void register_benchmarks(Fixtures& f, const FixtureSizes& sizes, double min_time,
                          std::map<std::string, std::string>* cases) {
   register_mm2(f);
   register_mm3();
-  register_mm4(f);
+  register_mm4(f, min_time);
   register_mm5(f);
   const std::string walks = fmt::format("nodes={};walks={}", sizes.graph_nodes, sizes.walks);
   for (const char* a : {"hash_clear", "hash_new", "flat_clear", "flat_new", "bitmap_clear",

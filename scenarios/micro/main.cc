@@ -36,16 +36,18 @@ std::string merge_json(std::string gbench, const std::string& fenec_json) {
   return gbench;
 }
 
+// Each finding's slow pattern over its fix: the geometric mean of the paired
+// repetitions' ratios, its 95% interval as an error bar.
 void plot_ratios(Harness& h, const std::vector<fenec::scenarios::micro::Figure>& figs) {
   struct Pair {
     int finding;
     const char *slow, *fast;
   };
-  const Pair pairs[] = {{2, "hash_clear", "versioned_bitmap"}, {3, "per_item", "per_batch"},
+  const Pair pairs[] = {{2, "flat_clear", "versioned_bitmap"}, {3, "per_item", "per_batch"},
                         {4, "shared_checkout", "per_thread"}, {5, "pread", "read_once"}};
   fenec::kit::Chart c;
-  c.title = "MM-2..MM-5: the source's slow pattern over its fix (ns per item ratio)";
-  c.xlabel = "finding MM-n (2 hash clear/versioned bitmap, 3 per-item/per-batch atomics, "
+  c.title = "MM-2..MM-5: the source's slow pattern over its fix (CPU per item ratio; bars: 95% interval)";
+  c.xlabel = "finding MM-n (2 cleared flat set/versioned bitmap, 3 per-item/per-batch atomics, "
              "4 shared/per-thread matcher, 5 preads/one read)";
   c.ylabel = "times slower";
   c.logy = true;
@@ -59,7 +61,11 @@ void plot_ratios(Harness& h, const std::vector<fenec::scenarios::micro::Figure>&
         if (f.arm == p.slow) a = &f;
         if (f.arm == p.fast) b = &f;
       }
-      if (a && b && b->median_ns() > 0) s.points.emplace_back(p.finding, a->median_ns() / b->median_ns());
+      if (!a || !b) continue;
+      const fenec::kit::Ratio r = fenec::kit::paired_ratio(a->cpu_ns_per_item, b->cpu_ns_per_item);
+      if (!r.known()) continue;
+      s.points.emplace_back(p.finding, r.value);
+      s.errors.emplace_back(r.ci95.lo, r.ci95.hi);
     }
     if (!s.points.empty()) c.series.push_back(s);
   }
@@ -74,18 +80,18 @@ int main(int argc, char** argv) {
   Harness h("micro",
             "MM-2..MM-5 micro-benchmarks (Google Benchmark): clearing a visited set, batched "
             "atomic counting, a shared vs per-thread regex matcher, tiny preads vs one read vs "
-            "mmap. Writes results/micro/latest.json (Google Benchmark JSON) and latest.csv.");
+            "mmap. Writes results/micro/latest.json (Google Benchmark JSON) and latest.csv. "
+            "--reps passes run every benchmark once each, in turn (pass 1, pass 2, ...); each "
+            "verdict checks ratios of two arms' CPU time per item, paired by repetition, with their 95% "
+            "intervals, against the finding's line: reproduced, partly reproduced, not reproduced, "
+            "or inconclusive (an interval holds its line).");
   std::string filter = ".";
-  int reps = 1;
   double min_time = 0;
   fenec::scenarios::micro::FixtureSizes sizes;
   auto& app = h.app();
   app.add_option("--filter", filter, "regex of benchmarks to run, e.g. 'MM2|MM5/pread' (default all)");
-  app.add_option("--reps", reps,
-                 "repetitions of each benchmark; >1 also writes per-repetition rows "
-                 "(case ...;rep=N), the CI's repeated samples")
-      ->check(CLI::Range(1, 100));
-  app.add_option("--min-time", min_time, "seconds each benchmark runs at least (default 0.05 quick, 0.5 full)")
+  app.add_option("--min-time", min_time,
+                 "seconds each benchmark runs at least (default 0.05 quick, 0.5 full; MM-4's matchers 2x that)")
       ->check(CLI::Range(0.001, 60.0));
   app.add_option("--graph-nodes", sizes.graph_nodes, "MM-2 graph size (default 1000000)")
       ->check(CLI::Range(1000, 100000000));
@@ -93,6 +99,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(100, 100000000));
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
   if (min_time == 0) min_time = h.quick() ? 0.05 : 0.5;
+  // The harness's --reps (3 quick, 5 full): that many passes over every
+  // benchmark (collect.h says why passes); more than one also writes
+  // per-repetition rows (case ...;rep=N), the CI's samples.
+  const int reps = h.reps();
 
   fenec::scenarios::micro::Fixtures fx;
   if (std::string err = fenec::scenarios::micro::build_fixtures(sizes, h.seed(), h.data_dir(), &fx); !err.empty()) {
@@ -100,7 +110,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::map<std::string, std::string> cases;
-  fenec::scenarios::micro::register_benchmarks(fx, sizes, &cases);
+  fenec::scenarios::micro::register_benchmarks(fx, sizes, min_time, &cases);
   fenec::scenarios::micro::register_engine_benchmarks(&cases);
 
   const std::string gbench_out = h.data_dir() + "/gbench.json";
@@ -108,19 +118,25 @@ int main(int argc, char** argv) {
       "micro-bench",
       "--benchmark_filter=" + filter,
       fmt::format("--benchmark_min_time={}", min_time),
-      fmt::format("--benchmark_repetitions={}", reps),
-      "--benchmark_out=" + gbench_out,
+      "--benchmark_repetitions=1",
+      // Each pass truncates this; the passes' JSON goes to gbench_out (PassesJsonReporter).
+      "--benchmark_out=" + h.data_dir() + "/gbench-pass.json",
       "--benchmark_out_format=json",
   };
-  // Repetitions interleaved across benchmarks: a burst of load from a
-  // neighbour then hits every arm alike, not all repetitions of one arm.
-  if (reps > 1) args.push_back("--benchmark_enable_random_interleaving=true");
   std::vector<char*> gargv;
   for (auto& a : args) gargv.push_back(a.data());
   int gargc = static_cast<int>(gargv.size());
   benchmark::Initialize(&gargc, gargv.data());
   fenec::scenarios::micro::CollectingReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
+  std::ofstream gbench_file(gbench_out);
+  fenec::scenarios::micro::PassesJsonReporter json(&gbench_file);
+  fenec::kit::run_interleaved(reps, 1, [&](size_t, int pass) {
+    reporter.set_pass(pass);
+    json.set_pass(pass);
+    benchmark::RunSpecifiedBenchmarks(&reporter, &json);
+  });
+  json.Done();
+  gbench_file.close();
   benchmark::Shutdown();
   fenec::scenarios::micro::close_fixtures(&fx);
 

@@ -1,0 +1,125 @@
+// MM-2..MM-5's verdict rules on made-up figures (ns per item, a repetition
+// each): a check clears its line, misses it or holds it (straddles), and
+// judge() turns that into reproduced, partly reproduced, not reproduced or
+// inconclusive; an arm not run (--filter) is "not applicable".
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "scenarios/micro/collect.h"
+
+namespace fenec::scenarios::micro {
+namespace {
+
+using kit::Outcome;
+
+Figure fig(const std::string& finding, const std::string& arm, int threads, std::vector<double> ns) {
+  Figure f;
+  f.finding = finding;
+  f.arm = arm;
+  f.case_ = fmt::format("x=1;threads={}", threads);
+  f.ns_per_item = ns;
+  f.cpu_ns_per_item = std::move(ns);  // as if never waiting for a core; MM-4's test sets them apart
+  return f;
+}
+
+// The shapes of a quick run here: MM-2's flat set clears faster than a new
+// one, the versioned bitmap beats the cleared set and ties the cleared
+// bitmap; batches win 12x at 2 threads; the shared matcher ties; preads 110x.
+std::vector<Figure> shaped() {
+  return {fig("MM-2", "hash_clear", 1, {34000, 35000, 34500}),
+          fig("MM-2", "hash_new", 1, {53000, 53700, 53800}),
+          fig("MM-2", "flat_clear", 1, {6500, 7000, 6600}),
+          fig("MM-2", "flat_new", 1, {18000, 19000, 17800}),
+          fig("MM-2", "bitmap_clear", 1, {4000, 4300, 4570}),
+          fig("MM-2", "versioned_bitmap", 1, {4260, 4140, 4460}),
+          fig("MM-3", "per_item", 1, {1.91, 1.90, 1.94}),
+          fig("MM-3", "per_batch", 1, {0.60, 0.58, 0.60}),
+          fig("MM-3", "per_item", 2, {4.7, 4.5, 4.0}),
+          fig("MM-3", "per_batch", 2, {0.33, 0.39, 0.33}),
+          fig("MM-4", "shared_checkout", 2, {680, 700, 690}),
+          fig("MM-4", "per_thread", 2, {665, 690, 700}),
+          fig("MM-5", "pread", 1, {14800, 15000, 14600}),
+          fig("MM-5", "read_once", 1, {132, 135, 130}),
+          fig("MM-5", "mmap", 1, {128, 131, 126})};
+}
+
+std::map<std::string, kit::Verdict> judged(const std::vector<Figure>& figs) {
+  kit::Results r("micro", kit::Metadata{});
+  add_verdicts(r, figs, "plots/micro/ratios.png");
+  std::map<std::string, kit::Verdict> out;
+  for (const kit::Verdict& v : r.verdicts()) out[v.finding] = v;
+  return out;
+}
+
+Figure* arm(std::vector<Figure>& figs, const std::string& name, int threads) {
+  for (Figure& f : figs)
+    if (f.arm == name && f.case_.ends_with(fmt::format("threads={}", threads))) return &f;
+  return nullptr;
+}
+
+// Sets an arm's CPU and wall time per item alike (one thread, never waiting for a core).
+void set(std::vector<Figure>& figs, const std::string& name, int threads, std::vector<double> ns) {
+  Figure* f = arm(figs, name, threads);
+  ASSERT_NE(f, nullptr) << name;
+  f->ns_per_item = ns;
+  f->cpu_ns_per_item = ns;
+}
+
+TEST(MicroVerdicts, TheShapesOfAQuickRun) {
+  auto v = judged(shaped());
+  // MM-2: cleared < new misses, versioned < cleared set clears, versioned vs
+  // cleared bitmap straddles 1: partly, whatever the straddling check does.
+  EXPECT_EQ(v["MM-2"].outcome, Outcome::kPartly) << v["MM-2"].reason;
+  EXPECT_NE(v["MM-2"].reason.find("straddles"), std::string::npos) << v["MM-2"].reason;
+  EXPECT_EQ(v["MM-3"].outcome, Outcome::kReproduced) << v["MM-3"].reason;
+  EXPECT_EQ(v["MM-4"].outcome, Outcome::kNotReproduced) << v["MM-4"].reason;
+  EXPECT_EQ(v["MM-5"].outcome, Outcome::kReproduced) << v["MM-5"].reason;
+  EXPECT_NE(v["MM-5"].ours.find("x ["), std::string::npos) << "ratios with intervals: " << v["MM-5"].ours;
+}
+
+TEST(MicroVerdicts, EachCheckClearsMissesOrStraddles) {
+  std::vector<Figure> figs = shaped();
+  set(figs, "flat_clear", 1, {25000, 26000, 24000});  // clearing now costs more than new
+  set(figs, "bitmap_clear", 1, {9000, 9500, 9200});   // and a real bitmap clear shows
+  EXPECT_EQ(judged(figs)["MM-2"].outcome, Outcome::kReproduced);
+  // The shared matcher 1.3x..2.6x the CPU a line: the interval holds 1.5.
+  arm(figs, "shared_checkout", 2)->cpu_ns_per_item = {900, 1800, 1200};
+  EXPECT_EQ(judged(figs)["MM-4"].outcome, Outcome::kInconclusive) << judged(figs)["MM-4"].reason;
+  arm(figs, "shared_checkout", 2)->cpu_ns_per_item = {3300, 3400, 3500};  // 5x: the source's shape
+  EXPECT_EQ(judged(figs)["MM-4"].outcome, Outcome::kReproduced);
+  // Judged on CPU, not wall time: a neighbour that doubles the wall time of
+  // the shared arm's repetitions does not make it slower.
+  arm(figs, "shared_checkout", 2)->cpu_ns_per_item = {680, 700, 690};
+  arm(figs, "shared_checkout", 2)->ns_per_item = {1400, 1300, 1500};
+  EXPECT_EQ(judged(figs)["MM-4"].outcome, Outcome::kNotReproduced) << judged(figs)["MM-4"].reason;
+  // Preads only 8x one read (and mmap): both checks miss the source's 16x.
+  for (const char* a : {"read_once", "mmap"}) set(figs, a, 1, {1850, 1870, 1830});
+  EXPECT_EQ(judged(figs)["MM-5"].outcome, Outcome::kNotReproduced);
+  // Batches win about as much at 1 thread as at 2: the contention check holds 1.
+  set(figs, "per_item", 1, {4.7 * 0.60 / 0.33, 4.5 * 0.58 / 0.39 * 0.9, 4.0 * 0.60 / 0.33 * 1.1});
+  auto v = judged(figs);
+  EXPECT_EQ(v["MM-3"].outcome, Outcome::kInconclusive) << v["MM-3"].reason;
+  // Batches win more at 1 thread: the second thread narrows the gap, partly.
+  set(figs, "per_item", 1, {40, 41, 39});
+  v = judged(figs);
+  EXPECT_EQ(v["MM-3"].outcome, Outcome::kPartly) << v["MM-3"].reason;
+}
+
+TEST(MicroVerdicts, ArmsNotRunAreNotApplicable) {
+  std::vector<Figure> figs = shaped();
+  figs.erase(figs.begin());  // no hash_clear
+  figs.pop_back();           // no mmap
+  auto v = judged(figs);
+  EXPECT_EQ(v["MM-2"].outcome, Outcome::kNotApplicable);
+  EXPECT_EQ(v["MM-5"].outcome, Outcome::kNotApplicable);
+  EXPECT_EQ(v["MM-3"].outcome, Outcome::kReproduced);
+}
+
+TEST(MicroVerdicts, OneRepetitionHasNoInterval) {
+  std::vector<Figure> figs = shaped();
+  for (Figure& f : figs) f.ns_per_item.resize(1), f.cpu_ns_per_item.resize(1);
+  EXPECT_EQ(judged(figs)["MM-5"].outcome, Outcome::kInconclusive);
+}
+
+}  // namespace
+}  // namespace fenec::scenarios::micro
