@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -158,6 +159,15 @@ int Harness::finish() {
     data_dir_.clear();
   }
   return rc;
+}
+
+void Harness::set_default_reps(int quick, int full) {
+  default_reps_[0] = std::max(3, quick);
+  default_reps_[1] = std::max(5, full);
+  app_->get_option("--reps")->description(fmt::format(
+      "Repetitions of every cell's arms, run interleaved (A B A B ...) so drift hits each arm alike; "
+      "headline ratios get 95% intervals from them (default {} quick, {} full)",
+      default_reps_[0], default_reps_[1]));
 }
 
 int run_interleaved(int reps, size_t arms, const std::function<void(size_t arm, int rep)>& cell) {

@@ -42,7 +42,12 @@ class Harness {
   // --reps: how many times each cell's arms run, interleaved (A B A B ...):
   // 3 in quick mode, 5 in full, unless given. Every headline ratio's 95%
   // interval comes from these repetitions (stats.h).
-  int reps() const { return reps_ > 0 ? reps_ : (quick_ ? 3 : 5); }
+  int reps() const { return reps_ > 0 ? reps_ : (quick_ ? default_reps_[0] : default_reps_[1]); }
+  // A scenario whose cells take a fraction of a second may default to more
+  // repetitions (never fewer than 3 quick, 5 full): at 3 a 95% interval's
+  // half-width is 4.3 standard errors, at 8 it is 2.4, so cheap cells buy
+  // verdicts that noise cannot move. Call before parse(); --reps still wins.
+  void set_default_reps(int quick, int full);
   uint64_t seed() const { return seed_; }
   // Scratch folder for the scenario's files: --dir (default ./fenec-scratch)
   // /<scenario>-<pid>; created by parse(), removed by finish() and on SIGINT/SIGTERM.
@@ -61,6 +66,7 @@ class Harness {
   std::unique_ptr<CLI::App> app_;
   bool quick_ = false;
   int reps_ = 0;
+  int default_reps_[2] = {3, 5};  // quick, full
   uint64_t seed_ = 0;
   std::string seed_arg_, results_root_ = "results", plots_root_ = "plots", scratch_root_ = "fenec-scratch";
   std::string csv_path_, json_path_, data_dir_;
