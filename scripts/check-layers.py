@@ -4,8 +4,8 @@ points down, never up, and no leftover build guard hides a missing part.
 
 Layers, bottom first (README.md, "Layers"):
   engine/src/base        the base: depends on no other part of the project
-  engine/src/index, ring libraries libfenec links; the base only (the ring
-                         also returns the engine's Status, fenec/status.h)
+  engine/src/index, ring libraries libfenec links; the base only, and the
+                         engine's Status (fenec/status.h) they return
   engine/include/fenec   the public API
   engine/src/{io,journal,storage,db}   libfenec
   engine/src/query       FenecQL, on the public API
@@ -29,7 +29,7 @@ PUBLIC = ['fenec/']
 # (folder prefix, the prefixes its files may include besides their own folder)
 RULES = [
     ('engine/src/base/', []),
-    ('engine/src/index/', BASE),
+    ('engine/src/index/', BASE + PUBLIC),
     ('engine/src/ring/', BASE + PUBLIC),
     ('engine/include/fenec/', PUBLIC),
     ('engine/src/query/', BASE + PUBLIC),
