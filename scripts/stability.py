@@ -3,12 +3,14 @@
 every verdict in every run, marking each row whose verdict differs.
 
   scripts/stability.py BUILD_DIR [RUNS]
+  scripts/stability.py --table     (the table again from results/stability/run-*/)
 
 Each run is `scripts/bench-all.sh BUILD_DIR` (what `make bench` runs); its
 results/<scenario>/latest.json files are kept in results/stability/run-<k>/.
 The table, results/stability/STABILITY.md, has a row per (scenario, finding):
 the verdict of each run, then `same` or `DIFFERS`, and under it each run's
-time, machine state and count of inconclusive rows. A verdict is one of the
+time, machine state and count of inconclusive rows. Each run's time is kept
+in run-<k>/seconds. A verdict is one of the
 fixed set (reproduced, partly reproduced, not reproduced, inconclusive, not
 applicable, skipped), so two runs agree or they do not: no free text compared.
 
@@ -26,11 +28,15 @@ def collect(run_dir):
     """{(scenario, finding): (verdict, ours, reason)} and the machine states of one run."""
     rows, machines = {}, {}
     for scenario in sorted(os.listdir(run_dir)):
+        if not scenario.endswith('.json'):
+            continue
         path = os.path.join(run_dir, scenario)
         try:
             doc = json.load(open(path))
         except (OSError, ValueError):
             continue
+        if 'verdicts' not in doc:  # micro-bench: Google Benchmark's JSON, ours under "fenec"
+            doc = doc.get('fenec', {})
         name = scenario[:-len('.json')]
         machines[name] = doc.get('metadata', {}).get('machine_state', 'unknown')
         seen = {}
@@ -42,6 +48,10 @@ def collect(run_dir):
     return rows, machines
 
 
+def minutes(seconds):
+    return '?' if seconds != seconds else f'{seconds / 60:.1f} min'  # nan: no seconds file
+
+
 def md(s):
     return s.replace('|', '\\|').replace('\n', ' ')
 
@@ -50,6 +60,13 @@ def main():
     if len(sys.argv) < 2 or sys.argv[1] in ('-h', '--help'):
         print(__doc__)
         return 0 if len(sys.argv) > 1 else 2
+    if sys.argv[1] == '--table':
+        os.chdir(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        out = os.path.join('results', 'stability')
+        if not os.path.isdir(out):
+            print('stability: no results/stability/ to tabulate; run `make stability` first', file=sys.stderr)
+            return 2
+        return table(out, [])
     build = sys.argv[1]
     try:
         runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
@@ -64,12 +81,11 @@ def main():
     out = os.path.join('results', 'stability')
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
-    per_run, failed, times, machines = [], [], [], []
+    failed = []
     for k in range(1, runs + 1):
         print(f'== stability: run {k} of {runs}', file=sys.stderr, flush=True)
         t0 = time.time()
         rc = subprocess.call(['bash', 'scripts/bench-all.sh', build])
-        times.append(time.time() - t0)
         if rc != 0:
             failed.append(k)
         run_dir = os.path.join(out, f'run-{k}')
@@ -78,10 +94,23 @@ def main():
             latest = os.path.join('results', scenario, 'latest.json')
             if os.path.isfile(latest):
                 shutil.copy(latest, os.path.join(run_dir, scenario + '.json'))
-        rows, m = collect(run_dir)
+        open(os.path.join(run_dir, 'seconds'), 'w').write(f'{time.time() - t0:.0f}\n')
+    return table(out, failed)
+
+
+def table(out, failed):
+    """Writes out/STABILITY.md from out/run-*/; returns the exit code."""
+    run_dirs = sorted((d for d in os.listdir(out) if d.startswith('run-')), key=lambda d: int(d[4:]))
+    runs = len(run_dirs)
+    per_run, machines, times = [], [], []
+    for d in run_dirs:
+        rows, m = collect(os.path.join(out, d))
         per_run.append(rows)
         machines.append(m)
-
+        try:
+            times.append(float(open(os.path.join(out, d, 'seconds')).read()))
+        except (OSError, ValueError):
+            times.append(float('nan'))
     keys = sorted(set().union(*[r.keys() for r in per_run]))
     differ = 0
     lines = ['# Verdict stability', '',
@@ -98,7 +127,7 @@ def main():
     for k in range(runs):
         inconclusive = sum(1 for v in per_run[k].values() if v[0] == 'inconclusive')
         busy = [s for s, state in machines[k].items() if state.startswith('busy')]
-        lines.append(f'| {k + 1} | {times[k] / 60:.1f} min | {inconclusive} | {", ".join(busy) or "none"} |')
+        lines.append(f'| {k + 1} | {minutes(times[k])} | {inconclusive} | {", ".join(busy) or "none"} |')
     lines += ['', f'{len(keys)} rows; {len(keys) - differ} the same in every run, {differ} differing.']
     if failed:
         lines.append(f'Runs that failed (a scenario exited non-zero): {", ".join(map(str, failed))}.')
