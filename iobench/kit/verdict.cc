@@ -30,9 +30,11 @@ std::string describe(const Check& c) {
                      kWord[static_cast<int>(check_result(c))]);
 }
 
-Judgement judge(const std::vector<Check>& checks) {
+Judgement judge(const std::vector<Check>& checks) { return judge(checks, {}); }
+
+Judgement judge(const std::vector<Check>& checks, const std::vector<ExactPart>& exact) {
   Judgement j;
-  if (checks.empty()) {
+  if (checks.empty() && exact.empty()) {
     j.reason = "no check";
     return j;
   }
@@ -45,6 +47,10 @@ Judgement judge(const std::vector<Check>& checks) {
       default: ++open; break;
     }
     parts.push_back(describe(c));
+  }
+  for (const ExactPart& e : exact) {
+    ++(e.holds ? cleared : missed);
+    parts.push_back(e.what + (e.holds ? ": holds" : ": does not hold"));
   }
   if (open == 0 && missed == 0) j.outcome = Outcome::kReproduced;
   else if (open == 0 && cleared == 0) j.outcome = Outcome::kNotReproduced;

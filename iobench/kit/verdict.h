@@ -48,6 +48,17 @@ struct Judgement {
 // figure), is inconclusive: a verdict needs an interval.
 Judgement judge(const std::vector<Check>& checks);
 
+// A part of a claim that is a count or a rule, not a figure: it holds or it
+// does not, with no noise to straddle a line ("no growth hashes a key
+// again", "most pinned runs have no wait past 50 ms").
+struct ExactPart {
+  std::string what;
+  bool holds = false;
+};
+// judge() over checks and exact parts together: a part that holds counts as
+// a cleared check, one that does not as a missed one, under the same rule.
+Judgement judge(const std::vector<Check>& checks, const std::vector<ExactPart>& exact);
+
 // One finding's judgement, for the console table, verdicts.md and REPORT.md.
 struct Verdict {
   std::string finding;   // "IO-1"

@@ -45,6 +45,18 @@ TEST(Verdict, OutcomesAreWhatEveryResolutionOfTheStraddlesAgreesOn) {
   EXPECT_EQ(judge({}).outcome, Outcome::kInconclusive);
 }
 
+TEST(Verdict, ExactPartsCountAsChecksThatClearedOrMissed) {
+  const Check clear = C(1.6, 1.8, 2.0), miss = C(1.1, 1.2, 1.4), open = C(1.4, 1.6, 1.8);
+  const ExactPart holds{"no write waited", true}, fails{"no write waited", false};
+  EXPECT_EQ(judge({clear}, {holds}).outcome, Outcome::kReproduced);
+  EXPECT_EQ(judge({clear}, {fails}).outcome, Outcome::kPartly);
+  EXPECT_EQ(judge({miss}, {fails}).outcome, Outcome::kNotReproduced);
+  EXPECT_EQ(judge({open}, {holds}).outcome, Outcome::kInconclusive);
+  EXPECT_EQ(judge({}, {holds}).outcome, Outcome::kReproduced);  // a rule alone decides
+  const Judgement j = judge({clear}, {fails});
+  EXPECT_NE(j.reason.find("no write waited: does not hold"), std::string::npos) << j.reason;
+}
+
 TEST(Verdict, TheReasonShowsEachCheckWithItsInterval) {
   const Judgement j = judge({C(1.4, 1.6, 1.8)});
   EXPECT_NE(j.reason.find("1.60x [1.40, 1.80] >= 1.5: straddles the line"), std::string::npos) << j.reason;

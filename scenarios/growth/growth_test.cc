@@ -229,23 +229,23 @@ TEST(StallCheck, ClearsMissesAndStraddlesTheLine) {
   EXPECT_EQ(c.ratio.reps, 2u);
 }
 
-TEST(JudgeParts, ExactPartsCountAsClearedOrMissedChecks) {
+TEST(KitJudge, ExactPartsCountAsClearedOrMissedChecks) {
   const kit::Check cleared = stall_check(naive_runs({60000, 62000, 59000}), sharded_runs({700, 720, 690}), kN, 13.6, "t");
   const kit::Check missed = stall_check(naive_runs({3500, 3600, 3400}), sharded_runs({700, 720, 690}), kN, 13.6, "t");
   const kit::Check straddles =
       stall_check(naive_runs({3500, 28000, 8400}), sharded_runs({700, 700, 700}), kN, 13.6, "t");
   const ExactPart holds{"one hash a key", true}, fails{"one hash a key", false};
-  EXPECT_EQ(judge_parts({cleared}, {holds}).outcome, kit::Outcome::kReproduced);
-  EXPECT_EQ(judge_parts({cleared}, {fails}).outcome, kit::Outcome::kPartly);
-  EXPECT_EQ(judge_parts({missed}, {holds}).outcome, kit::Outcome::kPartly);
-  EXPECT_EQ(judge_parts({missed}, {fails}).outcome, kit::Outcome::kNotReproduced);
-  EXPECT_EQ(judge_parts({straddles}, {holds}).outcome, kit::Outcome::kInconclusive);
-  EXPECT_EQ(judge_parts({straddles}, {fails}).outcome, kit::Outcome::kInconclusive);
+  EXPECT_EQ(kit::judge({cleared}, {holds}).outcome, kit::Outcome::kReproduced);
+  EXPECT_EQ(kit::judge({cleared}, {fails}).outcome, kit::Outcome::kPartly);
+  EXPECT_EQ(kit::judge({missed}, {holds}).outcome, kit::Outcome::kPartly);
+  EXPECT_EQ(kit::judge({missed}, {fails}).outcome, kit::Outcome::kNotReproduced);
+  EXPECT_EQ(kit::judge({straddles}, {holds}).outcome, kit::Outcome::kInconclusive);
+  EXPECT_EQ(kit::judge({straddles}, {fails}).outcome, kit::Outcome::kInconclusive);
   // Without exact parts it is kit::judge.
-  EXPECT_EQ(judge_parts({cleared}, {}).outcome, kit::Outcome::kReproduced);
-  EXPECT_EQ(judge_parts({straddles}, {}).outcome, kit::Outcome::kInconclusive);
+  EXPECT_EQ(kit::judge({cleared}, {}).outcome, kit::Outcome::kReproduced);
+  EXPECT_EQ(kit::judge({straddles}, {}).outcome, kit::Outcome::kInconclusive);
   // The reason names every part and how it fell.
-  const std::string why = judge_parts({cleared}, {fails}).reason;
+  const std::string why = kit::judge({cleared}, {fails}).reason;
   EXPECT_NE(why.find("cleared"), std::string::npos) << why;
   EXPECT_NE(why.find("one hash a key: does not hold"), std::string::npos) << why;
 }

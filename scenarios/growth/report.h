@@ -69,21 +69,13 @@ std::optional<double> gr2_stall_line(uint64_t band_lo);
 
 // The stall check: repetition i's naive growth at the last doubling the run
 // reached (the first key count of the last band of bands_up_to(n)) over
-// repetition i's longest sharded growth, both in the thread's CPU time.
+// repetition i's longest sharded growth in that band (over the same keys),
+// both in the thread's CPU time.
 // `unit`: what the index holds, "keys" or "terms".
 kit::Check stall_check(const std::vector<PutRun>& naive, const std::vector<PutRun>& sharded, uint64_t n,
                        double line, const std::string& line_source, const std::string& unit = "keys");
 
-// A part of a claim that is a count, not a figure: it holds or it does not,
-// with no noise to straddle a line ("no growth hashes a key again").
-struct ExactPart {
-  std::string what;
-  bool holds = false;
-};
-// kit::judge over the checks and the exact parts together: an exact part
-// that holds counts as a cleared check, one that does not as a missed one,
-// under kit::judge's rule.
-kit::Judgement judge_parts(const std::vector<kit::Check>& checks, const std::vector<ExactPart>& exact);
+using kit::ExactPart;
 
 // GR-1's exact part: in every run of both @unique arms, hash computations ==
 // puts + the side thread's operations (one hash each; none in any growth).
