@@ -21,6 +21,7 @@ struct Figure {
   // whoever else runs (a thread waits for a core); the CPU an item costs does not.
   std::vector<double> cpu_ns_per_item;
   std::map<std::string, double> counters;  // user counters of the last repetition
+  std::map<std::string, std::vector<double>> counter_reps;  // each user counter, one a repetition
   std::string error;
   double median_ns() const;
 };

@@ -108,6 +108,22 @@ TEST(MicroVerdicts, EachCheckClearsMissesOrStraddles) {
   EXPECT_EQ(v["MM-3"].outcome, Outcome::kPartly) << v["MM-3"].reason;
 }
 
+TEST(MicroVerdicts, MM2JudgesTheBackToBackPairWhenItRan) {
+  std::vector<Figure> figs = shaped();
+  // Passes apart, the versioned bitmap's CPU a walk swings 4x: straddles.
+  set(figs, "versioned_bitmap", 1, {19700, 5400, 16000});
+  EXPECT_EQ(judged(figs)["MM-2"].outcome, Outcome::kInconclusive) << judged(figs)["MM-2"].reason;
+  // Walked back to back, both swing together and the pair clears 1.
+  Figure pair = fig("MM-2", "paired", 1, {10000, 10000, 10000});
+  pair.counter_reps["flat_clear_cpu_ns_per_walk"] = {24000, 9000, 19000};
+  pair.counter_reps["versioned_bitmap_cpu_ns_per_walk"] = {14000, 5200, 11500};
+  figs.push_back(pair);
+  auto v = judged(figs);
+  EXPECT_EQ(v["MM-2"].outcome, Outcome::kPartly) << v["MM-2"].reason;
+  EXPECT_NE(v["MM-2"].reason.find("walked back to back"), std::string::npos) << v["MM-2"].reason;
+  EXPECT_NE(v["MM-2"].ours.find("walked back to back"), std::string::npos) << v["MM-2"].ours;
+}
+
 TEST(MicroVerdicts, ArmsNotRunAreNotApplicable) {
   std::vector<Figure> figs = shaped();
   figs.erase(figs.begin());  // no hash_clear
