@@ -76,6 +76,7 @@ Examples:
   fenec shop --params '[30, 10]' 'FIND users WHERE age >= $1 LIMIT $2'
   fenec shop --params '{"id": 1}' 'DELETE users $id'
   fenec shop 'DELETE users 2; AGGREGATE users COUNT(*)'    (two answers, two lines)
+  fenec shop 'FIND items NEAR emb [0.1, 0.7, 0.2] WHERE stock > 0 LIMIT 5'   (an @hnsw field's nearest)
   fenec shop -f setup.fql          (a file of ';'-ended statements; -f - reads stdin)
   fenec check shop                 (recover, decode every document, verify the indexes)
   fenec branch shop/Indexes/c0.f0.unique --list    (one index's storage, alone)
