@@ -32,11 +32,20 @@ ThreadPool& IndexCore::Pool() {
   return *pool_;
 }
 
-// Each new node's lists start as its m nearest batch-mates of its level
-// (pre-link edges). The batch's distance matrix is computed on every core;
-// each process also gets these batch-mates, with their distances, as seeds
-// of its beams, so the heuristic later keeps or prunes them like any
-// candidate.
+// Each new node's lists start as batch-mates of its level, chosen by the
+// HNSW heuristic from all of them, nearest first (pre-link edges). The
+// batch's distance matrix is computed on every core, so the heuristic reads
+// its distances from the matrix and computes none. Why the heuristic and not
+// the m nearest: in a batch that lands on an empty (or young) graph, the m
+// nearest batch-mates of a clustered batch are all in the node's own
+// cluster, the batch-mate graph falls apart into one island a cluster, and a
+// cluster none of whose batch-mates rose above level 0 stays unreachable
+// from the entry point for good (measured: 66 of 4 000 nodes at 24-d, 20
+// clusters, batches of 512). The heuristic keeps the edges that bridge to
+// other clusters (it never drops an edge of the batch's minimum spanning
+// tree while a list has room), as a row-by-row build does. Each process
+// gets these edges, with their distances, as seeds of its beams, so the
+// heuristic later keeps or prunes them like any candidate.
 void IndexCore::PreLink(std::vector<InsertProcess>& procs) {
   const size_t n = procs.size();
   if (n < 2) return;
@@ -49,23 +58,36 @@ void IndexCore::PreLink(std::vector<InsertProcess>& procs) {
   counters_.Add(counters_.insert_distances, n * (n - 1) / 2);
   std::atomic<uint64_t> added{0};
   pool.ParallelFor(n, 8, [&](size_t b, size_t e) {
-    std::vector<Neighbor> cands;
+    std::vector<uint32_t> order, kept;
     uint32_t ids[128];
     uint64_t local = 0;
     for (size_t i = b; i < e; ++i) {
       InsertProcess& p = procs[i];
+      const float* row = &d[i * n];
       for (int layer = 0; layer <= p.level(); ++layer) {
-        cands.clear();
+        order.clear();
         for (size_t j = 0; j < n; ++j)
-          if (j != i && procs[j].level() >= layer) cands.push_back(Neighbor{d[i * n + j], procs[j].node()});
-        size_t keep = std::min<size_t>(opts_.m, cands.size());
-        std::nth_element(cands.begin(), cands.begin() + keep, cands.end());
-        cands.resize(keep);
-        std::sort(cands.begin(), cands.end());
-        for (size_t k = 0; k < keep; ++k) ids[k] = cands[k].id;
-        graph_.Write(p.node(), layer, ids, static_cast<uint32_t>(keep));
-        p.seeds(layer) = cands;
-        local += keep;
+          if (j != i && procs[j].level() >= layer) order.push_back(static_cast<uint32_t>(j));
+        std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t c) {
+          return row[a] < row[c] || (row[a] == row[c] && a < c);
+        });
+        kept.clear();
+        for (uint32_t j : order) {
+          if (kept.size() == opts_.m) break;
+          const float* dj = &d[size_t{j} * n];
+          // SelectNeighbors' rule: drop j if a kept batch-mate is nearer j than i is.
+          if (order.size() <= opts_.m ||
+              std::none_of(kept.begin(), kept.end(), [&](uint32_t k) { return dj[k] < row[j]; }))
+            kept.push_back(j);
+        }
+        std::vector<Neighbor>& seeds = p.seeds(layer);
+        seeds.clear();
+        for (size_t k = 0; k < kept.size(); ++k) {
+          ids[k] = procs[kept[k]].node();
+          seeds.push_back(Neighbor{row[kept[k]], ids[k]});
+        }
+        graph_.Write(p.node(), layer, ids, static_cast<uint32_t>(kept.size()));
+        local += kept.size();
       }
     }
     added.fetch_add(local, std::memory_order_relaxed);
