@@ -133,14 +133,14 @@ struct Stats {
   uint64_t vector_prelink_edges_pruned = 0;  // VS-1: of those, dropped later by the heuristic
   uint64_t vector_rounds = 0;                // VS-1: gathered distance rounds
   uint64_t vector_round_distances = 0;       // distances computed in those rounds
-  uint64_t vector_round_distances_max = 0;   // the most in one round
+  uint64_t vector_round_distances_max = 0;   // the most in one round (since open: ResetStats keeps it)
   uint64_t vector_insert_distances = 0;      // distances computed to link vectors
   uint64_t vector_searches = 0;              // graph searches (one per NEAR and index)
   uint64_t vector_search_distances = 0;      // distances those searches computed
   uint64_t vector_pending_scanned = 0;       // pending vectors NEARs compared exactly
   uint64_t vector_table_growths = 0;         // GR-3: growths of the held-vector table
   uint64_t vector_table_entries_moved = 0;   // entries those growths moved
-  uint64_t vector_table_max_entries_moved = 0;  // the most one growth moved
+  uint64_t vector_table_max_entries_moved = 0;  // the most one growth moved (since open)
   uint64_t vector_reads_after_load = 0;      // GR-4: vectors read to build the table after open (kKept: 0)
   uint64_t vector_cleanups_unlinked = 0;     // tombstones checkpoints unlinked
   uint64_t vector_bytes_full = 0;            // gauge: full vectors in memory

@@ -8,9 +8,11 @@
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
+#include <atomic>
 #include <filesystem>
 #include <limits>
 #include <random>
+#include <thread>
 
 #include "engine/src/base/testing.h"
 #include "engine/src/db/branch.h"
@@ -266,6 +268,65 @@ TEST_F(VectorTest, InsertArmsBothFindEveryVector) {
       EXPECT_EQ(st.vector_link_batches, 800u);  // one vector a round
     }
     EXPECT_GE(SelfRecall(db.get(), *c, l, 200, rng), 0.99);
+  }
+}
+
+TEST_F(VectorTest, TheQueueStaysWithinItsBound) {
+  // Writers outpace a row-by-row linker; the queue (what a NEAR scans
+  // exactly) never holds more than queue_bound vectors, however it is read.
+  std::mt19937_64 rng(base::TestSeed());
+  Options o;
+  o.durability = Durability::kBuffered;
+  o.hnsw.insert = VectorInsert::kRow;
+  o.hnsw.queue_bound = 64;
+  auto db = OpenDb(path("db"), o);
+  auto c = db->CreateCollection("docs", DocSchema());
+  ASSERT_TRUE(c.ok());
+  std::vector<std::vector<float>> vs(4 * 300);
+  for (auto& v : vs) v = RandomVector(rng);
+  std::atomic<bool> done{false};
+  uint64_t most = 0;
+  std::thread reader([&] {
+    while (!done.load()) most = std::max(most, db->GetStats().vector_pending);
+  });
+  std::vector<std::thread> writers;
+  for (int w = 0; w < 4; ++w)
+    writers.emplace_back([&, w] {
+      for (int i = 0; i < 300; ++i) EXPECT_TRUE(db->Put(*c, {Value("w"), Value(vs[w * 300 + i]), Value(int64_t{i})}).ok());
+    });
+  for (auto& t : writers) t.join();
+  done = true;
+  reader.join();
+  ASSERT_TRUE(db->WaitForIndexes().ok());
+  Stats st = db->GetStats();
+  fmt::print(stderr, "most vectors queued: {} (bound 64); writers that waited for room: {}\n", most,
+             st.vector_queue_waits);
+  EXPECT_LE(most, 64u);
+  EXPECT_EQ(st.vector_linked, 1200u);
+  EXPECT_EQ(st.vector_pending, 0u);
+  ASSERT_TRUE(db->Check().ok());
+}
+
+TEST_F(VectorTest, BinaryCodesAndTheNaiveTableFindEveryVector) {
+  for (int arm = 0; arm < 2; ++arm) {
+    SCOPED_TRACE(arm == 0 ? "binary codes (VS-2)" : "naive table (GR-3)");
+    std::mt19937_64 rng(base::TestSeed());
+    Options o;
+    if (arm == 0) o.hnsw.quantization = VectorQuantization::kBinary;
+    else o.hnsw.table = VectorTable::kNaive;
+    auto db = OpenDb(path(arm == 0 ? "binary" : "naive"), o);
+    auto c = db->CreateCollection("docs", DocSchema());
+    ASSERT_TRUE(c.ok());
+    // Past the library's center sample (1024 vectors), where the codes start.
+    Loaded l = PutDocs(db.get(), *c, 1500, rng);
+    ASSERT_TRUE(db->WaitForIndexes().ok());
+    Stats st = db->GetStats();
+    EXPECT_EQ(st.vector_bytes_binary > 0, arm == 0);
+    EXPECT_GT(st.vector_bytes_full, 0u);
+    EXPECT_GT(st.vector_bytes_graph, 0u);
+    EXPECT_GE(SelfRecall(db.get(), *c, l, 200, rng), 0.99);
+    fmt::print(stderr, "{}: table growths {}, entries moved {} (most in one {})\n", arm == 0 ? "binary" : "naive",
+               st.vector_table_growths, st.vector_table_entries_moved, st.vector_table_max_entries_moved);
   }
 }
 
