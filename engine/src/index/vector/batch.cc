@@ -105,12 +105,13 @@ void IndexCore::PreLink(std::vector<InsertProcess>& procs) {
 // all the new ones. Within a group the new ids come in batch order, so the
 // graph does not depend on the thread count. Then, on this thread, the
 // finishing nodes are published and offered as the entry point.
-void IndexCore::LinkRound(std::vector<InsertProcess>& procs, std::span<const uint32_t> finishing, InFlight& inflight) {
-  using Req = LinkReq;
+void IndexCore::LinkRound(BatchScratch& batch, std::span<const uint32_t> finishing, InFlight& inflight) {
+  using Req = BatchScratch::LinkReq;
+  std::vector<InsertProcess>& procs = batch.procs;
   constexpr uint32_t kSelf = Graph::kNone;
   const float kUnknown = std::numeric_limits<float>::quiet_NaN();
   for (uint32_t i : finishing) inflight.linked[i] = 2;  // linked this round
-  std::vector<Req>& reqs = link_reqs_;
+  std::vector<Req>& reqs = batch.reqs;
   reqs.clear();
   for (uint32_t i : finishing) {
     InsertProcess& p = procs[i];
@@ -130,7 +131,7 @@ void IndexCore::LinkRound(std::vector<InsertProcess>& procs, std::span<const uin
   std::stable_sort(reqs.begin(), reqs.end(), [](const Req& a, const Req& b) {
     return a.target != b.target ? a.target < b.target : a.layer < b.layer;
   });
-  std::vector<uint32_t>& starts = link_groups_;
+  std::vector<uint32_t>& starts = batch.groups;
   starts.clear();
   for (uint32_t r = 0; r < reqs.size(); ++r)
     if (r == 0 || reqs[r].target != reqs[r - 1].target || reqs[r].layer != reqs[r - 1].layer) starts.push_back(r);
@@ -198,7 +199,9 @@ void IndexCore::LinkBatch(std::span<const uint32_t> nodes) {
   const size_t n = nodes.size();
   for (size_t i = 1; i < n; ++i) assert(nodes[i] == nodes[0] + i);
   ThreadPool& pool = Pool();
-  std::vector<InsertProcess>& procs = batch_procs_;
+  if (!batch_) batch_ = std::make_unique<BatchScratch>();
+  BatchScratch& batch = *batch_;
+  std::vector<InsertProcess>& procs = batch.procs;
   procs.resize(n);
   const std::optional<Graph::Entry> entry = graph_.entry();
   for (size_t i = 0; i < n; ++i) procs[i].Start(this, nodes[i], entry);
@@ -226,7 +229,7 @@ void IndexCore::LinkBatch(std::span<const uint32_t> nodes) {
     size_t w = 0;
     for (uint32_t i : active) (chosen[i] ? finishing.push_back(i) : void(active[w++] = i));
     active.resize(w);
-    if (!finishing.empty()) LinkRound(procs, finishing, inflight);
+    if (!finishing.empty()) LinkRound(batch, finishing, inflight);
     if (active.empty()) break;
     // Gather every paused process's request, cut into tasks of about
     // kTaskDistances distances.

@@ -98,6 +98,19 @@ void IndexCore::AttachOwner(uint32_t node, uint64_t owner) {
   graph_.SetFlags(node, kMultiOwner);
 }
 
+// The node's owners, the one in the node first. Under extra_mu_, which
+// RemoveOwner holds while it moves an extra owner into the node, so the
+// list is never missing one or holding one twice.
+std::vector<uint64_t> IndexCore::OwnersOf(uint32_t node) const {
+  base::ReaderMutexLock lock(&extra_mu_);
+  std::vector<uint64_t> owners{graph_.owner(node)};
+  if (graph_.flags(node) & kMultiOwner) {
+    auto it = extra_owners_.find(node);
+    if (it != extra_owners_.end()) owners.insert(owners.end(), it->second.begin(), it->second.end());
+  }
+  return owners;
+}
+
 // kNaive open arm: the table a load left unbuilt, built by the first write
 // from every vector (each read and hashed).
 void IndexCore::EnsureTable() {
@@ -218,13 +231,15 @@ Stats IndexCore::GetStats() const {
 }
 
 MemoryBreakdown IndexCore::Memory() const {
+  // Under the write lock: the sizes of the upper lists and the chunk counts
+  // are the writer's plain fields.
+  base::MutexLock lock(&mu_);
   MemoryBreakdown m;
   const uint32_t n = graph_.size();
   m.vectors_full = uint64_t{n} * arena_.stride();
   if (codes_ && codes_->ready()) m.vectors_binary = codes_->bytes(n);
   m.graph_links = graph_.links_bytes();
   m.node_meta = graph_.meta_bytes();
-  base::MutexLock lock(&mu_);
   m.table = table_.stats().memory_bytes;
   m.owners = owner_map_.memory_bytes();
   {

@@ -64,6 +64,7 @@ struct OwnerSlot {
 };
 
 class InsertProcess;
+struct BatchScratch;
 
 // The batch being linked: which nodes are still in flight (their reverse
 // links wait in their process, see IndexCore::Link).
@@ -131,8 +132,7 @@ class IndexCore {
   void LinkBatch(std::span<const uint32_t> nodes) FENEC_REQUIRES(mu_);
   void PreLink(std::vector<InsertProcess>& procs) FENEC_REQUIRES(mu_);
   void Link(InsertProcess& p, InFlight* inflight, uint64_t* distances) FENEC_REQUIRES(mu_);
-  void LinkRound(std::vector<InsertProcess>& procs, std::span<const uint32_t> finishing, InFlight& inflight)
-      FENEC_REQUIRES(mu_);
+  void LinkRound(BatchScratch& batch, std::span<const uint32_t> finishing, InFlight& inflight) FENEC_REQUIRES(mu_);
   ThreadPool& Pool() FENEC_REQUIRES(mu_);
 
   const Options opts_;
@@ -151,13 +151,10 @@ class IndexCore {
   std::mt19937_64 rng_ FENEC_GUARDED_BY(mu_);
   std::unique_ptr<ThreadPool> pool_ FENEC_GUARDED_BY(mu_);
   std::unique_ptr<InsertProcess> row_process_ FENEC_GUARDED_BY(mu_);
-  std::vector<InsertProcess> batch_procs_ FENEC_GUARDED_BY(mu_);
-  struct LinkReq {
-    uint32_t target, layer, from;
-    float d;
-  };
-  std::vector<LinkReq> link_reqs_ FENEC_GUARDED_BY(mu_);
-  std::vector<uint32_t> link_groups_ FENEC_GUARDED_BY(mu_);
+  // The batch arm's processes and link requests, kept between batches so
+  // their heaps and visited sets are allocated once. The pool's workers
+  // reach the pointee only during a call that holds mu_.
+  std::unique_ptr<BatchScratch> batch_ FENEC_GUARDED_BY(mu_);
 
   // Owners beyond the first, of kMultiOwner nodes.
   mutable base::SharedMutex extra_mu_;

@@ -213,6 +213,25 @@ TEST_F(HnswArms, FilteredSearchReturnsOnlyWhatPasses) {
   EXPECT_TRUE(none->empty());
 }
 
+// A filter may search itself (this index or another) without disturbing
+// the walk it is called from: the same answers as a plain filter.
+TEST_F(HnswArms, FilterThatSearches) {
+  const Filter plain = [](uint64_t owner) { return owner % 3 == 0; };
+  uint64_t inner = 0;
+  const Filter nested = [&](uint64_t owner) {
+    inner += batch_->Search(data_->row(owner), 1, 16).ok();  // the very index being walked
+    return owner % 3 == 0;
+  };
+  for (size_t q = 0; q < 20; ++q) {
+    Result<std::vector<Hit>> a = batch_->Search(queries_->row(q), kK, 64, plain);
+    Result<std::vector<Hit>> b = batch_->Search(queries_->row(q), kK, 64, nested);
+    ASSERT_TRUE(a.ok() && b.ok());
+    ASSERT_EQ(a->size(), b->size());
+    for (size_t i = 0; i < a->size(); ++i) EXPECT_EQ((*a)[i].owner, (*b)[i].owner);
+  }
+  EXPECT_GT(inner, 0u);
+}
+
 // The batch arm's graph does not depend on the thread count.
 TEST(HnswBatch, SameGraphOnAnyThreadCount) {
   const uint64_t seed = base::TestSeed();

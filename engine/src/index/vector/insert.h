@@ -107,4 +107,17 @@ class InsertProcess {
   uint64_t nodes_visited_ = 0;
 };
 
+// The batch arm's working state (batch.cc), kept between batches.
+struct BatchScratch {
+  // A list to change in a round: `from` joins `target`'s list at `layer`
+  // (from == Graph::kNone: target is a finishing node, its own list).
+  struct LinkReq {
+    uint32_t target, layer, from;
+    float d;
+  };
+  std::vector<InsertProcess> procs;
+  std::vector<LinkReq> reqs;
+  std::vector<uint32_t> groups;  // where each target's requests start in reqs
+};
+
 }  // namespace fenec::index::vec

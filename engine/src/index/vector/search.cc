@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 
 #include "engine/src/index/vector/core.h"
 #include "engine/src/index/vector/visited.h"
@@ -41,6 +42,33 @@ struct Scratch {
   std::vector<uint32_t> links, fresh;
 };
 thread_local Scratch tls_scratch;
+thread_local bool tls_scratch_busy = false;
+
+// The thread's scratch, or a fresh one when the thread is already inside a
+// walk: a filter may itself search (this index or another), and the inner
+// walk must not clear the outer one's visited set.
+class ScratchLease {
+ public:
+  ScratchLease() {
+    if (tls_scratch_busy) {
+      own_ = std::make_unique<Scratch>();
+      s_ = own_.get();
+    } else {
+      tls_scratch_busy = true;
+      s_ = &tls_scratch;
+    }
+  }
+  ~ScratchLease() {
+    if (!own_) tls_scratch_busy = false;
+  }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  Scratch& get() { return *s_; }
+
+ private:
+  std::unique_ptr<Scratch> own_;
+  Scratch* s_;
+};
 
 struct WalkCounts {
   uint64_t distances = 0, hops = 0;
@@ -54,7 +82,8 @@ void Walk(const IndexCore& core, const Scorer& score, size_t ef, const Filter& f
   const Graph& graph = core.graph();
   std::optional<Graph::Entry> entry = graph.entry();
   if (!entry) return;
-  Scratch& s = tls_scratch;
+  ScratchLease lease;
+  Scratch& s = lease.get();
   s.visited.Reserve(graph.size());
   s.visited.Clear();
   s.links.resize(graph.capacity(0));
@@ -128,10 +157,10 @@ bool IndexCore::Returnable(uint32_t node, const Filter& filter) const {
   if (!filter) return true;
   if (filter(graph_.owner(node))) return true;
   if ((f & kMultiOwner) == 0) return false;
-  base::ReaderMutexLock lock(&extra_mu_);
-  auto it = extra_owners_.find(node);
-  if (it == extra_owners_.end()) return false;
-  return std::any_of(it->second.begin(), it->second.end(), [&](uint64_t o) { return filter(o); });
+  // Copied out: the filter runs with no lock of the index held (it may
+  // search again).
+  const std::vector<uint64_t> owners = OwnersOf(node);
+  return std::any_of(owners.begin(), owners.end(), [&](uint64_t o) { return filter(o); });
 }
 
 Result<std::vector<Hit>> IndexCore::Search(std::span<const float> query, size_t k, size_t ef,
@@ -162,16 +191,14 @@ Result<std::vector<Hit>> IndexCore::Search(std::span<const float> query, size_t 
   }
   // Nodes to owners: each owner of a node is an answer at its distance.
   for (const Neighbor& f : found) {
-    uint8_t flags = graph_.flags(f.id);
+    const uint8_t flags = graph_.flags(f.id);
     if (flags & kDeleted) continue;  // erased since the walk saw it
-    uint64_t owner = graph_.owner(f.id);
-    if (!filter || filter(owner)) hits.push_back(Hit{owner, f.d});
-    if ((flags & kMultiOwner) && hits.size() < k) {
-      base::ReaderMutexLock lock(&extra_mu_);
-      auto it = extra_owners_.find(f.id);
-      if (it != extra_owners_.end())
-        for (uint64_t o : it->second)
-          if (hits.size() < k && (!filter || filter(o))) hits.push_back(Hit{o, f.d});
+    if (flags & kMultiOwner) {
+      for (uint64_t o : OwnersOf(f.id))
+        if (hits.size() < k && (!filter || filter(o))) hits.push_back(Hit{o, f.d});
+    } else {
+      const uint64_t owner = graph_.owner(f.id);
+      if (!filter || filter(owner)) hits.push_back(Hit{owner, f.d});
     }
     if (hits.size() >= k) break;
   }

@@ -84,8 +84,11 @@ Stats VectorIndex::stats() const { return core_->GetStats(); }
 MemoryBreakdown VectorIndex::MemoryBytes() const { return core_->Memory(); }
 
 uint32_t VectorIndex::node_count() const { return core_->graph().size(); }
-int VectorIndex::NodeLevel(uint32_t node) const { return core_->graph().level(node); }
+int VectorIndex::NodeLevel(uint32_t node) const {
+  return node < core_->graph().size() ? core_->graph().level(node) : -1;
+}
 std::vector<uint32_t> VectorIndex::Links(uint32_t node, int layer) const {
+  if (layer < 0 || layer > NodeLevel(node)) return {};  // no such node or list
   std::vector<uint32_t> out(core_->graph().capacity(layer));
   out.resize(core_->graph().Read(node, layer, out.data()));
   return out;

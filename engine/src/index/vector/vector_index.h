@@ -65,11 +65,13 @@
 // neighbour already kept), write the node's lists, add the reverse links
 // (a full list is re-selected by the same heuristic over its ids plus the
 // new one). InsertArm::kRow runs one process at a time on the caller's
-// thread. InsertArm::kBatch (batch.h) takes up to batch_size inserts:
+// thread. InsertArm::kBatch (batch.cc) takes up to batch_size inserts:
 //  1. pre-link: the distances between every two batch-mates are computed on
-//     every core, and each new node's lists start as its M nearest
-//     batch-mates of its level (so batch-mates find each other although none
-//     is linked yet); these edges are pruned by the heuristic like any other;
+//     every core, and each new node's lists start as up to M batch-mates of
+//     its level, chosen nearest first by the heuristic (so batch-mates find
+//     each other although none is linked yet, and a clustered batch is not
+//     cut into one island a cluster); these edges seed the node's beams and
+//     are pruned by the heuristic like any other;
 //  2. each new node gets a resumable insert process (a state machine: layer,
 //     candidate heap, result heap, visited set, the node it expands); the
 //     scheduler resumes every paused process on the pool (each runs until it
@@ -80,9 +82,12 @@
 //     just ahead of its distance; with vectors on disk it is where the
 //     round's distinct vectors would be read in one sorted, batched pass
 //     (io_uring or madvise(WILLNEED)) before any distance is computed.
-//  3. between rounds, on the scheduling thread, every process that has
-//     chosen its neighbours is linked (its lists and reverse links, under
-//     the per-node locks) and published.
+//  3. between rounds (no process runs then), the scheduler links every
+//     process that has chosen its neighbours: its lists and the reverse
+//     links, under the per-node locks (the lists a round changes are
+//     distinct, so the pool writes them on every core), then publishes it.
+//     A reverse link to a batch-mate still in flight waits in that
+//     batch-mate's process and joins its list when it is linked.
 // A batch gives the same kind of graph as rows; its answer does not depend
 // on the thread count (processes only read during a round, linking is in
 // batch order).
@@ -163,7 +168,9 @@ class VectorIndex {
 
   // The k nearest owners to `query`, nearest first, searched with a beam of
   // ef (0: Options::ef_search). `filter`, when set, is asked about owners
-  // in the walk; only owners it accepts are returned.
+  // in the walk; only owners it accepts are returned. It runs on the
+  // calling thread with no lock of the index held, so it may search (this
+  // index or another) but must not write to this index.
   // Fails: kInvalidArgument on a bad query (wrong dim, non-finite).
   Result<std::vector<Hit>> Search(std::span<const float> query, size_t k, size_t ef = 0,
                                   const Filter& filter = {}) const;
@@ -187,9 +194,9 @@ class VectorIndex {
   Stats stats() const;
   MemoryBreakdown MemoryBytes() const;
 
-  // For tests and checks. Nodes ever added; a node's level and list at a
-  // layer (a copy); an owner's node (or nullopt); the held-vector table's
-  // growths, oldest first.
+  // For tests and checks. Nodes ever added; a node's level (-1: no such
+  // node) and list at a layer (a copy; empty if there is no such list); an
+  // owner's node (or nullopt); the held-vector table's growths, oldest first.
   uint32_t node_count() const;
   int NodeLevel(uint32_t node) const;
   std::vector<uint32_t> Links(uint32_t node, int layer) const;
