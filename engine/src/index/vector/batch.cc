@@ -33,19 +33,19 @@ ThreadPool& IndexCore::Pool() {
 }
 
 // Each new node's lists start as batch-mates of its level, chosen by the
-// HNSW heuristic from all of them, nearest first (pre-link edges). The
-// batch's distance matrix is computed on every core, so the heuristic reads
-// its distances from the matrix and computes none. Why the heuristic and not
-// the m nearest: in a batch that lands on an empty (or young) graph, the m
-// nearest batch-mates of a clustered batch are all in the node's own
-// cluster, the batch-mate graph falls apart into one island a cluster, and a
-// cluster none of whose batch-mates rose above level 0 stays unreachable
-// from the entry point for good (measured: 66 of 4 000 nodes at 24-d, 20
-// clusters, batches of 512). The heuristic keeps the edges that bridge to
-// other clusters (it never drops an edge of the batch's minimum spanning
-// tree while a list has room), as a row-by-row build does. Each process
-// gets these edges, with their distances, as seeds of its beams, so the
-// heuristic later keeps or prunes them like any candidate.
+// HNSW heuristic from its ef_construction nearest ones, nearest first
+// (pre-link edges). The batch's distance matrix is computed on every core,
+// so the heuristic reads its distances from the matrix and computes none.
+// Why the heuristic and not the m nearest: in a batch that lands on an
+// empty (or young) graph, the m nearest batch-mates of a clustered batch
+// are all in the node's own cluster, the batch-mate graph falls apart into
+// one island a cluster, and a cluster none of whose batch-mates rose above
+// level 0 stays unreachable from the entry point for good (measured: 66 of
+// 4 000 nodes at 24-d, 20 clusters, batches of 512). The heuristic keeps
+// the edges that bridge to the nearest other clusters (a farther candidate
+// survives when no kept one is nearer to it), as a row-by-row build does.
+// Each process gets these edges, with their distances, as seeds of its
+// beams, so the heuristic later keeps or prunes them like any candidate.
 void IndexCore::PreLink(std::vector<InsertProcess>& procs) {
   const size_t n = procs.size();
   if (n < 2) return;
@@ -57,8 +57,10 @@ void IndexCore::PreLink(std::vector<InsertProcess>& procs) {
   });
   counters_.Add(counters_.insert_distances, n * (n - 1) / 2);
   std::atomic<uint64_t> added{0};
+  const size_t ef = opts_.ef_construction;
   pool.ParallelFor(n, 8, [&](size_t b, size_t e) {
-    std::vector<uint32_t> order, kept;
+    std::vector<Neighbor> order;  // (distance, batch index)
+    std::vector<uint32_t> kept;   // batch indices
     uint32_t ids[128];
     uint64_t local = 0;
     for (size_t i = b; i < e; ++i) {
@@ -67,18 +69,22 @@ void IndexCore::PreLink(std::vector<InsertProcess>& procs) {
       for (int layer = 0; layer <= p.level(); ++layer) {
         order.clear();
         for (size_t j = 0; j < n; ++j)
-          if (j != i && procs[j].level() >= layer) order.push_back(static_cast<uint32_t>(j));
-        std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t c) {
-          return row[a] < row[c] || (row[a] == row[c] && a < c);
-        });
+          if (j != i && procs[j].level() >= layer) order.push_back(Neighbor{row[j], static_cast<uint32_t>(j)});
+        // The heuristic runs over the ef_construction nearest, the candidates
+        // a row insert's beam would hand it, not over the whole batch: the
+        // kept edges are the same kind, at a fraction of the matrix reads.
+        if (order.size() > ef) {
+          std::nth_element(order.begin(), order.begin() + static_cast<ptrdiff_t>(ef), order.end());
+          order.resize(ef);
+        }
+        std::sort(order.begin(), order.end());
         kept.clear();
-        for (uint32_t j : order) {
+        for (const Neighbor& c : order) {
           if (kept.size() == opts_.m) break;
-          const float* dj = &d[size_t{j} * n];
-          // SelectNeighbors' rule: drop j if a kept batch-mate is nearer j than i is.
-          if (order.size() <= opts_.m ||
-              std::none_of(kept.begin(), kept.end(), [&](uint32_t k) { return dj[k] < row[j]; }))
-            kept.push_back(j);
+          const float* dc = &d[size_t{c.id} * n];
+          // SelectNeighbors' rule: drop c if a kept batch-mate is nearer c than i is.
+          if (order.size() <= opts_.m || std::none_of(kept.begin(), kept.end(), [&](uint32_t k) { return dc[k] < c.d; }))
+            kept.push_back(c.id);
         }
         std::vector<Neighbor>& seeds = p.seeds(layer);
         seeds.clear();

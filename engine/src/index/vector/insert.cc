@@ -84,6 +84,10 @@ InsertProcess::State InsertProcess::Advance() {
 bool InsertProcess::Post(uint32_t node, int layer, bool skip_visited) {
   uint32_t n = graph_->Read(node, layer, links_.data());
   ++nodes_visited_;
+  if (skip_visited) {
+    visited_.Reserve(n);
+    for (uint32_t j = 0; j < n; ++j) visited_.Prefetch(links_[j]);
+  }
   request_.clear();
   for (uint32_t j = 0; j < n; ++j) {
     uint32_t id = links_[j];

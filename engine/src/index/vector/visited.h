@@ -90,11 +90,21 @@ class VisitedHash {
   VisitedHash() : slots_(kMinSlots, 0), mask_(kMinSlots - 1) {}
 
   bool Add(uint32_t node) {
-    if (2 * (size_ + 1) > 1 * slots_.size()) Grow();
+    if (2 * (size_ + 1) > slots_.size()) Grow();
     if (!Place(node)) return false;
     ++size_;
     return true;
   }
+  // Makes room for `more` Adds without a growth, so slots prefetched now
+  // are the ones those Adds probe.
+  void Reserve(size_t more) {
+    while (2 * (size_ + more) > slots_.size()) Grow();
+  }
+  // Hints the cache to fetch node's first slot. A process checks a whole
+  // list at once (up to 2m ids): prefetching every slot first overlaps the
+  // misses instead of taking them one after another (the batch arm's 512
+  // sets do not all fit in a core's L2).
+  void Prefetch(uint32_t node) const { __builtin_prefetch(&slots_[Slot(node)], 1, 3); }
   // Zeroes the slots in use: 4 KB for the usual insert, less than the
   // cache misses a version stamp a slot would add to every probe.
   void Clear() {
@@ -106,9 +116,10 @@ class VisitedHash {
 
  private:
   // A slot holds node + 1; 0 is empty (node ids stop below 2^32 - 1).
+  size_t Slot(uint32_t node) const { return (node * 0x9E3779B1u) & mask_; }
   bool Place(uint32_t node) {
     const uint32_t want = node + 1;
-    size_t i = (node * 0x9E3779B1u) & mask_;
+    size_t i = Slot(node);
     for (;;) {
       uint32_t s = slots_[i];
       if (s == 0) {
