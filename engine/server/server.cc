@@ -184,6 +184,24 @@ void FenecServer::AppendEngineMetrics(std::string& out) const {
   c("fenec_merger_async_completions_total", "Merger batches completed while the next one ran.",
     s.merger_async_completions);
   c("fenec_ring_flushes_total", "Data-file buffers written through the global io_uring.", s.ring_flushes);
+  g("fenec_vector_indexes", "@hnsw vector indexes open.", static_cast<double>(s.vector_indexes));
+  g("fenec_vector_documents", "Documents the @hnsw graphs hold.", static_cast<double>(s.vector_owners));
+  g("fenec_vector_pending", "Vectors landed, not yet linked (a NEAR scans them exactly).",
+    static_cast<double>(s.vector_pending));
+  c("fenec_vector_queue_waits_total", "Writers that waited for room in a full @hnsw queue.", s.vector_queue_waits);
+  c("fenec_vector_linked_total", "Vectors linked into @hnsw graphs.", s.vector_linked);
+  c("fenec_vector_searches_total", "@hnsw graph searches.", s.vector_searches);
+  g("fenec_vector_distances_per_search", "Distances an @hnsw search computed, on average.",
+    s.vector_distances_per_search());
+  c("fenec_vector_rounds_total", "Gathered distance rounds of batch linking (VS-1).", s.vector_rounds);
+  g("fenec_vector_distances_per_round", "Distances a gathered round computed, on average (VS-1).",
+    s.vector_distances_per_round());
+  c("fenec_vector_table_growths_total", "Growths of the held-vector tables (GR-3).", s.vector_table_growths);
+  c("fenec_vector_reads_after_load_total", "Vectors read to build the held-vector tables after open (GR-4).",
+    s.vector_reads_after_load);
+  g("fenec_vector_bytes", "Bytes of full vectors in the @hnsw indexes.", static_cast<double>(s.vector_bytes_full));
+  g("fenec_vector_binary_bytes", "Bytes of one-bit codes (VS-2).", static_cast<double>(s.vector_bytes_binary));
+  g("fenec_vector_graph_bytes", "Bytes of @hnsw neighbour lists.", static_cast<double>(s.vector_bytes_graph));
   g("fenec_durable_lsn", "Highest LSN known durable.", static_cast<double>(s.durable_lsn));
   g("fenec_last_lsn", "Highest LSN landed.", static_cast<double>(s.last_lsn));
   g("fenec_fail_stopped", "1 once a failed write or fsync stopped the engine's writes.", s.fail_stopped ? 1 : 0);

@@ -182,6 +182,38 @@ TEST_F(ServerTest, BadInputOneByOneLeavesDataAlone) {
   EXPECT_EQ(MetricValue(m, R"j(fenec_requests_total{endpoint="refused",kind="",code="413"})j"), 1);
 }
 
+TEST_F(ServerTest, NearAnswersAndRefusesBadInputOneByOne) {
+  ExpectStatus(Query(R"j({"statement": "CREATE COLLECTION docs (tag TEXT, emb VECTOR(2) @hnsw, plain VECTOR(2))"})j"),
+               200, "");
+  ExpectStatus(client_->Post("/docs/docs", R"j([{"tag": "a", "emb": [0, 0]}, {"tag": "b", "emb": [1, 1]}])j",
+                             "application/json"),
+               200, "");
+  auto near = Query(R"j({"statement": "FIND docs NEAR emb $1 LIMIT 1", "params": [[0.9, 1.1]]})j");
+  ExpectStatus(near, 200, "");
+  EXPECT_NE(near->body.find(R"j({"rows":[{"id":2,"distance":)j"), std::string::npos) << near->body;
+  EXPECT_NE(near->body.find(R"j("doc":{"tag":"b","emb":[1,1],"plain":null}}],"count":1})j"), std::string::npos)
+      << near->body;
+
+  ExpectStatus(Query(R"j({"statement": "FIND docs NEAR emb [1, 2, 3]"})j"), 400, "dim");
+  ExpectStatus(Query(R"j({"statement": "FIND docs NEAR emb $1", "params": [[1]]})j"), 400, "dim");
+  ExpectStatus(Query(R"j({"statement": "FIND docs NEAR emb [1e400, 0]"})j"), 400, "type");
+  ExpectStatus(Query(R"j({"statement": "FIND docs NEAR emb $1", "params": [[1e300, 0]]})j"), 400, "type");
+  ExpectStatus(Query(R"j({"statement": "PUT docs {emb: [1e400, 0]}"})j"), 400, "type");
+  ExpectStatus(Query(R"j({"statement": "FIND docs NEAR plain [1, 2]"})j"), 400, "index");
+  ExpectStatus(Query(R"j({"statement": "FIND docs NEAR tag [1, 2]"})j"), 400, "type");
+  ExpectStatus(Query(R"j({"statement": "FIND docs NEAR emb [1, 2] LIMIT 1001"})j"), 400, "type");
+  ExpectStatus(Query(R"j({"statement": "FIND docs NEAR emb [1, 2] LIMIT $1", "params": [1001]})j"), 400, "type");
+
+  EXPECT_EQ(*db_->Count(*db_->FindCollection("docs")), 2u);
+  std::string m = Metrics();
+  EXPECT_EQ(MetricValue(m, "fenec_vector_indexes"), 1);
+  EXPECT_EQ(MetricValue(m, R"j(fenec_requests_total{endpoint="query",kind="find",code="200"})j"), 1);
+  ASSERT_TRUE(db_->WaitForIndexes().ok());
+  m = Metrics();
+  EXPECT_EQ(MetricValue(m, "fenec_vector_documents"), 2);
+  EXPECT_EQ(MetricValue(m, "fenec_vector_pending"), 0);
+}
+
 TEST_F(ServerTest, TokenIsRequiredWhenSet) {
   server_->Stop();
   server_.reset();

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,42 @@ struct Stats {
 
   uint64_t ring_flushes = 0;            // DataFlush::kGlobalRing: write buffers written through the ring
 
+  // @hnsw vector indexes (engine/doc/vectors.md), summed over every one.
+  // Counted since open (or ResetStats), but the gauges: what the indexes
+  // hold and pending vectors. A reopened index starts at zero: figures
+  // here say what this session did (a loaded graph has 0 rounds).
+  uint64_t vector_indexes = 0;          // @hnsw fields open
+  uint64_t vector_nodes = 0;            // gauge: graph nodes (one per distinct vector ever linked)
+  uint64_t vector_owners = 0;           // gauge: documents the graphs hold
+  uint64_t vector_tombstones = 0;       // gauge: deleted vectors still linked (never answered)
+  uint64_t vector_pending = 0;          // gauge: vectors landed, not yet linked (a NEAR scans them exactly)
+  uint64_t vector_queue_waits = 0;      // writers that waited for room in a full queue (HnswOptions::queue_bound)
+  uint64_t vector_linked = 0;           // vectors the linkers linked into a graph
+  uint64_t vector_link_batches = 0;     // linker rounds (each one InsertBatch, or one Insert in kRow)
+  uint64_t vector_prelink_edges_added = 0;   // VS-1: edges between batch-mates before linking
+  uint64_t vector_prelink_edges_pruned = 0;  // VS-1: of those, dropped later by the heuristic
+  uint64_t vector_rounds = 0;                // VS-1: gathered distance rounds
+  uint64_t vector_round_distances = 0;       // distances computed in those rounds
+  uint64_t vector_round_distances_max = 0;   // the most in one round (since open: ResetStats keeps it)
+  uint64_t vector_insert_distances = 0;      // distances computed to link vectors
+  uint64_t vector_searches = 0;              // graph searches (one per NEAR and index)
+  uint64_t vector_search_distances = 0;      // distances those searches computed
+  uint64_t vector_pending_scanned = 0;       // pending vectors NEARs compared exactly
+  uint64_t vector_table_growths = 0;         // GR-3: growths of the held-vector table
+  uint64_t vector_table_entries_moved = 0;   // entries those growths moved
+  uint64_t vector_table_max_entries_moved = 0;  // the most one growth moved (since open)
+  uint64_t vector_reads_after_load = 0;      // GR-4: vectors read to build the table after open (kKept: 0)
+  uint64_t vector_cleanups_unlinked = 0;     // tombstones checkpoints unlinked
+  uint64_t vector_bytes_full = 0;            // gauge: full vectors in memory
+  uint64_t vector_bytes_binary = 0;          // gauge: VS-2's one-bit codes
+  uint64_t vector_bytes_graph = 0;           // gauge: neighbour lists
+  double vector_distances_per_round() const {
+    return vector_rounds ? double(vector_round_distances) / double(vector_rounds) : 0;
+  }
+  double vector_distances_per_search() const {
+    return vector_searches ? double(vector_search_distances) / double(vector_searches) : 0;
+  }
+
   uint64_t checkpoints = 0;
   uint64_t recovered_records = 0;       // journal records replayed at open
   // Open's recovery (catalog, replay, checkpoint), wall time. Its lock
@@ -138,6 +175,21 @@ class Snapshot {
 struct ReadOptions {
   // Read this pinned view instead of the live database.
   std::shared_ptr<const Snapshot> snapshot;
+};
+
+// A nearest-neighbour query (Database::Near).
+struct NearOptions {
+  static constexpr size_t kMaxK = 1000;
+  static constexpr size_t kMaxEf = 10000;
+  size_t k = 10;   // answers wanted, 1..kMaxK
+  size_t ef = 0;   // the search's beam width, 0: HnswOptions::ef_search; at most kMaxEf (k is used if larger)
+  Filter where;    // only documents it matches are answered
+};
+
+struct NearHit {
+  DocId id = kNoDoc;
+  float distance = 0;  // the field's metric (schema.h VectorMetric)
+  Document doc;
 };
 
 class Database {
@@ -187,6 +239,32 @@ class Database {
   // Documents in the collection (live, not deleted); a short read.
   virtual Result<uint64_t> Count(CollectionId collection) const = 0;
 
+  // The k documents whose @hnsw `field` (a schema index, or a name) is
+  // nearest to `query`, nearest first: every document landed before the
+  // call is seen, whether or not its vector is linked into the graph yet
+  // (the graph's answer is merged with an exact scan of the vectors still
+  // queued). A WHERE is applied inside the graph walk (engine/doc/vectors.md
+  // says what it costs). An answer is one consistent view: the collection is
+  // pinned under the shared lock; the search itself holds no database lock.
+  // Fails: kNotFound (collection), kInvalidArgument (the field is not a
+  // vector with @hnsw, a query of the wrong dimension or with a NaN or
+  // infinite component, a zero query under cosine, k or ef out of range, a
+  // bad filter), kClosed.
+  virtual Result<std::vector<NearHit>> Near(CollectionId collection, int field, std::span<const float> query,
+                                            const NearOptions& options = {}) const = 0;
+  Result<std::vector<NearHit>> Near(CollectionId collection, const std::string& field, std::span<const float> query,
+                                    const NearOptions& options = {}) const {
+    auto schema = GetSchema(collection);
+    if (!schema.ok()) return schema.status();
+    int f = schema->FieldIndex(field);
+    if (f < 0) return Status::InvalidArgument("no field '" + field + "'");
+    return Near(collection, f, query, options);
+  }
+  // Returns once every vector landed before the call is linked into its
+  // graph (benchmarks time a load up to here; Checkpoint and Close wait too).
+  // Fails: kClosed.
+  virtual Status WaitForIndexes() = 0;
+
   // Pins the database as it stands now (CC-5). Fails: kClosed.
   virtual Result<std::shared_ptr<const Snapshot>> Pin() const = 0;
 
@@ -205,7 +283,9 @@ class Database {
   virtual void ResetStats() = 0;  // zeroes counters and maxima (not LSNs, not fail_stopped)
 
   // Checks every stored document decodes against its schema and every
-  // @unique/@text index agrees with the rows. Fails: kCorruption, describing the first problem.
+  // @unique/@text/@hnsw index agrees with the rows (an @hnsw index, once
+  // its queue is drained: holds exactly the live documents' vectors).
+  // Fails: kCorruption, describing the first problem.
   virtual Status Check() const = 0;
 };
 

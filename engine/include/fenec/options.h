@@ -2,7 +2,8 @@
 //
 // The defaults are the designs FINDINGS.md argues for. Each `k...Naive`
 // value keeps the naive design selectable on the same code, so the
-// concurrency bench can measure both in one run (CC-1..CC-5, GR-5).
+// concurrency bench can measure both in one run (CC-1..CC-5, GR-5; the
+// vector index's VS-1, VS-2, GR-3, GR-4 in HnswOptions).
 #pragma once
 
 #include <cstdint>
@@ -75,6 +76,55 @@ enum class DataFlush {
   kGlobalRing,  // IO-6/JR-3: handed to the process's one io_uring, written at low I/O priority (BE/7)
 };
 
+// @hnsw vector indexes (engine/doc/vectors.md). Each switch names its
+// finding; the k...Naive / kRow value is the "before" arm, kept selectable.
+enum class VectorInsert {
+  // VS-1: the linker hands up to 512 queued vectors at a time to the index,
+  // which pre-links them to each other and computes their distances in
+  // gathered rounds on every core.
+  kBatch,
+  // Naive: one vector at a time, the standard HNSW insert.
+  kRow,
+};
+
+enum class VectorTable {
+  kSharded,  // GR-3: the table of held vectors grows a 256th at a time
+  kNaive,    // naive: rebuilt from every vector when half full
+};
+
+enum class VectorOpen {
+  // GR-4: at open, the held-vector table is built from the 4-byte tags the
+  // checkpoint kept beside the graph: no vector is read for it.
+  kKept,
+  // Naive: the first write after open reads and hashes every vector.
+  kNaive,
+};
+
+enum class VectorQuantization {
+  kNone,    // searches compare full vectors
+  kBinary,  // VS-2: searches walk on one bit a dimension, then rescore on full vectors
+};
+
+struct HnswOptions {
+  uint32_t m = 16;                 // links a node keeps (level 0: 2m); 2..128
+  uint32_t ef_construction = 100;  // beam width while linking (at least m is used); >= 1
+  uint32_t ef_search = 64;         // beam width of a NEAR that gives no EF; >= 1
+  VectorInsert insert = VectorInsert::kBatch;
+  VectorTable table = VectorTable::kSharded;
+  VectorOpen open = VectorOpen::kKept;
+  VectorQuantization quantization = VectorQuantization::kNone;
+  uint32_t oversample = 4;  // kBinary: rescore the best oversample * k (1..4)
+  bool rescore = true;      // kBinary: false answers the Hamming ranking (distances are bit counts)
+  uint32_t threads = 0;     // threads computing a batch's distances; 0: hardware_concurrency
+  // Vectors landed but not yet linked, per index, at most (back-pressure: a
+  // writer whose vectors would not fit waits before taking the write lock;
+  // Stats::vector_queue_waits counts them). A NEAR scans these exactly, so
+  // the bound is also the most a NEAR compares beyond its graph search.
+  // Eight link batches: the linker always has a next batch while writers
+  // fill the one after. >= 1.
+  uint32_t queue_bound = 4096;
+};
+
 struct Options {
   Env* env = nullptr;  // nullptr: Env::Default() (PosixEnv)
   bool create_if_missing = true;
@@ -103,6 +153,8 @@ struct Options {
   bool probe_lock_holds = false;
   // 0: a random id chosen at creation. Tests set it to compare files byte for byte.
   uint64_t storage_id = 0;
+
+  HnswOptions hnsw;  // every @hnsw field's index
 };
 
 }  // namespace fenec

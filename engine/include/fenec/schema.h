@@ -11,12 +11,21 @@
 
 namespace fenec {
 
+// How an @hnsw index measures nearness; smaller is nearer for every metric.
+//   kL2            squared Euclidean distance (orders as the distance does)
+//   kCosine        1 - cos(a, b), in [0, 2]; a zero vector is refused
+//   kInnerProduct  1 - a.b on the vectors as given (the largest product is nearest)
+enum class VectorMetric : uint8_t { kL2 = 0, kCosine = 1, kInnerProduct = 2 };
+const char* VectorMetricName(VectorMetric m);  // "l2" | "cosine" | "ip"
+
 struct Field {
   std::string name;
   FieldType type = FieldType::kText;
   uint32_t dim = 0;           // kVector only: floats per vector (> 0)
   bool unique = false;        // @unique: no two live documents share a non-null value
   bool text_indexed = false;  // @text (kText only): terms indexed for CompareOp::kContains
+  bool hnsw = false;          // @hnsw (kVector only): an HNSW index answers Database::Near
+  VectorMetric metric = VectorMetric::kL2;  // @hnsw's metric
 
   static Field Text(std::string name) { return {std::move(name), FieldType::kText}; }
   static Field Int(std::string name) { return {std::move(name), FieldType::kInt}; }
@@ -25,6 +34,11 @@ struct Field {
   static Field Vector(std::string name, uint32_t dim) { return {std::move(name), FieldType::kVector, dim}; }
   Field& Unique() { unique = true; return *this; }
   Field& TextIndexed() { text_indexed = true; return *this; }
+  Field& Hnsw(VectorMetric m = VectorMetric::kL2) {
+    hnsw = true;
+    metric = m;
+    return *this;
+  }
 };
 
 struct Schema {
@@ -32,10 +46,13 @@ struct Schema {
   // Index of the named field, or -1.
   int FieldIndex(std::string_view name) const;
   // kInvalidArgument on: no fields, duplicate or empty names, vector dim 0,
-  // @text on a non-text field, @unique on a vector field.
+  // @text on a non-text field, @unique on a vector field, @hnsw on a
+  // non-vector field or with @unique, an unknown metric.
   Status Validate() const;
   // kInvalidArgument unless doc has one value per field, each null or of its
-  // field's type (an int is accepted for a float field), vectors of dim floats.
+  // field's type (an int is accepted for a float field), vectors of dim
+  // floats; an @hnsw field's vector must also be finite (no NaN or
+  // infinity) and, under kCosine, not all zeros.
   Status Check(const Document& doc) const;
 };
 

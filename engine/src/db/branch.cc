@@ -9,7 +9,8 @@
 namespace fenec {
 
 std::string BranchFolder(const std::string& root_folder, uint32_t collection, FieldIndexes::BranchField b) {
-  return fmt::format("{}/Indexes/c{}.f{}.{}", root_folder, collection, b.field, b.text ? "text" : "unique");
+  return fmt::format("{}/Indexes/c{}.f{}.{}", root_folder, collection, b.field,
+                     b.hnsw ? "hnsw" : b.text ? "text" : "unique");
 }
 
 void BeginBranchRecord(size_t entries, base::Bytes* out) {
@@ -32,8 +33,13 @@ void AddBranchErase(uint64_t id, base::Bytes* out) {
 void SetRootLsn(uint64_t root_lsn, base::Bytes* payload) { base::StoreFixed64(payload->data(), root_lsn); }
 
 uint64_t BranchState::entries() const {
+  std::vector<uint8_t> live = present;
+  for (const BranchOp& op : tail) {
+    if (live.size() <= op.id) live.resize(op.id + 1, 0);
+    live[op.id] = op.put;
+  }
   uint64_t n = 0;
-  for (uint8_t p : present) n += p;
+  for (uint8_t p : live) n += p;
   return n;
 }
 
@@ -57,8 +63,9 @@ void Erase(BranchState* st, uint64_t id) {
 
 }  // namespace
 
-Status RecoverBranch(Env* env, const Storage& storage, uint64_t max_root_lsn, BranchState* out) {
+Status RecoverBranch(Env* env, const Storage& storage, bool hnsw, uint64_t max_root_lsn, BranchState* out) {
   *out = BranchState{};
+  out->hnsw = hnsw;
   const std::string where = storage.folder() + "/data.fdb";
   std::vector<uint8_t> blob;
   if (Status s = storage.ReadCatalog(&blob); !s.ok()) return s;
@@ -70,6 +77,13 @@ Status RecoverBranch(Env* env, const Storage& storage, uint64_t max_root_lsn, Br
       uint64_t id = in.Varint();
       std::string_view v = in.String();
       if (in.ok()) Set(out, id, v);
+    }
+    if (hnsw && in.ok()) {
+      out->metric = in.Byte();
+      out->dim = static_cast<uint32_t>(in.Varint());
+      out->m = static_cast<uint32_t>(in.Varint());
+      auto graph = in.Take(in.Varint());
+      if (in.ok()) out->graph.assign(graph.begin(), graph.end());
     }
     if (!in.ok() || !in.done()) return Status::Corruption("branch catalog does not parse", where);
   }
@@ -90,10 +104,13 @@ Status RecoverBranch(Env* env, const Storage& storage, uint64_t max_root_lsn, Br
         for (uint64_t i = 0; i < n; ++i) {
           uint64_t id = in.Varint();
           uint8_t op = in.Byte();
-          if (op == 1) {
-            std::string_view v = in.String();
-            if (in.ok()) Set(out, id, v);
-          } else if (in.ok()) {
+          std::string_view v = op == 1 ? in.String() : std::string_view();
+          if (!in.ok()) break;
+          if (hnsw) {  // applied to the loaded graph in order, so kept in order
+            out->tail.push_back({id, op == 1, std::string(v)});
+          } else if (op == 1) {
+            Set(out, id, v);
+          } else {
             Erase(out, id);
           }
         }
@@ -116,9 +133,19 @@ void BranchCatalog::Add(uint64_t id, std::string_view value) {
   ++n_;
 }
 
+void BranchCatalog::SetHnswTrailer(uint8_t metric, uint32_t dim, uint32_t m, std::span<const uint8_t> graph) {
+  trailer_.clear();
+  trailer_.push_back(metric);
+  base::PutVarint(&trailer_, dim);
+  base::PutVarint(&trailer_, m);
+  base::PutVarint(&trailer_, graph.size());
+  trailer_.insert(trailer_.end(), graph.begin(), graph.end());
+}
+
 Status BranchCatalog::Commit(Storage* storage, uint64_t branch_lsn) {
   base::PutVarint(&head_, n_);
   head_.insert(head_.end(), body_.begin(), body_.end());
+  head_.insert(head_.end(), trailer_.begin(), trailer_.end());
   // The data region holds only catalogs. The new one goes before the
   // current one if it fits there, else after it: never over it, so a crash
   // mid-write leaves the previous checkpoint whole.
@@ -132,7 +159,10 @@ Status BranchCatalog::Commit(Storage* storage, uint64_t branch_lsn) {
 Status OpenBranchAlone(Env* env, const std::string& folder, BranchState* out) {
   std::unique_ptr<Storage> st;
   if (Status s = Storage::Open(env, folder, /*create_if_missing=*/false, false, 0, &st); !s.ok()) return s;
-  return RecoverBranch(env, *st, UINT64_MAX, out);
+  std::string_view name = folder;
+  while (name.size() > 1 && name.back() == '/') name.remove_suffix(1);
+  const bool hnsw = name.size() >= 5 && name.substr(name.size() - 5) == ".hnsw";
+  return RecoverBranch(env, *st, hnsw, UINT64_MAX, out);
 }
 
 }  // namespace fenec

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 
 #include "engine/src/db/db_impl.h"
 #include "engine/src/db/payload.h"
@@ -48,15 +49,55 @@ bool DbImpl::SharedJournals() {
 Status DbImpl::RebuildBranchIndex(CollectionState* c, FieldIndexes::BranchField b) {
   const Field& field = c->schema->fields[b.field];
   std::vector<FieldRef> refs;
+  VectorBlock puts;  // @hnsw: every live vector, linked in batches below
   for (uint64_t id = 1; id < c->index.size(); ++id) {
     if (!c->index[id].present()) continue;
     if (!DecodeFields(*c->schema, rows_->Resolve(c->index[id]), &refs))
       return Status::Corruption(fmt::format("collection '{}': document {} does not decode", c->name, id));
     if (!refs[b.field].present) continue;
-    if (Status s = c->indexes->AddEntry(b, id, FieldIndexes::BranchValue(field, b.text, refs[b.field])); !s.ok())
+    if (b.hnsw) {
+      puts.ids.push_back(id);
+      const size_t at = puts.vectors.size();
+      puts.vectors.resize(at + field.dim);
+      std::memcpy(puts.vectors.data() + at, refs[b.field].vec, size_t{field.dim} * 4);
+      continue;
+    }
+    if (Status s = c->indexes->AddEntry(b, id, FieldIndexes::BranchValue(field, b, refs[b.field])); !s.ok())
       return Status::Corruption(s.message());
   }
+  if (b.hnsw) {
+    if (Status s = VectorOf(c, b.field)->ApplyNow(std::span(&puts, 1)); !s.ok())
+      return Status::Corruption(fmt::format("collection '{}': @hnsw '{}': {}", c->name, field.name, s.message()));
+  }
   return Status::OK();
+}
+
+VectorField* DbImpl::VectorOf(const CollectionState* c, int f) {
+  for (const auto& vf : c->vectors)
+    if (vf->field() == f) return vf.get();
+  return nullptr;
+}
+
+void DbImpl::StartLinkers() {
+  for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i)
+    for (auto& vf : collections_[i]->vectors) vf->StartLinker();
+}
+
+
+Status DbImpl::LoadVectorBranch(CollectionState* c, FieldIndexes::BranchField b, VectorField* vf,
+                                const BranchState& st, bool whole, bool* rebuilt) {
+  const Field& field = c->schema->fields[b.field];
+  const std::string what = fmt::format("collection '{}': @hnsw '{}'", c->name, field.name);
+  *rebuilt = false;
+  if (whole) {
+    Status s = LoadFromBranch(st, vf);
+    if (s.ok()) return s;
+    // Written with another M, metric or dim (the options changed): rebuilt
+    // from the documents, as a branch behind is.
+    if (s.code() != StatusCode::kInvalidArgument) return Status::Corruption(fmt::format("{}: {}", what, s.message()));
+  }
+  *rebuilt = true;
+  return RebuildBranchIndex(c, b);
 }
 
 Status DbImpl::AttachBranches(CollectionState* c, bool recovering, uint64_t max_root_lsn, bool* dirty) {
@@ -69,8 +110,19 @@ Status DbImpl::AttachBranches(CollectionState* c, bool recovering, uint64_t max_
     uint64_t id = options_.storage_id == 0 ? 0 : options_.storage_id + 1 + c->id * 4096 + bf.field * 2 + bf.text;
     if (Status s = Storage::Open(env_, folder, true, false, id, &b->storage); !s.ok()) return s;
     BranchState st;
-    if (Status s = RecoverBranch(env_, *b->storage, max_root_lsn, &st); !s.ok()) return s;
-    if (recovering) {
+    if (Status s = RecoverBranch(env_, *b->storage, bf.hnsw, max_root_lsn, &st); !s.ok()) return s;
+    if (recovering && bf.hnsw) {
+      bool whole = !b->storage->created() && st.root_lsn >= c->last_lsn, rebuilt = false;
+      if (Status s = LoadVectorBranch(c, bf, VectorOf(c, bf.field), st, whole, &rebuilt); !s.ok()) return s;
+      if (rebuilt) {
+        ++branches_rebuilt_;
+        *dirty = true;
+      } else {
+        ++branches_recovered_;
+      }
+      // A tail applied: checkpoint, so the next open loads it all at once.
+      if (st.ignored_ahead > 0 || !st.tail.empty()) *dirty = true;
+    } else if (recovering) {
       // The branch is whole iff it reaches the last root commit that touched
       // the collection (its records are a prefix of the root's order).
       bool whole = !b->storage->created() && st.root_lsn >= c->last_lsn;
@@ -138,10 +190,16 @@ void DbImpl::CaptureBranches(std::vector<BranchCheckpoint>* out) {
   for (uint32_t i = 0; i < n; ++i) {
     CollectionState* c = collections_[i].get();
     if (c->branches.empty()) continue;
-    BranchCheckpoint ck{c, c->schema, c->index.Share(), {}, {}};
+    BranchCheckpoint ck{c, c->schema, c->index.Share(), {}, {}, {}};
     for (auto& b : c->branches) {
       ck.branches.push_back(b.get());
       ck.branch_lsns.push_back(b->gc ? b->gc->last_lsn() : gc_->stream_last_lsn(b->stream));
+    }
+    // Each graph is checkpointed as of this root LSN: its linker stops at
+    // what is queued now (vector_field.h).
+    for (auto& vf : c->vectors) {
+      vf->HoldAtNow();
+      ck.held.push_back(vf.get());
     }
     out->push_back(std::move(ck));
   }
@@ -156,13 +214,19 @@ Status DbImpl::CheckpointBranches(std::vector<BranchCheckpoint>& todo, const Buf
       Branch& b = *ck.branches[k];
       const Field& field = ck.schema->fields[b.field.field];
       BranchCatalog cat(root_lsn);
+      if (b.field.hnsw) {
+        VectorField* vf = VectorOf(c, b.field.field);
+        std::vector<uint8_t> graph;
+        vf->CheckpointHeld(&graph);  // as of root_lsn; the linker goes on once serialized
+        cat.SetHnswTrailer(static_cast<uint8_t>(field.metric), field.dim, vf->index_options().m, graph);
+      }
       std::vector<FieldRef> refs;
       for (uint64_t id = 1; id < ck.index.size(); ++id) {
         const IdEntry& e = ck.index[id];
         if (!e.present()) continue;
         if (!DecodeFields(*ck.schema, RowStore::Resolve(e, buffers, rows_->map()), &refs))
           return Status::Corruption(fmt::format("collection '{}': document {} does not decode", c->name, id));
-        if (refs[b.field.field].present) cat.Add(id, FieldIndexes::BranchValue(field, b.field.text, refs[b.field.field]));
+        if (refs[b.field.field].present) cat.Add(id, FieldIndexes::BranchValue(field, b.field, refs[b.field.field]));
       }
       if (Status s = cat.Commit(b.storage.get(), ck.branch_lsns[k]); !s.ok()) return fail_.Trip(s);
       if (b.gc) b.gc->RequestRotation();

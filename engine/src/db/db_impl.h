@@ -47,6 +47,7 @@
 #include "engine/src/db/row.h"
 #include "engine/src/db/row_store.h"
 #include "engine/src/db/rw_lock.h"
+#include "engine/src/db/vector_field.h"
 #include "fenec/database.h"
 #include "engine/src/io/fail_stop.h"
 #include "engine/src/journal/group_commit.h"
@@ -91,6 +92,9 @@ struct PreparedBatch {
   std::vector<std::pair<uint32_t, uint32_t>> row_spans;  // each row's (offset, length) in payload
   PreparedIndexes idx;
   std::vector<base::Bytes> branch_payloads;  // one record per branch (branch.h), root LSN filled in at landing
+  // Per @hnsw field (FieldIndexes::hnsw_fields order): the vectors the
+  // commit hands to the field's queue once landed (null: none present).
+  std::vector<std::shared_ptr<const VectorBlock>> vector_blocks;
 };
 
 // The group commit's policy for the root's journal and each branch's own.
@@ -130,6 +134,10 @@ class DbImpl final : public Database {
   Result<AggregateResult> Aggregate(CollectionId collection, const std::string& field, const Filter& filter,
                                     const ReadOptions& ro) const override;
   Result<uint64_t> Count(CollectionId collection) const override;
+  using Database::Near;
+  Result<std::vector<NearHit>> Near(CollectionId collection, int field, std::span<const float> query,
+                                    const NearOptions& options) const override;
+  Status WaitForIndexes() override;
   Result<std::shared_ptr<const Snapshot>> Pin() const override;
   Status Checkpoint() override;
   Status Sync() override;
@@ -139,6 +147,7 @@ class DbImpl final : public Database {
   Status Check() const override;
 
  private:
+  Status CheckLocked(bool vectors) const FENEC_REQUIRES_SHARED(lock_);  // vectors: the queues are empty
   // --- db_write.cc
   Status Prepare(CollectionState* c, std::vector<Document>* docs, PreparedBatch* out) const;
   // Under the write lock: checks, lands rows, appends the journal record.
@@ -191,6 +200,19 @@ class DbImpl final : public Database {
   Status AttachBranches(CollectionState* c, bool recovering, uint64_t max_root_lsn, bool* dirty)
       FENEC_REQUIRES(lock_);
   Status RebuildBranchIndex(CollectionState* c, FieldIndexes::BranchField b) FENEC_REQUIRES(lock_);
+  // An @hnsw branch at open: its graph loaded and its tail applied, or
+  // (behind, or written with other index options) rebuilt from the rows.
+  Status LoadVectorBranch(CollectionState* c, FieldIndexes::BranchField b, VectorField* vf, const BranchState& st,
+                          bool whole, bool* rebuilt) FENEC_REQUIRES(lock_);
+  // The collection's VectorField for schema field f, or null.
+  static VectorField* VectorOf(const CollectionState* c, int f);
+  void StartLinkers();  // every collection's; after open's recovery
+  // --- db_near.cc
+  // Check's part for c's @hnsw fields, their queues empty: each graph holds
+  // exactly the rows' vectors.
+  Status CheckVectors(const CollectionState* c,
+                      const std::vector<std::pair<uint64_t, std::vector<FieldRef>>>& rows) const
+      FENEC_REQUIRES_SHARED(lock_);
   // After the root's checkpoint: each branch checkpoints the index as of the
   // same root LSN (rows read from views pinned then) and drops old journals.
   struct BranchCheckpoint {
@@ -199,6 +221,7 @@ class DbImpl final : public Database {
     IdIndex index;  // shared, copy-on-write
     std::vector<Branch*> branches;  // coll's, as captured under the lock
     std::vector<uint64_t> branch_lsns;
+    std::vector<VectorField*> held;  // @hnsw fields whose linkers wait at the capture (HoldAtNow)
   };
   void CaptureBranches(std::vector<BranchCheckpoint>* out) FENEC_REQUIRES(lock_);
   Status CheckpointBranches(std::vector<BranchCheckpoint>& todo, const BufferList& buffers, uint64_t root_lsn);
@@ -223,7 +246,9 @@ class DbImpl final : public Database {
   // --- db_open.cc
   Status RecoverLocked() FENEC_EXCLUDES(lock_);  // takes the write lock for the replay
   Status ApplyRecord(uint64_t lsn, std::span<const uint8_t> payload) FENEC_REQUIRES(lock_);
-  CollectionState* AddCollection(uint32_t id, const std::string& name, const Schema& schema) FENEC_REQUIRES(lock_);
+  // Fails: kInvalidArgument (an @hnsw field the vector index refuses: a catalog's bad dim).
+  Result<CollectionState*> AddCollection(uint32_t id, const std::string& name, const Schema& schema)
+      FENEC_REQUIRES(lock_);
   Status LoadCatalog() FENEC_REQUIRES(lock_);
   void EncodeCatalog(base::Bytes* out) const FENEC_REQUIRES(lock_);
   Status CheckpointNow() FENEC_REQUIRES(checkpoint_mu_);
@@ -281,6 +306,10 @@ struct CollectionState {
   std::vector<std::unique_ptr<Branch>> branches FENEC_GUARDED_BY(&DbImpl::lock_);
   // The last root LSN that touched this collection.
   uint64_t last_lsn FENEC_GUARDED_BY(&DbImpl::lock_) = 0;
+  // One per @hnsw field (FieldIndexes::hnsw_fields order). Made before the
+  // collection is published and never replaced, so read without a lock;
+  // each is thread-safe (vector_field.h).
+  std::vector<std::unique_ptr<VectorField>> vectors;
 };
 
 }  // namespace fenec

@@ -36,6 +36,7 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& folder, cons
   if (options.durability == Durability::kBuffered && options.sync_ms == 0)
     return Status::InvalidArgument("sync_ms must be > 0 in buffered mode");
   if (options.journal_file_bytes < 4096) return Status::InvalidArgument("journal_file_bytes must be >= 4 KiB");
+  if (Status s = ValidateHnswOptions(options.hnsw); !s.ok()) return s;
   Env* env = options.env ? options.env : Env::Default();
   std::unique_ptr<Storage> storage;
   if (Status s = Storage::Open(env, folder, options.create_if_missing, options.error_if_exists, options.storage_id,
@@ -59,12 +60,19 @@ DbImpl::DbImpl(const Options& options, std::unique_ptr<Storage> storage)
 
 DbImpl::~DbImpl() { Close(); }
 
-CollectionState* DbImpl::AddCollection(uint32_t id, const std::string& name, const Schema& schema) {
+Result<CollectionState*> DbImpl::AddCollection(uint32_t id, const std::string& name, const Schema& schema) {
   auto c = std::make_unique<CollectionState>();
   c->id = id;
   c->name = name;
   c->schema = std::make_shared<const Schema>(schema);
   c->indexes = std::make_unique<FieldIndexes>(*c->schema);
+  for (int f : c->indexes->hnsw_fields()) {
+    auto vf = VectorField::Create(c->schema->fields[f], f, options_.hnsw);
+    if (!vf.ok())
+      return Status::InvalidArgument(fmt::format("collection '{}': @hnsw field '{}': {}", name,
+                                                 c->schema->fields[f].name, vf.status().message()));
+    c->vectors.push_back(std::move(vf).value());
+  }
   c->index = IdIndex(pool_);
   c->index.resize(1);
   CollectionState* raw = c.get();
@@ -88,7 +96,9 @@ Status DbImpl::LoadCatalog() {
     std::string name(in.String());
     Schema schema;
     if (!DecodeSchema(&in, &schema) || id != k) return bad();
-    CollectionState* c = AddCollection(id, name, schema);
+    auto added = AddCollection(id, name, schema);
+    if (!added.ok()) return Status::Corruption(added.status().message(), storage_->folder() + "/data.fdb");
+    CollectionState* c = *added;
     c->live = in.Varint();
     c->last_lsn = in.Varint();
     uint64_t entries = in.Varint();
@@ -114,7 +124,9 @@ Status DbImpl::ApplyRecord(uint64_t lsn, std::span<const uint8_t> payload) {
   if (p.kind == PayloadKind::kCreateCollection) {
     if (p.collection != ncollections_.load(kRelaxed) || names_.count(p.name))
       return Status::Corruption(fmt::format("journal: collection {} '{}' out of order", p.collection, p.name));
-    AddCollection(p.collection, p.name, p.schema)->last_lsn = lsn;
+    auto added = AddCollection(p.collection, p.name, p.schema);
+    if (!added.ok()) return Status::Corruption("journal: " + added.status().message());
+    (*added)->last_lsn = lsn;
     return Status::OK();
   }
   CollectionState* c = Lookup(CollectionId{p.collection});
@@ -195,6 +207,7 @@ Status DbImpl::RecoverLocked() {
     }
     recovering_ = false;
   }
+  StartLinkers();
   // JR-2: the merger exists from here on, before anything else can put.
   if (options_.completion != Completion::kDirect)
     merger_ = std::make_unique<TxMerger>(this, gc_.get(), options_.completion,
@@ -249,6 +262,15 @@ Status DbImpl::CheckpointNow() {
     CaptureBranches(&branches);
     if (!branches.empty()) buffers = rows_->buffers();
   }
+  // The capture held each @hnsw linker at its mark; however the checkpoint
+  // ends, none stays held (Unhold is idempotent).
+  struct Unholder {
+    std::vector<BranchCheckpoint>* todo;
+    ~Unholder() {
+      for (BranchCheckpoint& ck : *todo)
+        for (VectorField* vf : ck.held) vf->Unhold();
+    }
+  } unholder{&branches};
   for (const auto& b : to_write) {
     if (Status s = rows_->Write(storage_.get(), b.get()); !s.ok()) {
       rows_->NotifyWritten();
@@ -283,6 +305,10 @@ Status DbImpl::Close() {
   if (!gc_) return Status::OK();  // recovery never got as far as the journal
   // JR-2: what the merger holds is executed (kClosed now) or completed before the journal's last sync.
   if (merger_) merger_->Stop();
+  // Every landed vector linked before the last checkpoint, so the next open
+  // loads whole graphs and applies no tail.
+  for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i)
+    for (auto& vf : collections_[i]->vectors) vf->WaitLinked();
   gc_->StopPeriodicSync();
   StopBranchSyncers();
   Status s = fail_.Check();
@@ -293,6 +319,8 @@ Status DbImpl::Close() {
     s = CheckpointNow();
   }
   DrainRing();
+  for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i)
+    for (auto& vf : collections_[i]->vectors) vf->StopLinker();
   jwriter_->Close();
   for (Branch* b : AllBranches())
     if (b->writer) b->writer->Close();
@@ -376,6 +404,36 @@ Stats DbImpl::GetStats() const {
   st.branches_recovered = branches_recovered_;
   st.ring_flushes = ring_flushes_.load(kRelaxed);
   st.branches_rebuilt = branches_rebuilt_;
+  for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i) {
+    for (const auto& vf : collections_[i]->vectors) {
+      VectorFieldStats v = vf->stats();
+      ++st.vector_indexes;
+      st.vector_nodes += v.index.nodes;
+      st.vector_owners += v.index.owners;
+      st.vector_tombstones += v.index.tombstones;
+      st.vector_pending += v.pending;
+      st.vector_queue_waits += v.queue_waits;
+      st.vector_linked += v.linked;
+      st.vector_link_batches += v.link_batches;
+      st.vector_prelink_edges_added += v.index.prelink_edges_added;
+      st.vector_prelink_edges_pruned += v.index.prelink_edges_pruned;
+      st.vector_rounds += v.index.rounds;
+      st.vector_round_distances += v.index.round_distances_total;
+      st.vector_round_distances_max = std::max(st.vector_round_distances_max, v.index.round_distances_max);
+      st.vector_insert_distances += v.index.insert_distances;
+      st.vector_searches += v.index.searches;
+      st.vector_search_distances += v.index.search_distances;
+      st.vector_pending_scanned += v.pending_scanned;
+      st.vector_table_growths += v.index.table_growths;
+      st.vector_table_entries_moved += v.index.table_entries_moved_total;
+      st.vector_table_max_entries_moved = std::max(st.vector_table_max_entries_moved, v.index.table_max_entries_moved);
+      st.vector_reads_after_load += v.index.vectors_read_after_load;
+      st.vector_cleanups_unlinked += v.cleanups_unlinked;
+      st.vector_bytes_full += v.memory.vectors_full;
+      st.vector_bytes_binary += v.memory.vectors_binary;
+      st.vector_bytes_graph += v.memory.graph_links;
+    }
+  }
   st.recovered_records = recovered_records_;
   st.recovery_discarded_bytes = recovery_discarded_;
   st.recovery_ns = recovery_ns_;
@@ -391,6 +449,8 @@ void DbImpl::ResetStats() {
   lock_.ResetCounters();
   pool_->ResetCounters();
   if (merger_) merger_->ResetCounters();  // JR-2
+  for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i)
+    for (auto& vf : collections_[i]->vectors) vf->ResetStats();
   for (auto* a : {&commits_, &pins_, &pin_ns_, &pin_max_ns_, &pinned_rows_, &flushes_, &flushes_under_lock_,
                   &handover_pieces_, &handover_entries_, &checkpoints_, &ring_flushes_, &pin_wait_ns_, &pin_hold_ns_,
                   &pin_hold_max_ns_, &pin_chunks_})

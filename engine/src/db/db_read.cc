@@ -223,7 +223,27 @@ Result<AggregateResult> DbImpl::Aggregate(CollectionId collection, const std::st
 }
 
 Status DbImpl::Check() const {
-  ReadLock lock(&lock_);
+  // The @hnsw graphs are compared with the rows once their queues are
+  // empty. The wait happens unlocked (a checkpoint may hold a linker while
+  // it needs the shared lock); a write that queues meanwhile means another
+  // round. Writers that never pause leave the graphs unchecked.
+  auto all_idle = [this] {
+    for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i)
+      for (const auto& vf : collections_[i]->vectors)
+        if (!vf->Idle()) return false;
+    return true;
+  };
+  for (int round = 0;; ++round) {
+    for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i)
+      for (const auto& vf : collections_[i]->vectors) vf->WaitLinked();
+    ReadLock lock(&lock_);
+    const bool idle = all_idle();
+    if (!idle && round < 100) continue;
+    return CheckLocked(idle);
+  }
+}
+
+Status DbImpl::CheckLocked(bool vectors) const {
   for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i) {
     const CollectionState* c = collections_[i].get();
     std::vector<std::pair<uint64_t, std::vector<FieldRef>>> rows;
@@ -238,6 +258,9 @@ Status DbImpl::Check() const {
       return Status::Corruption(fmt::format("collection '{}': {} documents, count says {}", c->name, rows.size(), c->live));
     if (Status s = c->indexes->Verify(rows); !s.ok())
       return Status::Corruption(fmt::format("collection '{}': {}", c->name, s.message()));
+    if (vectors)
+      if (Status s = CheckVectors(c, rows); !s.ok())
+        return Status::Corruption(fmt::format("collection '{}': {}", c->name, s.message()));
   }
   return Status::OK();
 }

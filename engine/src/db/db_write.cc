@@ -82,8 +82,20 @@ Status DbImpl::Prepare(CollectionState* c, std::vector<Document>* docs, Prepared
       for (size_t i = 0; i < refs.size(); ++i) {
         const FieldRef& ref = refs[i][bf[k].field];
         if (ref.present)
-          AddBranchPut(out->first_id + i, FieldIndexes::BranchValue(field, bf[k].text, ref), &out->branch_payloads[k]);
+          AddBranchPut(out->first_id + i, FieldIndexes::BranchValue(field, bf[k], ref), &out->branch_payloads[k]);
       }
+    }
+    // The vectors each @hnsw field's linker gets once the rows have landed.
+    out->vector_blocks.clear();
+    for (int f : index_set.hnsw_fields()) {
+      auto block = std::make_shared<VectorBlock>();
+      for (size_t i = 0; i < docs->size(); ++i) {
+        const Value& v = (*docs)[i][f];
+        if (v.is_null()) continue;
+        block->ids.push_back(out->first_id + i);
+        block->vectors.insert(block->vectors.end(), v.vector().begin(), v.vector().end());
+      }
+      out->vector_blocks.push_back(block->ids.empty() ? nullptr : std::move(block));
     }
   }
   return Status::OK();
@@ -123,6 +135,9 @@ Status DbImpl::Land(PreparedBatch* b, CommitTicket* t, BufferList* sealed, Buffe
   }
   c->live += b->count;
   AppendCommit(c, b->payload, &b->branch_payloads, t);
+  // Visible by id now; the graph links them later, outside the lock, and a
+  // NEAR meanwhile finds them in the queue.
+  for (size_t k = 0; k < c->vectors.size(); ++k) c->vectors[k]->Enqueue(std::move(b->vector_blocks[k]), b->count);
   return Status::OK();
 }
 
@@ -227,12 +242,18 @@ Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector
   if (outside) {
     if (Status s = Prepare(c, &docs, &b); !s.ok()) return s;
   }
+  // Room in each @hnsw queue, waited for here, never under the write lock.
+  // Land gives it back (Enqueue); a write that fails before landing releases it.
+  const size_t count = docs.size();
+  for (auto& vf : c->vectors) vf->Reserve(count);
   BufferList sealed, retired;  // retired: freed when this function returns, after the lock
   Status landed;
+  bool enqueued = false;
   {
     WriteLock lock(&lock_);
     if (!outside) landed = Prepare(c, &docs, &b);
     if (landed.ok()) landed = Land(&b, t, &sealed, &retired);
+    enqueued = landed.ok();
     if (landed.ok() && options_.commit_mode == CommitMode::kNaive) landed = CommitUnderLockAll(c);
     if (landed.ok() && options_.buffer_write == BufferWrite::kUnderLock) {
       landed = WriteSealed(sealed, true);
@@ -243,6 +264,8 @@ Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector
   // replaced here, their pages faulted in while no one waits on us.
   pool_->Refill();
   rows_->RefillSpare();
+  if (!enqueued)
+    for (auto& vf : c->vectors) vf->Release(count);
   if (!landed.ok()) {
     Status w = WriteSealed(sealed, false);  // rows already landed in them belong to other commits too
     (void)w;
@@ -285,6 +308,15 @@ Status DbImpl::Delete(CollectionId collection, DocId id) {
       if (!DecodeFields(*c->schema, rows_->Resolve(c->index[id]), &refs))
         return Status::Corruption(fmt::format("document {} of '{}' does not decode", id, c->name));
       c->indexes->Erase(id, refs);
+      // A NEAR stops answering it at once (its row is gone); the graph
+      // tombstones it when the linker reaches this erase.
+      for (auto& vf : c->vectors) {
+        if (!refs[vf->field()].present) continue;
+        auto block = std::make_shared<VectorBlock>();
+        block->erase = true;
+        block->ids.push_back(id);
+        vf->Enqueue(std::move(block), 0);
+      }
     }
     c->index.Mut(id).len = 0;
     --c->live;
@@ -316,10 +348,13 @@ Result<CollectionId> DbImpl::CreateCollection(const std::string& name, const Sch
     if (names_.count(name)) return Status::AlreadyExists(fmt::format("collection '{}' exists", name));
     id = ncollections_.load(std::memory_order_relaxed);
     if (id >= kMaxCollections) return Status::InvalidArgument("too many collections");
-    CollectionState* c = AddCollection(id, name, schema);
+    auto added = AddCollection(id, name, schema);
+    if (!added.ok()) return added.status();
+    CollectionState* c = *added;
     bool dirty = false;
     // Rare enough that creating the branch folders under the lock is fine.
     if (Status s = AttachBranches(c, /*recovering=*/false, 0, &dirty); !s.ok()) return fail_.Trip(s);
+    for (auto& vf : c->vectors) vf->StartLinker();
     base::Bytes payload;
     EncodeCreate(id, name, schema, &payload);
     lsn = gc_->Append(payload);

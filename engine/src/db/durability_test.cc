@@ -31,17 +31,19 @@ namespace {
 // The child: writers commit durable puts and report each acknowledged one
 // through the pipe; a checkpointer runs beside them so kills land inside
 // checkpoints too. It never returns: the parent kills it.
-[[noreturn]] void ChildWriter(const std::string& dir, int fd, int writers, int64_t first_seq) {
+// vectors: the log holds an @hnsw vector too (VectorLogSchema).
+[[noreturn]] void ChildWriter(const std::string& dir, int fd, int writers, int64_t first_seq, bool vectors = false) {
   auto db = Database::Open(dir, Options{});
   if (!db.ok()) _exit(3);
   auto c = (*db)->FindCollection("log");
-  if (!c.ok()) c = (*db)->CreateCollection("log", LogSchema());
+  if (!c.ok()) c = (*db)->CreateCollection("log", vectors ? VectorLogSchema() : LogSchema());
   if (!c.ok()) _exit(4);
+  const DocMaker make = vectors ? ExpectedWithVector : Expected;
   std::vector<std::thread> ts;
   for (int w = 0; w < writers; ++w) {
     ts.emplace_back([&, w] {
       for (int64_t seq = first_seq;; ++seq) {
-        auto id = (*db)->Put(*c, Expected(w, seq));
+        auto id = (*db)->Put(*c, make(w, seq));
         if (!id.ok()) _exit(5);
         base::ReportAck(fd, {static_cast<int64_t>(*id), w, seq});
       }
@@ -97,6 +99,46 @@ TEST(Durability, KillNineLosesNoAcknowledgedWrite) {
   }
 }
 
+// An @hnsw collection: after each kill every acknowledged document is there
+// with its exact vector bytes, and a NEAR for its vector finds it. Kills
+// land anywhere: in a graph's checkpoint, with vectors queued unlinked.
+TEST(Durability, KillNineLosesNoAcknowledgedVector) {
+  const uint64_t seed = base::TestSeed();
+  std::mt19937_64 rng(seed);
+  base::ScratchDir dir;
+  std::string path = dir.path() + "/db";
+  constexpr int kWriters = 4;
+  std::vector<Ack> acks;
+  int64_t first_seq = 0;
+  for (int round = 0; round < 3; ++round) {
+    base::ChildRunOptions co;
+    co.kill_after = 50 + rng() % 400;
+    co.seed = rng();
+    const base::ChildRun run =
+        base::RunAckingChild(co, [&](int fd) { ChildWriter(path, fd, kWriters, first_seq, /*vectors=*/true); });
+    ASSERT_TRUE(run.killed) << run.error << " (seed " << seed << ")";
+    for (const base::WriteAck& a : run.acks) acks.push_back({static_cast<uint64_t>(a.id), a.writer, a.seq});
+
+    auto db = Database::Open(path, Options{});
+    ASSERT_TRUE(db.ok()) << db.status().ToString() << " (seed " << seed << ", round " << round << ")";
+    auto c = (*db)->FindCollection("log");
+    ASSERT_TRUE(c.ok());
+    for (const Ack& a : acks) {
+      auto doc = (*db)->Get(*c, a.id);
+      ASSERT_TRUE(doc.ok()) << "round " << round << ": acknowledged id " << a.id << " lost (seed " << seed << ")";
+      ASSERT_EQ(*doc, ExpectedWithVector(a.writer, a.seq)) << "round " << round << " id " << a.id;
+    }
+    ASSERT_TRUE((*db)->Check().ok()) << (*db)->Check().ToString();  // each graph holds exactly the rows' vectors
+    const double found = NearFindsAcked(db->get(), *c, acks, 200, seed + round);
+    Stats st = (*db)->GetStats();
+    fmt::print(stderr, "round {}: {} acks, NEAR found {:.4f} of a sample; graph loaded {} / rebuilt {}, {} linked at open\n",
+               round, acks.size(), found, st.branches_recovered, st.branches_rebuilt, st.vector_linked);
+    EXPECT_GE(found, 0.99) << "(seed " << seed << ")";
+    auto rows = (*db)->Scan(*c, {}, 0);
+    for (const Row& r : *rows) first_seq = std::max(first_seq, r.doc[1].int_value() + 1);
+  }
+}
+
 // --- power loss (FaultEnv) ------------------------------------------------
 
 struct Crashed {
@@ -105,18 +147,20 @@ struct Crashed {
 
 // Writers commit until the simulated power cut; returns what was acknowledged.
 std::vector<Ack> WriteUntilCrash(FaultEnv* env, const std::string& path, Options o, uint64_t crash_after,
-                                 bool checkpoints, std::mt19937_64* rng) {
+                                 bool checkpoints, std::mt19937_64* rng, bool vectors = false) {
   o.env = env;
   auto db = Database::Open(path, o);
   EXPECT_TRUE(db.ok()) << db.status().ToString();
   if (!db.ok()) return {};
   auto c = (*db)->FindCollection("log");
-  if (!c.ok()) c = (*db)->CreateCollection("log", LogSchema());
+  if (!c.ok()) c = (*db)->CreateCollection("log", vectors ? VectorLogSchema() : LogSchema());
   const int ckpt_every = 30 + static_cast<int>((*rng)() % 60);
   std::vector<Ack> acks = WritersUntilCrash(
-      db->get(), *c, crash_after, [env] { env->Crash(); }, /*batched=*/-1, [&](int w, int64_t seq) {
+      db->get(), *c, crash_after, [env] { env->Crash(); }, /*batched=*/vectors ? 1 : -1,
+      [&](int w, int64_t seq) {
         if (w == 0 && checkpoints && seq % ckpt_every == 0) (void)(*db)->Checkpoint();
-      });
+      },
+      vectors ? ExpectedWithVector : Expected);
   db->reset();  // torn down with every write refused: nothing more reaches the files
   return acks;
 }
@@ -144,6 +188,41 @@ TEST(Durability, PowerLossKeepsEveryAcknowledgedCommit) {
       if (HasFatalFailure()) return;
       fmt::print(stderr, "round {} crash {}: {} acks, {} unsynced writes ({} kept, {} dropped, {} garbled sectors)\n",
                  round, crash, all.size(), r.writes, r.sectors_kept, r.sectors_dropped, r.sectors_garbled);
+    }
+  }
+}
+
+// The same with an @hnsw field: both journal modes, checkpoints (graphs
+// serialized) among the writes in every other round.
+TEST(Durability, PowerLossKeepsEveryAcknowledgedVector) {
+  const uint64_t seed = base::TestSeed();
+  std::mt19937_64 rng(seed);
+  for (int round = 0; round < 4; ++round) {
+    base::ScratchDir dir;
+    std::string path = dir.path() + "/db";
+    FaultEnv env;
+    std::vector<Ack> all;
+    Options o;
+    o.write_buffer_bytes = 8192;
+    o.journals = round < 2 ? Journals::kShared : Journals::kSeparate;
+    for (int crash = 0; crash < 2; ++crash) {
+      auto acks = WriteUntilCrash(&env, path, o, 40 + rng() % 200, /*checkpoints=*/round % 2 == 1, &rng,
+                                  /*vectors=*/true);
+      all.insert(all.end(), acks.begin(), acks.end());
+      CrashReport r = env.ApplyCrash(rng());
+      o.env = &env;
+      auto db = Database::Open(path, o);
+      ASSERT_TRUE(db.ok()) << db.status().ToString() << " (seed " << seed << ")";
+      auto c = (*db)->FindCollection("log");
+      ASSERT_TRUE(c.ok());
+      VerifyAfterRecovery(db->get(), *c, all, seed, ExpectedWithVector);  // and Check: graphs hold the rows' vectors
+      if (HasFatalFailure()) return;
+      const double found = NearFindsAcked(db->get(), *c, all, 200, seed + round * 2 + crash);
+      fmt::print(stderr, "round {} crash {}: {} acks, NEAR found {:.4f} of a sample, {} unsynced writes, "
+                 "graph loaded {} / rebuilt {}\n",
+                 round, crash, all.size(), found, r.writes, (*db)->GetStats().branches_recovered,
+                 (*db)->GetStats().branches_rebuilt);
+      EXPECT_GE(found, 0.99) << "(seed " << seed << ")";
     }
   }
 }

@@ -12,6 +12,7 @@ FieldIndexes::FieldIndexes(const Schema& schema) : schema_(schema) {
   for (size_t i = 0; i < schema.fields.size(); ++i) {
     if (schema.fields[i].unique) unique_fields_.push_back(static_cast<int>(i));
     if (schema.fields[i].text_indexed) text_fields_.push_back(static_cast<int>(i));
+    if (schema.fields[i].hnsw) hnsw_fields_.push_back(static_cast<int>(i));
   }
   for (size_t k = 0; k < unique_fields_.size(); ++k) unique_.push_back(std::make_unique<index::UniqueIndex>());
   for (size_t k = 0; k < text_fields_.size(); ++k) text_.push_back(std::make_unique<index::TextIndex>());
@@ -23,12 +24,14 @@ std::vector<FieldIndexes::BranchField> FieldIndexes::branch_fields() const {
   std::vector<BranchField> out;
   for (int f : unique_fields_) out.push_back({f, false});
   for (int f : text_fields_) out.push_back({f, true});
+  for (int f : hnsw_fields_) out.push_back({f, false, true});
   return out;
 }
 
-std::string FieldIndexes::BranchValue(const Field& field, bool text, const FieldRef& ref) {
+std::string FieldIndexes::BranchValue(const Field& field, BranchField b, const FieldRef& ref) {
   if (!ref.present) return {};
-  if (!text) return UniqueKey(field.type, ref);
+  if (b.hnsw) return std::string(reinterpret_cast<const char*>(ref.vec), size_t{field.dim} * 4);
+  if (!b.text) return UniqueKey(field.type, ref);
   return std::string(ref.text);
 }
 
@@ -82,6 +85,7 @@ void FieldIndexes::Erase(uint64_t id, const std::vector<FieldRef>& row) {
 }
 
 Status FieldIndexes::AddEntry(BranchField b, uint64_t id, std::string_view value) {
+  if (b.hnsw) return Status::OK();
   if (!b.text) {
     for (size_t k = 0; k < unique_fields_.size(); ++k) {
       if (unique_fields_[k] != b.field) continue;

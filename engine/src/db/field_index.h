@@ -33,7 +33,9 @@ class FieldIndexes {
  public:
   explicit FieldIndexes(const Schema& schema);
   ~FieldIndexes();
-  bool empty() const { return unique_fields_.empty() && text_fields_.empty(); }
+  bool empty() const { return unique_fields_.empty() && text_fields_.empty() && hnsw_fields_.empty(); }
+  // The @hnsw fields (schema indexes), in branch order.
+  const std::vector<int>& hnsw_fields() const { return hnsw_fields_; }
 
   // rows[i] is the document with id first_id + i.
   void Prepare(const std::vector<std::vector<FieldRef>>& rows, uint64_t first_id, PreparedIndexes* out) const;
@@ -49,18 +51,23 @@ class FieldIndexes {
   // Rows whose @text field holds every term, ascending.
   std::vector<uint64_t> TextQuery(int field, const std::string& terms) const;
 
-  // JR-1: each index is a branch storage: a field's @unique index or its
-  // @text index. In branch order: the @unique ones, then the @text ones.
+  // JR-1: each index is a branch storage: a field's @unique index, its
+  // @text index or its @hnsw index. In branch order: the @unique ones, the
+  // @text ones, then the @hnsw ones. The @hnsw indexes themselves live in
+  // the collection's VectorFields (db/vector_field.h), not here.
   struct BranchField {
     int field = 0;  // schema index
     bool text = false;
+    bool hnsw = false;
   };
   std::vector<BranchField> branch_fields() const;
-  // What a branch stores for a row's field: the @unique key bytes, or the
-  // @text text. Empty for an absent value.
-  static std::string BranchValue(const Field& field, bool text, const FieldRef& ref);
-  // Loads one (id, BranchValue) into that index: recovery from a branch, or
-  // a rebuild from the rows. kConstraint if a @unique key repeats.
+  // What a branch stores for a row's field: the @unique key bytes, the
+  // @text text, or the @hnsw vector's dim x 4 bytes (the row's own). Empty
+  // for an absent value.
+  static std::string BranchValue(const Field& field, BranchField b, const FieldRef& ref);
+  // Loads one (id, BranchValue) into a @unique or @text index: recovery from
+  // a branch, or a rebuild from the rows. kConstraint if a @unique key
+  // repeats. (An @hnsw branch loads into its VectorField.)
   Status AddEntry(BranchField b, uint64_t id, std::string_view value);
 
   // kCorruption unless the indexes hold exactly the rows' keys and terms.
@@ -68,7 +75,7 @@ class FieldIndexes {
 
  private:
   const Schema& schema_;
-  std::vector<int> unique_fields_, text_fields_;  // schema indexes
+  std::vector<int> unique_fields_, text_fields_, hnsw_fields_;  // schema indexes
   std::vector<std::unique_ptr<index::UniqueIndex>> unique_;
   std::vector<std::unique_ptr<index::TextIndex>> text_;
 };

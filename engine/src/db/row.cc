@@ -78,7 +78,8 @@ void EncodeSchema(const Schema& schema, base::Bytes* out) {
     base::PutString(out, f.name);
     out->push_back(static_cast<uint8_t>(f.type));
     base::PutVarint(out, f.dim);
-    out->push_back(static_cast<uint8_t>((f.unique ? 1 : 0) | (f.text_indexed ? 2 : 0)));
+    out->push_back(static_cast<uint8_t>((f.unique ? 1 : 0) | (f.text_indexed ? 2 : 0) | (f.hnsw ? 4 : 0)));
+    if (f.hnsw) out->push_back(static_cast<uint8_t>(f.metric));  // only then: older catalogs read unchanged
   }
 }
 
@@ -96,6 +97,12 @@ bool DecodeSchema(base::ByteReader* in, Schema* out) {
     uint8_t flags = in->Byte();
     f.unique = flags & 1;
     f.text_indexed = flags & 2;
+    f.hnsw = flags & 4;
+    if (f.hnsw) {
+      uint8_t metric = in->Byte();
+      if (metric > 2) return false;
+      f.metric = static_cast<VectorMetric>(metric);
+    }
     out->fields.push_back(std::move(f));
   }
   return in->ok();

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <cmath>
 #include <set>
 
 #include "fenec/schema.h"
@@ -14,6 +15,15 @@ const char* FieldTypeName(FieldType type) {
     case FieldType::kFloat: return "float";
     case FieldType::kBool: return "bool";
     case FieldType::kVector: return "vector";
+  }
+  return "?";
+}
+
+const char* VectorMetricName(VectorMetric m) {
+  switch (m) {
+    case VectorMetric::kL2: return "l2";
+    case VectorMetric::kCosine: return "cosine";
+    case VectorMetric::kInnerProduct: return "ip";
   }
   return "?";
 }
@@ -59,8 +69,14 @@ Status Schema::Validate() const {
       return Status::InvalidArgument(fmt::format("field '{}' is not a vector but has a dim", f.name));
     if (f.text_indexed && f.type != FieldType::kText)
       return Status::InvalidArgument(fmt::format("@text field '{}' must be of type text", f.name));
+    if (f.hnsw && f.unique)
+      return Status::InvalidArgument(fmt::format("field '{}' cannot be both @hnsw and @unique", f.name));
     if (f.unique && f.type == FieldType::kVector)
       return Status::InvalidArgument(fmt::format("vector field '{}' cannot be @unique", f.name));
+    if (f.hnsw && f.type != FieldType::kVector)
+      return Status::InvalidArgument(fmt::format("@hnsw field '{}' must be a vector", f.name));
+    if (f.hnsw && static_cast<unsigned>(f.metric) > 2)
+      return Status::InvalidArgument(fmt::format("@hnsw field '{}' has an unknown metric", f.name));
   }
   return Status::OK();
 }
@@ -83,6 +99,19 @@ Status Schema::Check(const Document& doc) const {
         if (ok && v.vector().size() != f.dim)
           return Status::InvalidArgument(
               fmt::format("field '{}' needs {} floats, got {}", f.name, f.dim, v.vector().size()));
+        if (ok && f.hnsw) {
+          // Refused here, before anything lands: the index could not link it.
+          bool nonzero = false;
+          for (size_t k = 0; k < v.vector().size(); ++k) {
+            float x = v.vector()[k];
+            if (!std::isfinite(x))
+              return Status::InvalidArgument(
+                  fmt::format("@hnsw field '{}': component {} is not a finite number", f.name, k));
+            nonzero = nonzero || x != 0;
+          }
+          if (!nonzero && f.metric == VectorMetric::kCosine)
+            return Status::InvalidArgument(fmt::format("@hnsw(cosine) field '{}': a zero vector has no direction", f.name));
+        }
         break;
     }
     if (!ok)

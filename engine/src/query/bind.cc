@@ -206,8 +206,12 @@ std::optional<Error> JsonReader::ReadSlot(const ParamSlot& slot, sj::value v, co
     case SlotKind::kField: return ReadValue(v, slot.field, slot.nullable, where, &out->values[index]);
     case SlotKind::kId:
     case SlotKind::kLimit:
-      if (auto err = ReadWhole(v, slot.kind == SlotKind::kId ? 1 : 0,
-                               slot.kind == SlotKind::kId ? "a document id" : "a limit", where, &n)) {
+    case SlotKind::kEf:
+      if (auto err = ReadWhole(v, slot.kind == SlotKind::kLimit ? 0 : 1,
+                               slot.kind == SlotKind::kId    ? "a document id"
+                               : slot.kind == SlotKind::kEf ? "an ef"
+                                                            : "a limit",
+                               where, &n)) {
         return err;
       }
       out->values[index] = Value(n);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "engine/src/query/aggregate.h"
 #include "engine/src/query/json_out.h"
 
@@ -83,7 +85,51 @@ Answer Get(const Plan& plan, const Bound& b, Database& db) {
   return {200, std::move(out)};
 }
 
+// A float as JSON: its shortest text (not the double it widens to, which
+// would print 0.30000001192092896 for 0.3f), ".0" kept on whole numbers.
+void AppendJsonFloat(std::string& out, float f) {
+  if (!std::isfinite(f)) {
+    out += "null";
+    return;
+  }
+  size_t start = out.size();
+  fmt::format_to(std::back_inserter(out), "{}", f);
+  if (out.find_first_of(".eEn", start) == std::string::npos) out += ".0";
+}
+
+// FIND c NEAR f v [EF n] [WHERE ...] [LIMIT k]: Database::Near, nearest first.
+Answer FindNear(const Plan& plan, const Bound& b, Database& db) {
+  NearOptions o;
+  const int64_t k = Resolve(plan.limit, b).int_value();
+  const int64_t ef = Resolve(plan.ef, b).int_value();
+  if (plan.limit.slot >= 0 && (k < 1 || k > static_cast<int64_t>(NearOptions::kMaxK)))
+    return ErrorAnswer(Error{400, "type", fmt::format("a NEAR's LIMIT is 1..{}, got {}", NearOptions::kMaxK, k),
+                             Where(plan), -1});
+  if (ef > static_cast<int64_t>(NearOptions::kMaxEf))
+    return ErrorAnswer(Error{400, "type", fmt::format("a NEAR's EF is at most {}, got {}", NearOptions::kMaxEf, ef),
+                             Where(plan), -1});
+  if (k > 0) o.k = static_cast<size_t>(k);
+  o.ef = static_cast<size_t>(ef);
+  o.where = MakeFilter(plan, b);
+  const Value& v = Resolve(plan.near_vector, b);
+  auto hits = db.Near(plan.cid, plan.near_field, v.vector(), o);
+  if (!hits.ok()) return ErrorAnswer(StatusError(hits.status(), Where(plan)));
+  std::string out = "{\"rows\":[";
+  for (size_t i = 0; i < hits->size(); ++i) {
+    const NearHit& h = (*hits)[i];
+    if (i) out.push_back(',');
+    fmt::format_to(std::back_inserter(out), "{{\"id\":{},\"distance\":", h.id);
+    AppendJsonFloat(out, h.distance);
+    out += ",\"doc\":";
+    AppendDocJson(out, plan.schema, h.doc);
+    out.push_back('}');
+  }
+  fmt::format_to(std::back_inserter(out), "],\"count\":{}}}", hits->size());
+  return {200, std::move(out)};
+}
+
 Answer Find(const Plan& plan, const Bound& b, Database& db) {
+  if (plan.near_field >= 0) return FindNear(plan, b, db);
   uint64_t limit = static_cast<uint64_t>(Resolve(plan.limit, b).int_value());
   auto rows = db.Scan(plan.cid, MakeFilter(plan, b), limit);
   if (!rows.ok()) return ErrorAnswer(StatusError(rows.status(), Where(plan)));

@@ -3,6 +3,9 @@
 // names what was expected where, since a client fixes one thing at a time.
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -189,15 +192,28 @@ class Parser {
         Fail(type, fmt::format("unknown type '{}': expected TEXT, INT, FLOAT, BOOL or VECTOR(n)", type.text));
       }
       while (AcceptPunct('@')) {
-        const Token& attr = ExpectName("an attribute (@unique or @text)");
+        const Token& attr = ExpectName("an attribute (@unique, @text or @hnsw)");
         if (IEquals(attr.text, "unique")) def.field.unique = true;
         else if (IEquals(attr.text, "text")) def.field.text_indexed = true;
-        else Fail(attr, fmt::format("unknown attribute '@{}': expected @unique or @text", attr.text));
+        else if (IEquals(attr.text, "hnsw")) Hnsw(def.field);
+        else Fail(attr, fmt::format("unknown attribute '@{}': expected @unique, @text or @hnsw", attr.text));
       }
       st.fields.push_back(std::move(def));
     } while (AcceptPunct(','));
     ExpectPunct(')', "to close the field list");
     return st;
+  }
+
+  // @hnsw [( l2 | cosine | ip )]
+  void Hnsw(Field& f) {
+    f.hnsw = true;
+    if (!AcceptPunct('(')) return;
+    const Token& m = ExpectName("a metric: l2, cosine or ip");
+    if (IEquals(m.text, "l2")) f.metric = VectorMetric::kL2;
+    else if (IEquals(m.text, "cosine")) f.metric = VectorMetric::kCosine;
+    else if (IEquals(m.text, "ip")) f.metric = VectorMetric::kInnerProduct;
+    else Fail(m, fmt::format("unknown metric '{}': expected l2, cosine or ip", m.text));
+    ExpectPunct(')', "after the metric");
   }
 
   // GET name id | DELETE name id
@@ -209,11 +225,26 @@ class Parser {
     return st;
   }
 
-  // FIND name [WHERE ...] [LIMIT n]
+  // FIND name [NEAR field (vector | param) [EF n]] [WHERE ...] [LIMIT n]
   Statement Find() {
     Statement st;
     st.kind = StatementKind::kFind;
     CollectionName(st);
+    if (AcceptKw("NEAR")) {
+      const Token& f = ExpectName("the vector field to search");
+      st.near_field = f.text;
+      st.near_field_offset = f.offset;
+      const Token& v = Peek();
+      if (v.kind != Tok::kParam && !(v.kind == Tok::kPunct && v.text == "["))
+        Fail(v, fmt::format("expected the vector to search near ('[...]' or a parameter), found {}", Found()));
+      st.near_vector = ValueOperand("a vector");
+      if (AcceptKw("EF")) {
+        const Token& t = Peek();
+        if (t.kind != Tok::kInt && t.kind != Tok::kParam)
+          Fail(t, fmt::format("expected the search's ef (a number or a parameter), found {}", Found()));
+        st.ef = ValueOperand("an ef");
+      }
+    }
     Where(st);
     if (AcceptKw("LIMIT")) {
       const Token& t = Peek();
@@ -393,7 +424,14 @@ class Parser {
         if (n.kind != Tok::kInt && n.kind != Tok::kFloat) Fail(n, fmt::format("expected a number in the vector, found {}", Found()));
         float f = 0;
         auto r = std::from_chars(n.text.data(), n.text.data() + n.text.size(), f);
-        if (r.ec != std::errc{}) Fail(n, fmt::format("number {} does not fit in a float", n.text));
+        // Out of a float's range: kept as what a float makes of it (an
+        // infinity, or zero), so the planner answers `type` for the value
+        // rather than `parse` for well-formed text.
+        if (r.ec == std::errc::result_out_of_range) {
+          double d = std::strtod(n.text.c_str(), nullptr);
+          f = std::fabs(d) > std::numeric_limits<float>::max() ? std::copysign(std::numeric_limits<float>::infinity(), d)
+                                                               : static_cast<float>(d);
+        } else if (r.ec != std::errc{}) Fail(n, fmt::format("number {} is not a float", n.text));
         v.push_back(f);
         Take();
       } while (AcceptPunct(','));

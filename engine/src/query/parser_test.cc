@@ -1,6 +1,8 @@
 // The parser: each statement's shape, and each error's position and words.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "engine/src/query/lexer.h"
 #include "engine/src/query/statement.h"
 
@@ -116,6 +118,54 @@ TEST(Parser, KeywordsAreNotReserved) {
   EXPECT_EQ(st.where[0].field, "count");
 }
 
+TEST(Parser, HnswAttributeAndItsMetrics) {
+  Statement st = Ok("CREATE COLLECTION docs (a VECTOR(4) @hnsw, b VECTOR(4) @HNSW(cosine), c VECTOR(2) @hnsw(IP),\n"
+                    "  d VECTOR(2) @hnsw(l2), e VECTOR(2))");
+  ASSERT_EQ(st.fields.size(), 5u);
+  EXPECT_TRUE(st.fields[0].field.hnsw);
+  EXPECT_EQ(st.fields[0].field.metric, VectorMetric::kL2);
+  EXPECT_EQ(st.fields[1].field.metric, VectorMetric::kCosine);
+  EXPECT_EQ(st.fields[2].field.metric, VectorMetric::kInnerProduct);
+  EXPECT_TRUE(st.fields[3].field.hnsw);
+  EXPECT_EQ(st.fields[3].field.metric, VectorMetric::kL2);
+  EXPECT_FALSE(st.fields[4].field.hnsw);
+}
+
+TEST(Parser, FindNearWithEfWhereAndLimit) {
+  Statement st = Ok("FIND docs NEAR emb [0.5, -1, 2e1] EF 200 WHERE tag = 'a' LIMIT 3");
+  EXPECT_EQ(st.kind, StatementKind::kFind);
+  EXPECT_EQ(st.near_field, "emb");
+  EXPECT_EQ(st.near_field_offset, 15u);
+  EXPECT_EQ(st.near_vector.literal.vector(), (std::vector<float>{0.5f, -1.0f, 20.0f}));
+  ASSERT_TRUE(st.ef.has_value());
+  EXPECT_EQ(st.ef->literal.int_value(), 200);
+  ASSERT_EQ(st.where.size(), 1u);
+  EXPECT_EQ(st.limit->literal.int_value(), 3);
+
+  st = Ok("find docs near emb $v ef $ef limit $k");
+  EXPECT_EQ(st.near_vector.kind, Operand::Kind::kParam);
+  EXPECT_EQ(st.near_vector.param, "v");
+  EXPECT_EQ(st.ef->param, "ef");
+  EXPECT_EQ(st.limit->param, "k");
+
+  st = Ok("FIND docs NEAR near [1]");  // a field may be called near
+  EXPECT_EQ(st.near_field, "near");
+  EXPECT_FALSE(st.ef.has_value());
+  EXPECT_FALSE(st.limit.has_value());
+  st = Ok("FIND docs WHERE near = 1");  // and NEAR is a name after WHERE
+  EXPECT_TRUE(st.near_field.empty());
+}
+
+TEST(Parser, OutOfRangeFloatsAreValuesNotParseErrors) {
+  // The planner refuses them as `type` (not finite); the text itself is well formed.
+  Statement st = Ok("FIND docs NEAR emb [1e400, -1e400, 1e-400]");
+  const std::vector<float>& v = st.near_vector.literal.vector();
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_TRUE(std::isinf(v[0]) && v[0] > 0);
+  EXPECT_TRUE(std::isinf(v[1]) && v[1] < 0);
+  EXPECT_EQ(v[2], 0.0f);
+}
+
 TEST(ParserErrors, UnknownStatement) {
   Error e = Bad("SELECT * FROM users");
   EXPECT_EQ(e.offset, 0);
@@ -174,6 +224,13 @@ TEST(ParserErrors, EachRuleSaysWhatItExpected) {
       {"FIND t WHERE a = 1.", 19, "digit after '.'"},
       {"FIND t WHERE a = 'x\\q'", 19, "unknown escape"},
       {"FIND t WHERE a ! 1", 15, "expected '!='"},
+      {"CREATE COLLECTION t (v VECTOR(2) @hnsw(euclid))", 39, "unknown metric 'euclid'"},
+      {"CREATE COLLECTION t (v VECTOR(2) @hnsw(l2)", 42, "expected ')'"},
+      {"FIND t NEAR", 11, "expected the vector field"},
+      {"FIND t NEAR v 3", 14, "expected the vector to search near"},
+      {"FIND t NEAR v 'x'", 14, "expected the vector to search near"},
+      {"FIND t NEAR v [1, 2] EF 'x'", 24, "expected the search's ef"},
+      {"FIND t NEAR v [1, 'x']", 18, "expected a number in the vector"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.text);

@@ -1,6 +1,7 @@
 #include "engine/src/query/plan.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -43,6 +44,12 @@ Status CoerceLiteral(const Value& in, const Field& field, Value* out) {
             fmt::format("field '{}' is vector({}), got a vector of {}", field.name, field.dim, in.vector().size()));
       }
       ok = in.is_vector();
+      if (ok) {
+        for (size_t i = 0; i < in.vector().size(); ++i)
+          if (!std::isfinite(in.vector()[i]))
+            return Status::InvalidArgument(
+                fmt::format("field '{}': element {} is not a finite float", field.name, i));
+      }
       break;
   }
   if (!ok)
@@ -82,7 +89,7 @@ class Planner {
     switch (st_.kind) {
       case StatementKind::kGet:
       case StatementKind::kDelete: ok = Id(); break;
-      case StatementKind::kFind: ok = Where() && Limit(); break;
+      case StatementKind::kFind: ok = Near() && Where() && Limit(); break;
       case StatementKind::kPut: ok = Docs(); break;
       case StatementKind::kAggregate: ok = Where() && Aggs(); break;
       case StatementKind::kCreate: break;
@@ -132,6 +139,8 @@ class Planner {
     };
     fix(p_->id);
     fix(p_->limit);
+    fix(p_->near_vector);
+    fix(p_->ef);
     for (auto& c : p_->where) fix(c.value);
     for (auto& d : p_->docs) {
       for (auto& e : d.entries) fix(e.second);
@@ -187,6 +196,7 @@ class Planner {
     switch (s.kind) {
       case SlotKind::kId: return "a document id";
       case SlotKind::kLimit: return "a limit";
+      case SlotKind::kEf: return "an ef";
       case SlotKind::kDocs: return "documents";
       case SlotKind::kField: return fmt::format("field '{}' ({})", s.field.name, DescribeField(s.field));
     }
@@ -202,7 +212,10 @@ class Planner {
     }
     if (!o.literal.is_int() || o.literal.int_value() < min) {
       return Set(Fail(400, "type", fmt::format("expected {} (a whole number >= {}), got {}",
-                                               kind == SlotKind::kId ? "a document id" : "a limit", min,
+                                               kind == SlotKind::kId    ? "a document id"
+                                               : kind == SlotKind::kEf ? "an ef"
+                                                                       : "a limit",
+                                               min,
                                                o.literal.is_int() ? fmt::format("{}", o.literal.int_value())
                                                                   : DescribeValue(o.literal)),
                       o.offset));
@@ -218,7 +231,52 @@ class Planner {
       p_->limit.literal = Value(int64_t{0});
       return true;
     }
-    return WholeNumber(*st_.limit, SlotKind::kLimit, 0, &p_->limit);
+    if (!WholeNumber(*st_.limit, SlotKind::kLimit, 0, &p_->limit)) return false;
+    // A NEAR answers at most NearOptions::kMaxK: refused here when written
+    // out, by the executor when a parameter.
+    if (p_->near_field >= 0 && p_->limit.slot < 0) {
+      int64_t k = p_->limit.literal.int_value();
+      if (k < 1 || k > static_cast<int64_t>(NearOptions::kMaxK))
+        return Set(Fail(400, "type", fmt::format("a NEAR's LIMIT is 1..{}, got {}", NearOptions::kMaxK, k),
+                        st_.limit->offset));
+    }
+    return true;
+  }
+
+  // NEAR field vector [EF n]: the field must be a vector with @hnsw.
+  bool Near() {
+    if (st_.near_field.empty()) return true;
+    int field = FieldAt(st_.near_field, st_.near_field_offset);
+    if (field < 0) return false;
+    const Field& f = p_->schema.fields[field];
+    if (f.type != FieldType::kVector)
+      return Set(Fail(400, "type", fmt::format("NEAR needs a vector field; '{}' is {}", f.name, DescribeField(f)),
+                      st_.near_field_offset));
+    if (!f.hnsw)
+      return Set(Fail(400, "index", fmt::format("field '{}' has no @hnsw index: NEAR needs one", f.name),
+                      st_.near_field_offset));
+    p_->near_field = field;
+    const Operand& v = st_.near_vector;
+    if (v.kind == Operand::Kind::kParam) {
+      ParamSlot s;
+      s.kind = SlotKind::kField;
+      s.field = f;
+      if (!Slot(v, s, &p_->near_vector)) return false;
+    } else if (v.literal.is_vector() && v.literal.vector().size() != f.dim) {
+      return Set(Fail(400, "dim",
+                      fmt::format("field '{}' is vector({}), got a vector of {}", f.name, f.dim, v.literal.vector().size()),
+                      v.offset));
+    } else if (Status st = CoerceLiteral(v.literal, f, &p_->near_vector.literal); !st.ok()) {
+      return Set(Fail(400, "type", st.message(), v.offset));
+    }
+    if (!st_.ef) {
+      p_->ef.literal = Value(int64_t{0});
+      return true;
+    }
+    if (!WholeNumber(*st_.ef, SlotKind::kEf, 1, &p_->ef)) return false;
+    if (p_->ef.slot < 0 && p_->ef.literal.int_value() > static_cast<int64_t>(NearOptions::kMaxEf))
+      return Set(Fail(400, "type", fmt::format("a NEAR's EF is at most {}", NearOptions::kMaxEf), st_.ef->offset));
+    return true;
   }
 
   // A value for `field`: a literal made its type now, or a typed slot.

@@ -24,6 +24,7 @@ enum class SlotKind : uint8_t {
   kField,  // a value of `field`'s type (a condition's operand, a document's value)
   kId,     // a document id: a whole number >= 1
   kLimit,  // a whole number >= 0
+  kEf,     // a NEAR's beam width: a whole number >= 1
   kDocs,   // one document (object) or an array of them, under the collection's schema
 };
 
@@ -65,7 +66,10 @@ struct Plan {
 
   PlannedOperand id;                    // kGet, kDelete
   std::vector<PlannedCond> where;       // kFind, kAggregate
-  PlannedOperand limit;                 // kFind: literal 0 = no limit
+  PlannedOperand limit;                 // kFind: literal 0 = no limit (NEAR: the engine's default k)
+  int near_field = -1;                  // kFind NEAR: the @hnsw field, -1: no NEAR
+  PlannedOperand near_vector;           // kFind NEAR
+  PlannedOperand ef;                    // kFind NEAR: literal 0 = the engine's default
   std::vector<PlannedDoc> docs;         // kPut, written out
   int docs_slot = -1;                   // kPut $docs
   std::vector<PlannedAgg> aggs;         // kAggregate
@@ -88,7 +92,8 @@ struct PlanResult {
 PlanResult Prepare(const Statement& st, std::string_view text, const Database& db);
 
 // A literal made a field's type: an int is accepted for a float field, a
-// vector must have the field's dim. Fails: kInvalidArgument, saying why.
+// vector must have the field's dim and finite components. Fails:
+// kInvalidArgument, saying why.
 Status CoerceLiteral(const Value& in, const Field& field, Value* out);
 
 std::string DescribeField(const Field& f);  // "int", "vector(128)"

@@ -205,5 +205,90 @@ TEST_F(ServiceTest, BadInputOneByOne) {
             R"j({"id":1,"doc":{"email":"taken","bio":null,"age":1,"score":null,"ok":null,"emb":null}})j");
 }
 
+// The ids and distances of a NEAR answer's rows, in order.
+std::vector<uint64_t> NearIds(const std::string& body) {
+  std::vector<uint64_t> ids;
+  for (size_t at = body.find("{\"id\":"); at != std::string::npos; at = body.find("{\"id\":", at + 1))
+    ids.push_back(std::stoull(body.substr(at + 6)));
+  return ids;
+}
+std::vector<double> NearDistances(const std::string& body) {
+  std::vector<double> d;
+  for (size_t at = body.find("\"distance\":"); at != std::string::npos; at = body.find("\"distance\":", at + 1))
+    d.push_back(std::stod(body.substr(at + 11)));
+  return d;
+}
+
+TEST_F(ServiceTest, FindNearAnswersNearestFirst) {
+  Ok(R"j({"statement": "CREATE COLLECTION docs (tag TEXT, emb VECTOR(3) @hnsw, plain VECTOR(3))"})j");
+  EXPECT_EQ(Ok(R"j({"statement": "PUT docs [{tag: 'a', emb: [0, 0, 0]}, {tag: 'b', emb: [1, 0, 0]}, {tag: 'a', emb: [3, 0, 0]}, {tag: 'b'}]"})j"),
+            R"j({"ids":[1,2,3,4]})j");
+  // Squared L2, nearest first; document 4 has no vector. Answered whether
+  // or not the linker got to them yet.
+  std::string b = Ok(R"j({"statement": "FIND docs NEAR emb [0.9, 0, 0] LIMIT 2"})j");
+  EXPECT_EQ(NearIds(b), (std::vector<uint64_t>{2, 1})) << b;
+  std::vector<double> d = NearDistances(b);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_NEAR(d[0], 0.01, 1e-5);
+  EXPECT_NEAR(d[1], 0.81, 1e-5);
+  EXPECT_NE(b.find(R"j({"id":2,"distance":)j"), std::string::npos) << b;
+  EXPECT_NE(b.find(R"j("doc":{"tag":"b","emb":[1,0,0],"plain":null}})j"), std::string::npos) << b;
+  EXPECT_NE(b.find(R"j("count":2})j"), std::string::npos) << b;
+
+  b = Ok(R"j({"statement": "FIND docs NEAR emb $v EF $ef WHERE tag = $t LIMIT $k", "params": {"v": [2.9, 0, 0], "ef": 16, "t": "a", "k": 10}})j");
+  EXPECT_EQ(NearIds(b), (std::vector<uint64_t>{3, 1})) << b;
+  ASSERT_TRUE(db_->WaitForIndexes().ok());  // now the graph answers, as the queue did
+  EXPECT_EQ(NearIds(Ok(R"j({"statement": "FIND docs NEAR emb $v EF $ef WHERE tag = $t LIMIT $k", "params": {"v": [2.9, 0, 0], "ef": 16, "t": "a", "k": 10}})j")),
+            (std::vector<uint64_t>{3, 1}));
+  b = Ok(R"j({"statement": "FIND docs NEAR emb [5, 5, 5]"})j");  // no LIMIT: up to 10
+  EXPECT_EQ(NearIds(b), (std::vector<uint64_t>{3, 2, 1})) << b;
+
+  Ok(R"j({"statement": "DELETE docs 2"})j");
+  b = Ok(R"j({"statement": "FIND docs NEAR emb [1, 0, 0]"})j");
+  EXPECT_EQ(NearIds(b), (std::vector<uint64_t>{1, 3})) << b;  // 2 is gone at once
+}
+
+TEST_F(ServiceTest, FindNearBadInputOneByOne) {
+  Ok(R"j({"statement": "CREATE COLLECTION docs (tag TEXT, emb VECTOR(3) @hnsw(cosine), plain VECTOR(3))"})j");
+  Ok(R"j({"statement": "PUT docs {tag: 'a', emb: [1, 2, 3]}"})j");
+  auto count = [&] { return *db_->Count(*db_->FindCollection("docs")); };
+
+  // A vector of the wrong dimension, written out or as a parameter.
+  std::string b = Err(R"j({"statement": "FIND docs NEAR emb [1, 2]"})j", 400, "dim");
+  EXPECT_NE(b.find("vector(3), got a vector of 2"), std::string::npos) << b;
+  EXPECT_NE(b.find(R"j("offset":19)j"), std::string::npos) << b;
+  b = Err(R"j({"statement": "FIND docs NEAR emb $1", "params": [[1, 2, 3, 4]]})j", 400, "dim");
+  EXPECT_NE(b.find(R"j("where":"params[0]")j"), std::string::npos) << b;
+  // Not finite: an infinity written out, a number past a float as a parameter.
+  b = Err(R"j({"statement": "FIND docs NEAR emb [1, 1e400, 3]"})j", 400, "type");
+  EXPECT_NE(b.find("element 1 is not a finite float"), std::string::npos) << b;
+  Err(R"j({"statement": "FIND docs NEAR emb $1", "params": [[1, 1e39, 3]]})j", 400, "type");
+  Err(R"j({"statement": "PUT docs {emb: [1, -1e400, 3]}"})j", 400, "type");
+  // The field: without @hnsw, not a vector, absent.
+  b = Err(R"j({"statement": "FIND docs NEAR plain [1, 2, 3]"})j", 400, "index");
+  EXPECT_NE(b.find("'plain' has no @hnsw index"), std::string::npos) << b;
+  b = Err(R"j({"statement": "FIND docs NEAR tag [1, 2, 3]"})j", 400, "type");
+  EXPECT_NE(b.find("NEAR needs a vector field; 'tag' is text"), std::string::npos) << b;
+  Err(R"j({"statement": "FIND docs NEAR nothing [1, 2, 3]"})j", 400, "unknown_field");
+  // LIMIT and EF out of bounds, written out or as parameters.
+  b = Err(R"j({"statement": "FIND docs NEAR emb [1, 2, 3] LIMIT 1001"})j", 400, "type");
+  EXPECT_NE(b.find("LIMIT is 1..1000"), std::string::npos) << b;
+  Err(R"j({"statement": "FIND docs NEAR emb [1, 2, 3] LIMIT 0"})j", 400, "type");
+  Err(R"j({"statement": "FIND docs NEAR emb [1, 2, 3] LIMIT $1", "params": [5000]})j", 400, "type");
+  Err(R"j({"statement": "FIND docs NEAR emb [1, 2, 3] EF 0"})j", 400, "type");
+  Err(R"j({"statement": "FIND docs NEAR emb [1, 2, 3] EF 10001"})j", 400, "type");
+  Err(R"j({"statement": "FIND docs NEAR emb [1, 2, 3] EF $1", "params": [0]})j", 400, "type");
+  // A zero vector has no direction under cosine: the engine refuses it.
+  Err(R"j({"statement": "FIND docs NEAR emb [0, 0, 0]"})j", 400, "invalid");
+  Err(R"j({"statement": "PUT docs {emb: [0, 0, 0]}"})j", 400, "invalid");
+  // Vectors cannot be compared in a WHERE, NEAR or not.
+  Err(R"j({"statement": "FIND docs NEAR emb [1, 2, 3] WHERE emb = [1, 2, 3]"})j", 400, "type");
+
+  EXPECT_EQ(count(), 1u);
+  b = Ok(R"j({"statement": "FIND docs NEAR emb [2, 4, 6] LIMIT 1"})j");
+  EXPECT_EQ(NearIds(b), (std::vector<uint64_t>{1})) << b;
+  EXPECT_NEAR(NearDistances(b).at(0), 0.0, 1e-6) << b;  // the same direction
+}
+
 }  // namespace
 }  // namespace fenec::query

@@ -88,6 +88,10 @@ struct Statement {
   Operand id;                        // kGet, kDelete
   std::vector<CondNode> where;       // kFind, kAggregate
   std::optional<Operand> limit;      // kFind
+  std::string near_field;            // kFind NEAR: the @hnsw field, empty: no NEAR
+  size_t near_field_offset = 0;
+  Operand near_vector;               // kFind NEAR: a vector literal or a parameter
+  std::optional<Operand> ef;         // kFind NEAR ... EF n
   std::vector<DocNode> docs;         // kPut, written out
   std::optional<Operand> docs_param; // kPut, `PUT c $docs`: one object or an array of them
   std::vector<AggNode> aggs;         // kAggregate

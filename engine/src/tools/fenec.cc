@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "engine/src/db/branch.h"
+#include "engine/src/db/vector_field.h"
 #include "engine/src/query/json_out.h"
 #include "engine/src/query/lexer.h"
 #include "engine/src/query/service.h"
@@ -75,9 +76,11 @@ Examples:
   fenec shop --params '[30, 10]' 'FIND users WHERE age >= $1 LIMIT $2'
   fenec shop --params '{"id": 1}' 'DELETE users $id'
   fenec shop 'DELETE users 2; AGGREGATE users COUNT(*)'    (two answers, two lines)
+  fenec shop 'FIND items NEAR emb [0.1, 0.7, 0.2] WHERE stock > 0 LIMIT 5'   (an @hnsw field's nearest)
   fenec shop -f setup.fql          (a file of ';'-ended statements; -f - reads stdin)
   fenec check shop                 (recover, decode every document, verify the indexes)
   fenec branch shop/Indexes/c0.f0.unique --list    (one index's storage, alone)
+  fenec branch shop/Indexes/c1.f1.hnsw             (an @hnsw index: its graph loaded from its folder)
 )";
 
 [[noreturn]] void Usage(std::string msg, std::string_view command = "fenec") {
@@ -240,9 +243,44 @@ int CheckCommand(int argc, char** argv) {
   for (const auto& name : db->ListCollections()) {
     auto c = db->FindCollection(name);
     fmt::print("{}: {} documents\n", name, *db->Count(*c));
+    // The indexes the catalog declares, as CREATE COLLECTION wrote them.
+    auto schema = db->GetSchema(*c);
+    for (const Field& f : schema.ok() ? schema->fields : std::vector<Field>{}) {
+      if (f.unique) fmt::print("  {} {} @unique\n", f.name, FieldTypeName(f.type));
+      if (f.text_indexed) fmt::print("  {} text @text\n", f.name);
+      if (f.hnsw) fmt::print("  {} vector({}) @hnsw({})\n", f.name, f.dim, VectorMetricName(f.metric));
+    }
   }
+  if (st.vector_indexes > 0)
+    fmt::print("vectors: {} @hnsw indexes, {} documents in their graphs ({} nodes, {} tombstones)\n",
+               st.vector_indexes, st.vector_owners, st.vector_nodes, st.vector_tombstones);
   fmt::print("ok\n");
   return 0;
+}
+
+// An @hnsw branch: its graph loaded from the folder alone, the tail applied.
+bool HnswSummary(const BranchState& st) {
+  uint32_t dim = st.dim;
+  for (const BranchOp& op : st.tail)
+    if (dim == 0 && op.put) dim = static_cast<uint32_t>(op.value.size() / 4);
+  size_t puts = 0;
+  for (const BranchOp& op : st.tail) puts += op.put;
+  fmt::print("@hnsw: dim {}, metric {}, m {}; checkpoint graph {} bytes; tail {} puts, {} erases\n", dim,
+             st.graph.empty() ? "-" : VectorMetricName(static_cast<VectorMetric>(st.metric)), st.m, st.graph.size(),
+             puts, st.tail.size() - puts);
+  if (dim == 0) return true;  // nothing ever indexed
+  HnswOptions o;
+  if (st.m != 0) o.m = st.m;
+  auto vf = VectorField::Create(Field::Vector("v", dim).Hnsw(static_cast<VectorMetric>(st.metric)), 0, o);
+  Status s = vf.ok() ? LoadFromBranch(st, vf->get()) : vf.status();
+  if (!s.ok()) {
+    fmt::print(stderr, "fenec: loading the graph: {}\n", s.ToString());
+    return false;
+  }
+  VectorFieldStats v = (*vf)->stats();
+  fmt::print("graph: {} nodes, {} documents, {} tombstones, top level {}; {} vectors read to load it\n",
+             v.index.nodes, v.index.owners, v.index.tombstones, v.index.max_level, v.index.vectors_read_after_load);
+  return true;
 }
 
 int BranchCommand(int argc, char** argv) {
@@ -253,7 +291,8 @@ int BranchCommand(int argc, char** argv) {
   std::string dir;
   bool list = false;
   app.add_option("DIR", dir, "branch folder")->required();
-  app.add_flag("--list", list, "also print every entry: id, then the value (@unique key bytes or @text text)");
+  app.add_flag("--list", list, "also print every entry: id, then the value (@unique key bytes or @text text; "
+                               "an @hnsw branch: the ids only)");
   if (auto rc = Parse(app, argc, argv)) return *rc;
   BranchState st;
   if (Status s = OpenBranchAlone(Env::Default(), dir, &st); !s.ok()) {
@@ -262,6 +301,17 @@ int BranchCommand(int argc, char** argv) {
   }
   fmt::print("entries {}, through root LSN {}; own checkpoint LSN {}, last LSN {}, {} journal records replayed\n",
              st.entries(), st.root_lsn, st.checkpoint_lsn, st.last_lsn, st.records);
+  if (st.hnsw && !HnswSummary(st)) return 1;
+  if (list && st.hnsw) {
+    std::vector<uint8_t> live = st.present;  // the checkpoint's, then the tail's changes
+    for (const BranchOp& op : st.tail) {
+      if (live.size() <= op.id) live.resize(op.id + 1, 0);
+      live[op.id] = op.put;
+    }
+    for (uint64_t i = 0; i < live.size(); ++i)
+      if (live[i]) fmt::print("{}\n", i);
+    return 0;
+  }
   if (list) {
     for (uint64_t i = 0; i < st.present.size(); ++i)
       if (st.present[i]) fmt::print("{}\t{}\n", i, fmt::format("{:?}", st.values[i]));

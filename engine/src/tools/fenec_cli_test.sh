@@ -123,4 +123,15 @@ refuse "check: missing folder" 1 "^fenec: .*no database" check "$dir/absent"
 (cd "$dir" && expect "a folder named check" '{"created":"t"}' --create ./check 'CREATE COLLECTION t (a INT)')
 (cd "$dir" && "$fenec" check check | grep -q "^t: 0 documents") || fail "check of a folder named check"
 refuse "check is no statement" 1 '^\{"error":\{"code":"parse"' "$db" check
+# An @hnsw field: NEAR answers from the CLI; check shows the index, and its
+# branch opened alone loads the graph the exit's checkpoint wrote.
+expect "create @hnsw" '{"created":"docs"}' "$db" 'CREATE COLLECTION docs (tag TEXT, emb VECTOR(2) @hnsw(cosine))'
+expect "put vectors" '{"ids":[1,2,3]}' "$db" "PUT docs [{tag: 'x', emb: [1, 0]}, {tag: 'y', emb: [0, 1]}, {tag: 'z', emb: [1, 1]}]"
+"$fenec" "$db" 'FIND docs NEAR emb [0, 2] LIMIT 1' | grep -q '^{"rows":\[{"id":2,"distance":' || fail "NEAR"
+refuse "NEAR without @hnsw" 1 '^\{"error":\{"code":"index"' "$db" 'FIND people NEAR emb [1, 2]'
+refuse "NEAR of the wrong dimension" 1 '^\{"error":\{"code":"dim"' "$db" 'FIND docs NEAR emb [1, 2, 3]'
+"$fenec" check "$db" | grep -q "^  emb vector(2) @hnsw(cosine)$" || fail "check: the @hnsw field"
+"$fenec" check "$db" | grep -q "^vectors: 1 @hnsw indexes, 3 documents" || fail "check: the graph"
+"$fenec" branch "$db/Indexes/c1.f1.hnsw" | grep -q "^graph: 3 nodes, 3 documents, 0 tombstones" || fail "hnsw branch alone"
+[ "$("$fenec" branch "$db/Indexes/c1.f1.hnsw" --list | tail -n 3)" = "$(printf '1\n2\n3')" ] || fail "hnsw branch --list"
 echo "fenec CLI: ok"

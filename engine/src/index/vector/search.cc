@@ -1,0 +1,213 @@
+// Search: greedy descent through the upper levels, then a beam on level 0
+// (vector_index.h, "SEARCH"); on full distances, or on Hamming distances
+// with rescoring (kBinary).
+#include <immintrin.h>
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+
+#include "engine/src/index/vector/core.h"
+#include "engine/src/index/vector/visited.h"
+
+namespace fenec::index::vec {
+namespace {
+
+// Vectors prefetched ahead of the one being scored: their first cache line
+// each (the hardware prefetcher follows the rest of a vector; a prefetch
+// of every line of several vectors fills the line-fill buffers and stalls).
+constexpr uint32_t kAhead = 4;
+
+struct FloatScorer {
+  const IndexCore* core;
+  const float* query;
+  float operator()(uint32_t id) const { return core->Distance(query, core->Vector(id)); }
+  void Prefetch(uint32_t id) const { _mm_prefetch(reinterpret_cast<const char*>(core->Vector(id)), _MM_HINT_T0); }
+};
+
+struct HammingScorer {
+  const BinaryCodes* codes;
+  const uint64_t* query;
+  uint32_t words;
+  HammingKernel hamming;
+  float operator()(uint32_t id) const { return static_cast<float>(hamming(query, codes->At(id), words)); }
+  void Prefetch(uint32_t id) const { _mm_prefetch(reinterpret_cast<const char*>(codes->At(id)), _MM_HINT_T0); }
+};
+
+// One per searching thread: the visited set (MM-2) and the heaps, kept
+// between searches so a search allocates nothing once warm.
+struct Scratch {
+  VisitedBitmap visited;
+  std::vector<Neighbor> cand, top;
+  std::vector<uint32_t> links, fresh;
+};
+thread_local Scratch tls_scratch;
+thread_local bool tls_scratch_busy = false;
+
+// The thread's scratch, or a fresh one when the thread is already inside a
+// walk: a filter may itself search (this index or another), and the inner
+// walk must not clear the outer one's visited set.
+class ScratchLease {
+ public:
+  ScratchLease() {
+    if (tls_scratch_busy) {
+      own_ = std::make_unique<Scratch>();
+      s_ = own_.get();
+    } else {
+      tls_scratch_busy = true;
+      s_ = &tls_scratch;
+    }
+  }
+  ~ScratchLease() {
+    if (!own_) tls_scratch_busy = false;
+  }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  Scratch& get() { return *s_; }
+
+ private:
+  std::unique_ptr<Scratch> own_;
+  Scratch* s_;
+};
+
+struct WalkCounts {
+  uint64_t distances = 0, hops = 0;
+};
+
+// The nodes the walk may return, at most ef, ascending.
+template <class Scorer>
+void Walk(const IndexCore& core, const Scorer& score, size_t ef, const Filter& filter, std::vector<Neighbor>* out,
+          WalkCounts* counts) {
+  out->clear();
+  const Graph& graph = core.graph();
+  std::optional<Graph::Entry> entry = graph.entry();
+  if (!entry) return;
+  ScratchLease lease;
+  Scratch& s = lease.get();
+  s.visited.Reserve(graph.size());
+  s.visited.Clear();
+  s.links.resize(graph.capacity(0));
+  s.fresh.resize(graph.capacity(0));
+  uint64_t distances = 1, hops = 0;
+
+  Neighbor cur{score(entry->node), entry->node};
+  for (int layer = entry->level; layer > 0; --layer) {
+    for (bool moved = true; moved;) {
+      moved = false;
+      uint32_t n = graph.Read(cur.id, layer, s.links.data());
+      ++hops;
+      distances += n;
+      for (uint32_t j = 0; j < n; ++j) {
+        float d = score(s.links[j]);
+        if (d < cur.d) {
+          cur = Neighbor{d, s.links[j]};
+          moved = true;
+        }
+      }
+    }
+  }
+
+  std::vector<Neighbor>& cand = s.cand;  // min-heap
+  std::vector<Neighbor>& top = s.top;    // max-heap of returnable nodes, at most ef
+  cand.clear();
+  top.clear();
+  s.visited.Add(cur.id);
+  cand.push_back(cur);
+  if (core.Returnable(cur.id, filter)) top.push_back(cur);
+  while (!cand.empty()) {
+    Neighbor c = cand.front();
+    if (top.size() >= ef && c.d > top.front().d) break;
+    std::pop_heap(cand.begin(), cand.end(), std::greater<>());
+    cand.pop_back();
+    uint32_t n = graph.Read(c.id, 0, s.links.data());
+    ++hops;
+    uint32_t m = 0;
+    for (uint32_t j = 0; j < n; ++j)
+      if (s.visited.Add(s.links[j])) s.fresh[m++] = s.links[j];
+    for (uint32_t j = 0; j < std::min(m, kAhead); ++j) score.Prefetch(s.fresh[j]);
+    distances += m;
+    for (uint32_t j = 0; j < m; ++j) {
+      if (j + kAhead < m) score.Prefetch(s.fresh[j + kAhead]);
+      const uint32_t id = s.fresh[j];
+      const float d = score(id);
+      if (top.size() >= ef && !(d < top.front().d)) continue;
+      cand.push_back(Neighbor{d, id});
+      std::push_heap(cand.begin(), cand.end(), std::greater<>());
+      if (cand.front().id == id) graph.PrefetchLinks(id);  // likely the next one expanded
+      if (!core.Returnable(id, filter)) continue;
+      top.push_back(Neighbor{d, id});
+      std::push_heap(top.begin(), top.end());
+      if (top.size() > ef) {
+        std::pop_heap(top.begin(), top.end());
+        top.pop_back();
+      }
+    }
+  }
+  std::sort_heap(top.begin(), top.end());
+  out->assign(top.begin(), top.end());
+  counts->distances += distances;
+  counts->hops += hops;
+}
+
+}  // namespace
+
+bool IndexCore::Returnable(uint32_t node, const Filter& filter) const {
+  uint8_t f = graph_.flags(node);
+  if ((f & (kPublished | kDeleted)) != kPublished) return false;
+  if (!filter) return true;
+  if (filter(graph_.owner(node))) return true;
+  if ((f & kMultiOwner) == 0) return false;
+  // Copied out: the filter runs with no lock of the index held (it may
+  // search again).
+  const std::vector<uint64_t> owners = OwnersOf(node);
+  return std::any_of(owners.begin(), owners.end(), [&](uint64_t o) { return filter(o); });
+}
+
+Result<std::vector<Hit>> IndexCore::Search(std::span<const float> query, size_t k, size_t ef,
+                                           const Filter& filter) const {
+  std::vector<float> q(opts_.dim);
+  if (Status st = Prepare(query, q.data()); !st.ok()) return st;
+  std::vector<Hit> hits;
+  if (k == 0) return hits;
+  if (ef == 0) ef = opts_.ef_search;
+  WalkCounts counts;
+  uint64_t rescored = 0;
+  std::vector<Neighbor> found;
+  if (codes_ && codes_->ready()) {
+    const size_t want = size_t{opts_.oversample} * k;
+    std::vector<uint64_t> code(codes_->words());
+    codes_->Encode(q.data(), code.data());
+    HammingScorer score{codes_.get(), code.data(), codes_->words(), kernels_.hamming};
+    Walk(*this, score, std::max(ef, want), filter, &found, &counts);
+    if (found.size() > want) found.resize(want);
+    if (opts_.rescore) {
+      for (Neighbor& f : found) f.d = Distance(q.data(), Vector(f.id));
+      rescored = found.size();
+      std::sort(found.begin(), found.end());
+    }
+  } else {
+    FloatScorer score{this, q.data()};
+    Walk(*this, score, std::max(ef, k), filter, &found, &counts);
+  }
+  // Nodes to owners: each owner of a node is an answer at its distance.
+  for (const Neighbor& f : found) {
+    const uint8_t flags = graph_.flags(f.id);
+    if (flags & kDeleted) continue;  // erased since the walk saw it
+    if (flags & kMultiOwner) {
+      for (uint64_t o : OwnersOf(f.id))
+        if (hits.size() < k && (!filter || filter(o))) hits.push_back(Hit{o, f.d});
+    } else {
+      const uint64_t owner = graph_.owner(f.id);
+      if (!filter || filter(owner)) hits.push_back(Hit{owner, f.d});
+    }
+    if (hits.size() >= k) break;
+  }
+  if (hits.size() > k) hits.resize(k);
+  counters_.Add(counters_.searches, 1);
+  counters_.Add(counters_.search_distances, counts.distances + rescored);
+  counters_.Add(counters_.search_rescored, rescored);
+  counters_.Add(counters_.nodes_visited, counts.hops);
+  return hits;
+}
+
+}  // namespace fenec::index::vec
