@@ -194,9 +194,9 @@ TEST(MergerDocs, FewerOnSlowerDisksAndDatabasesOnlyWhereTheyHelp) {
   ASSERT_TRUE(parse_disk("slow-2ms", &slow2));
   ASSERT_TRUE(parse_disk("slow-10ms", &slow10));
   EXPECT_EQ(merger_docs(40000, native), 40000u);
-  EXPECT_EQ(merger_docs(40000, slow2), 4000u);
-  EXPECT_EQ(merger_docs(40000, slow10), 800u);
-  EXPECT_EQ(merger_docs(10000, slow10), 400u);  // the floor
+  EXPECT_EQ(merger_docs(40000, slow2), 8000u);
+  EXPECT_EQ(merger_docs(40000, slow10), 1600u);
+  EXPECT_EQ(merger_docs(5000, slow10), 400u);   // the floor
   EXPECT_EQ(merger_docs(100, slow10), 100u);    // never more than asked
   EXPECT_GT(merger_databases(native), 1);
   EXPECT_EQ(merger_databases(slow10), 1);

@@ -269,8 +269,8 @@ int main(int argc, char** argv) {
   app.add_option("--docs", o.docs,
                  "JR-2: documents put per cell and repetition on the native disk, split over 16 "
                  "fresh databases run in turn with the other arms' (sync completion settles into one "
-                 "of two regimes per database); a tenth of it in one database on a disk slowed by "
-                 "under 10 ms, a 50th at 10 ms or more (default 100000; quick 40000)")
+                 "of two regimes per database); a fifth of it in one database on a disk slowed by "
+                 "under 10 ms, a 25th at 10 ms or more (default 100000; quick 40000)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{100000000}));
   app.add_option("--max-seconds", o.max_seconds,
                  "JR-2: a cell's repetition stops after this long (its databases share it) even if "

@@ -59,8 +59,8 @@ bool parse_disk(const std::string& name, Disk* out) {
 
 uint64_t merger_docs(uint64_t docs, const Disk& disk) {
   const uint64_t full = docs;
-  if (disk.sync_delay_us >= 10000) docs /= 50;
-  else if (disk.sync_delay_us > 0) docs /= 10;
+  if (disk.sync_delay_us >= 10000) docs /= 25;
+  else if (disk.sync_delay_us > 0) docs /= 5;
   return std::max<uint64_t>(docs, std::min<uint64_t>(full, 400));
 }
 

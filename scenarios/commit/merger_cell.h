@@ -38,9 +38,11 @@ bool is_doc_kind(const std::string& kind);
 
 // The documents a cell puts on a disk, from `docs` (--docs: the count on the
 // native disk, either doc kind). Every fsync on a slowed disk costs its
-// delay, so a tenth of them on a disk slowed by less than 10 ms and a 50th
-// at 10 ms or more (each then takes about as long as the native disk's
-// cell). Never below 400 (or `docs`, if fewer).
+// delay, so a fifth of them on a disk slowed by less than 10 ms and a 25th
+// at 10 ms or more (each then takes about twice as long as the native
+// disk's cell: at a 50th, 800 docs in quick mode, one slow repetition in
+// five widened the 10 ms cell's interval past its line). Never below 400
+// (or `docs`, if fewer).
 uint64_t merger_docs(uint64_t docs, const Disk& disk);
 
 // How many fresh databases a repetition of a cell splits its docs over,
