@@ -4,11 +4,13 @@
 // The data (workload.h): seeded clustered Gaussian vectors, 100 clusters of
 // spread 0.5 around N(0, 1) centers, 128 dimensions; 20 000 vectors in quick
 // mode, 200 000 in full; 1 000 fresh queries drawn the same way, their exact
-// top-10 by brute force. Three arms, each --reps times interleaved (batch,
-// row, hnswlib, batch, ...): the VectorIndex's kBatch (VS-1's restructured
-// insertion) and kRow (the source's before), and Debian's hnswlib compiled
-// -O3 -march=native; the same M, ef_construction and build threads (hnswlib:
-// addPoint from a pool; the row arm is one thread by design). Each repetition
+// top-10 by brute force. Four arms, each --reps times interleaved (batch,
+// row, hnswlib, fenecdb, batch, ...): the VectorIndex's kBatch (VS-1's
+// restructured insertion) and kRow (the source's before), called directly;
+// Debian's hnswlib compiled -O3 -march=native; and fenecdb-batch, the same
+// vectors through the database (PutBatch, journal on, WaitForIndexes, Near).
+// The same M, ef_construction and build threads (hnswlib: addPoint from a
+// pool; the row arm is one thread by design). Each repetition
 // times the build (every vector indexed), then one thread's searches over
 // the query set at ef 16, 32, 64, 128 (queries/s and recall@10 as hits).
 // Then VS-2 once: the batch arm with binary codes, its bytes by the index's
@@ -29,6 +31,7 @@
 #include "engine/src/index/vector/distance.h"
 #include "iobench/kit/console.h"
 #include "iobench/kit/harness.h"
+#include "scenarios/vector/fenecdb_arm.h"
 #include "scenarios/vector/report.h"
 #include "scenarios/vector/workload.h"
 
@@ -52,7 +55,7 @@ int main(int argc, char** argv) {
   ArmParams params;
   params.threads = std::max(1u, std::thread::hardware_concurrency());
   size_t ef = 64;
-  bool skip_hnswlib = false, skip_bq = false, skip_row = false;
+  bool skip_hnswlib = false, skip_bq = false, skip_row = false, skip_db = false, durable = false;
   auto& app = h.app();
   app.add_option("--vectors", spec.n, "vectors indexed (default 200000; quick 20000)")
       ->check(CLI::Range(size_t{100}, size_t{1} << 26));
@@ -78,6 +81,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--skip-hnswlib", skip_hnswlib, "no hnswlib arm");
   app.add_flag("--skip-row", skip_row, "no row arm (VS-1 is then skipped)");
+  app.add_flag("--skip-db", skip_db, "no fenecdb arm (the same vectors through the database)");
+  app.add_flag("--durable", durable, "the fenecdb arm acknowledges puts once fdatasync'ed (default: buffered)");
   app.add_flag("--skip-bq", skip_bq, "no binary-quantization part (VS-2 is then skipped)");
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
 
@@ -105,7 +110,9 @@ int main(int argc, char** argv) {
   meta.set("fenec_flags", "-O2 (the project's), kernels chosen at run time");
   meta.set("hnswlib_flags", hnswlib_build_flags());
   meta.set("hnswlib_simd", hnswlib_simd());
-  meta.set("arms_through", "VectorIndex called directly (no database, no journal)");
+  meta.set("arms_through", fmt::format("fenec-batch, fenec-row: VectorIndex called directly (no database, no journal); "
+                                       "fenecdb-batch: Database PutBatch x256 + WaitForIndexes + Near, journal on, {}",
+                                       durable ? "durable" : "buffered durability"));
 
   fmt::print("vector-bench: {} x {}-d clustered vectors, {} queries; exact top-{} by brute force ...\n", spec.n,
              spec.dim, spec.queries, s.k);
@@ -119,6 +126,7 @@ int main(int argc, char** argv) {
   s.arms.push_back(kBatch);
   if (!skip_row) s.arms.push_back(kRow);
   if (!skip_hnswlib) s.arms.push_back(kHnswlib);
+  if (!skip_db) s.arms.push_back(kFenecDb);
   const int reps = h.reps();
   {
     fenec::kit::Progress progress(fmt::format("vector: {} arms x {} reps", s.arms.size(), reps),
@@ -130,7 +138,8 @@ int main(int argc, char** argv) {
       std::unique_ptr<AnnArm> impl;
       if (arm == kBatch) impl = std::make_unique<FenecArm>(params, fenec::index::vec::InsertArm::kBatch);
       else if (arm == kRow) impl = std::make_unique<FenecArm>(params, fenec::index::vec::InsertArm::kRow);
-      else impl = make_hnswlib_arm(params);
+      else if (arm == kHnswlib) impl = make_hnswlib_arm(params);
+      else impl = make_fenecdb_arm(params, fmt::format("{}/fenecdb-{}", h.data_dir(), rep + 1), durable);
       s.runs[arm].push_back(run_arm(*impl, d, s.efs, s.k));
     });
     progress.finish();

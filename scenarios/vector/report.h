@@ -2,8 +2,8 @@
 // verdicts (VS-1, VS-2, and fenec's index against hnswlib), from what
 // workload.h measured.
 //
-// Every arm runs once a repetition, interleaved (batch, row, hnswlib, batch,
-// ...), so each timed figure has one value a repetition: rows whose case ends
+// Every arm runs once a repetition, interleaved (batch, row, hnswlib,
+// fenecdb, batch, ...), so each timed figure has one value a repetition: rows whose case ends
 // ";rep=N" hold one repetition's figure, rows without it the geometric mean
 // with its 95% interval (kit::Results::add_ratio). Recall is a count (hits out
 // of queries x k on a fixed seeded query set), not a timing: the fenec arms'

@@ -1,7 +1,7 @@
 // vector-bench's logic, on counts and synthetic figures, never times: the
 // verdicts' outcomes on figures that clear, miss and straddle their lines,
 // recall as hits on a tiny set, and that every arm (fenec batch, fenec row,
-// hnswlib, fenec binary) finds a vector's own id. Randomized data logs its
+// hnswlib, fenec binary, fenecdb) finds a vector's own id. Randomized data logs its
 // seed and takes FENEC_SEED.
 #include <gtest/gtest.h>
 
@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "engine/src/base/testing.h"
+#include "scenarios/vector/fenecdb_arm.h"
 #include "scenarios/vector/report.h"
 #include "scenarios/vector/workload.h"
 
@@ -183,7 +184,9 @@ size_t SelfHits(AnnArm& arm, const Dataset& d, size_t* tried) {
   return found;
 }
 
-TEST(Arms, EachFindsAVectorsOwnId) {
+class Arms : public base::ScratchTest {};
+
+TEST_F(Arms, EachFindsAVectorsOwnId) {
   const uint64_t seed = base::TestSeed();
   Small s = SmallSet(seed);
   std::vector<std::pair<std::string, std::unique_ptr<AnnArm>>> arms;
@@ -192,6 +195,7 @@ TEST(Arms, EachFindsAVectorsOwnId) {
   arms.emplace_back(kHnswlib, make_hnswlib_arm(s.p));
   arms.emplace_back("fenec-bq", std::make_unique<FenecArm>(s.p, index::vec::InsertArm::kBatch,
                                                            index::vec::Quantization::kBinary, true));
+  arms.emplace_back(kFenecDb, make_fenecdb_arm(s.p, path("db"), false));
   for (auto& [name, arm] : arms) {
     ArmRun r = run_arm(*arm, s.d, {64}, 10);
     ASSERT_TRUE(r.error.empty()) << name << ": " << r.error;
@@ -205,7 +209,7 @@ TEST(Arms, EachFindsAVectorsOwnId) {
   }
 }
 
-TEST(Arms, BatchArmRanItsBatchesAndRowArmDidNot) {
+TEST_F(Arms, BatchArmRanItsBatchesAndRowArmDidNot) {
   Small s = SmallSet(base::TestSeed(), 1500);
   FenecArm batch(s.p, index::vec::InsertArm::kBatch), row(s.p, index::vec::InsertArm::kRow);
   ArmRun b = run_arm(batch, s.d, {64}, 10), r = run_arm(row, s.d, {64}, 10);
@@ -220,7 +224,7 @@ TEST(Arms, BatchArmRanItsBatchesAndRowArmDidNot) {
   EXPECT_GE(b.at(64)->recall(10), r.at(64)->recall(10) - 0.02);
 }
 
-TEST(Arms, BinaryPartMeasuresBytesAndBothSearches) {
+TEST_F(Arms, BinaryPartMeasuresBytesAndBothSearches) {
   Small s = SmallSet(base::TestSeed());
   BqRun bq = run_bq(s.d, s.p, 64, 10);
   ASSERT_TRUE(bq.error.empty()) << bq.error;
