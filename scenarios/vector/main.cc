@@ -4,15 +4,16 @@
 // The data (workload.h): seeded clustered Gaussian vectors, 100 clusters of
 // spread 0.5 around N(0, 1) centers, 128 dimensions; 20 000 vectors in quick
 // mode, 200 000 in full; 1 000 fresh queries drawn the same way, their exact
-// top-10 by brute force. Four arms, each --reps times interleaved (batch,
-// row, hnswlib, fenecdb, batch, ...): the VectorIndex's kBatch (VS-1's
-// restructured insertion) and kRow (the source's before), called directly;
-// Debian's hnswlib compiled -O3 -march=native; and fenecdb-batch, the same
-// vectors through the database (PutBatch, journal on, WaitForIndexes, Near).
-// The same M, ef_construction and build threads (hnswlib: addPoint from a
-// pool; the row arm is one thread by design). Each repetition
-// times the build (every vector indexed), then one thread's searches over
-// the query set at ef 16, 32, 64, 128 (queries/s and recall@10 as hits).
+// top-10 by brute force. Four arms, each --reps times (6 quick, 5 full)
+// interleaved (batch, row, hnswlib, fenecdb, batch, ...): the VectorIndex's
+// kBatch (VS-1's restructured insertion) and kRow (the source's before),
+// called directly; Debian's hnswlib compiled -O3 -march=native; and
+// fenecdb-batch, the same vectors through the database (PutBatch, journal
+// on, WaitForIndexes, Near). The same M, ef_construction and build threads
+// (hnswlib: addPoint from a pool; the row arm is one thread by design). Each
+// repetition times the build (every vector indexed), then one thread's
+// searches over the query set at ef 16, 32, 64, 128 (recall@10 as hits;
+// queries/s, at the headline ef over passes of at least --search-seconds).
 // Then VS-2 once: the batch arm with binary codes, its bytes by the index's
 // accounting, its recall with rescoring and without.
 //
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
   ArmParams params;
   params.threads = std::max(1u, std::thread::hardware_concurrency());
   size_t ef = 64;
+  double search_seconds = 0.25;
   bool skip_hnswlib = false, skip_bq = false, skip_row = false, skip_db = false, durable = false;
   auto& app = h.app();
   app.add_option("--vectors", spec.n, "vectors indexed (default 200000; quick 20000)")
@@ -76,6 +78,11 @@ int main(int argc, char** argv) {
   app.add_option("--ef", ef, "the headline search ef (queries/s, recall, verdicts); 16, 32, 64, 128 are searched too")
       ->check(CLI::Range(size_t{1}, size_t{10000}))
       ->capture_default_str();
+  app.add_option("--search-seconds", search_seconds,
+                 "queries/s at the headline ef are timed over passes of the query set until this long has gone by "
+                 "(one pass at the other efs)")
+      ->check(CLI::Range(0.0, 600.0))
+      ->capture_default_str();
   app.add_option("--threads", params.threads, "build threads (batch arm's pool, hnswlib's addPoint pool)")
       ->check(CLI::Range(1u, 256u))
       ->capture_default_str();
@@ -84,6 +91,10 @@ int main(int argc, char** argv) {
   app.add_flag("--skip-db", skip_db, "no fenecdb arm (the same vectors through the database)");
   app.add_flag("--durable", durable, "the fenecdb arm acknowledges puts once fdatasync'ed (default: buffered)");
   app.add_flag("--skip-bq", skip_bq, "no binary-quantization part (VS-2 is then skipped)");
+  // A cell (one build and its searches) takes a second or two in quick
+  // mode: six repetitions there (t = 2.57 against 4.30 at three) buy
+  // intervals that a shared machine's noise moves less.
+  h.set_default_reps(6, 5);
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
 
   if (spec.n == 0) spec.n = h.quick() ? 20000 : 200000;
@@ -106,6 +117,7 @@ int main(int argc, char** argv) {
   meta.set("queries", std::to_string(spec.queries));
   meta.set("hnsw", fmt::format("M={} ef_construction={} ef={} threads={}", params.m, params.ef_construction, ef,
                                params.threads));
+  meta.set("search_seconds", fmt::format("{}", search_seconds));
   meta.set("fenec_simd", std::string(fenec::index::vec::SimdLevelName(fenec::index::vec::BestKernels().level)));
   meta.set("fenec_flags", "-O2 (the project's), kernels chosen at run time");
   meta.set("hnswlib_flags", hnswlib_build_flags());
@@ -140,14 +152,14 @@ int main(int argc, char** argv) {
       else if (arm == kRow) impl = std::make_unique<FenecArm>(params, fenec::index::vec::InsertArm::kRow);
       else if (arm == kHnswlib) impl = make_hnswlib_arm(params);
       else impl = make_fenecdb_arm(params, fmt::format("{}/fenecdb-{}", h.data_dir(), rep + 1), durable);
-      s.runs[arm].push_back(run_arm(*impl, d, s.efs, s.k));
+      s.runs[arm].push_back(run_arm(*impl, d, s.efs, s.k, s.ef, search_seconds));
     });
     progress.finish();
   }
   if (fenec::base::StopRequested()) h.results().mark_incomplete("interrupted");
   if (!skip_bq && !fenec::base::StopRequested()) {
     fenec::kit::Progress progress("vector: binary quantization", 1);
-    s.bq = run_bq(d, params, ef, s.k);
+    s.bq = run_bq(d, params, ef, s.k, search_seconds);
     progress.finish();
   }
   add_rows(h.results(), s);

@@ -132,25 +132,30 @@ const EfPoint* ArmRun::at(size_t ef) const {
 
 namespace {
 
-EfPoint search_pass(AnnArm& arm, const Dataset& d, size_t ef, size_t k) {
+EfPoint search_passes(AnnArm& arm, const Dataset& d, size_t ef, size_t k, double min_seconds) {
   EfPoint p;
   p.ef = ef;
   p.queries = d.query_count();
   const auto t0 = Clock::now();
   for (size_t q = 0; q < d.query_count(); ++q) p.hits += hits_at_k(arm.search(d.query(q), k, ef), d.truth[q], k);
-  p.seconds = seconds_since(t0);
+  p.timed_queries = p.queries;
+  while ((p.seconds = seconds_since(t0)) < min_seconds && p.queries > 0) {
+    for (size_t q = 0; q < d.query_count(); ++q) (void)arm.search(d.query(q), k, ef);
+    p.timed_queries += p.queries;
+  }
   return p;
 }
 
 }  // namespace
 
-ArmRun run_arm(AnnArm& arm, const Dataset& d, const std::vector<size_t>& efs, size_t k) {
+ArmRun run_arm(AnnArm& arm, const Dataset& d, const std::vector<size_t>& efs, size_t k, size_t timed_ef,
+               double min_seconds) {
   ArmRun r;
   const auto t0 = Clock::now();
   r.error = arm.build(d);
   r.build_s = seconds_since(t0);
   if (!r.error.empty()) return r;
-  for (size_t ef : efs) r.efs.push_back(search_pass(arm, d, ef, k));
+  for (size_t ef : efs) r.efs.push_back(search_passes(arm, d, ef, k, ef == timed_ef ? min_seconds : 0));
   if (auto* f = dynamic_cast<FenecArm*>(&arm); f && f->index()) {
     r.has_stats = true;
     r.stats = f->index()->stats();
@@ -159,7 +164,7 @@ ArmRun run_arm(AnnArm& arm, const Dataset& d, const std::vector<size_t>& efs, si
   return r;
 }
 
-BqRun run_bq(const Dataset& d, const ArmParams& p, size_t ef, size_t k) {
+BqRun run_bq(const Dataset& d, const ArmParams& p, size_t ef, size_t k, double min_seconds) {
   using index::vec::InsertArm;
   using index::vec::Quantization;
   BqRun r;
@@ -170,14 +175,16 @@ BqRun run_bq(const Dataset& d, const ArmParams& p, size_t ef, size_t k) {
   if (!r.error.empty()) return r;
   r.memory = rescored.index()->MemoryBytes();
   const uint64_t before = rescored.index()->stats().search_rescored;
-  r.rescored = search_pass(rescored, d, ef, k);
-  r.rescored_distances = rescored.index()->stats().search_rescored - before;
+  r.rescored = search_passes(rescored, d, ef, k, min_seconds);
+  // Over the first pass only (the query set once).
+  r.rescored_distances = (rescored.index()->stats().search_rescored - before) * r.rescored.queries /
+                         std::max<uint64_t>(r.rescored.timed_queries, 1);
   std::vector<uint8_t> graph;
   rescored.index()->Serialize(&graph);
   FenecArm plain(p, InsertArm::kBatch, Quantization::kBinary, false);
   r.error = plain.load(graph, d);
   if (!r.error.empty()) return r;
-  r.plain = search_pass(plain, d, ef, k);
+  r.plain = search_passes(plain, d, ef, k, min_seconds);
   return r;
 }
 

@@ -62,13 +62,14 @@ class FenecArm final : public AnnArm {
   std::unique_ptr<index::vec::VectorIndex> index_;
 };
 
-// One ef's searches: the whole query set on one thread.
+// One ef's searches: the whole query set on one thread, in passes.
 struct EfPoint {
   size_t ef = 0;
-  uint64_t hits = 0, queries = 0;  // recall@k = hits / (queries * k)
+  uint64_t hits = 0, queries = 0;  // the first pass: recall@k = hits / (queries * k)
+  uint64_t timed_queries = 0;      // every pass's queries, over `seconds`
   double seconds = 0;
   double recall(size_t k) const { return queries ? double(hits) / double(queries * k) : 0; }
-  double queries_per_s() const { return seconds > 0 ? double(queries) / seconds : 0; }
+  double queries_per_s() const { return seconds > 0 ? double(timed_queries) / seconds : 0; }
 };
 
 // One repetition of one arm.
@@ -82,9 +83,13 @@ struct ArmRun {
   const EfPoint* at(size_t ef) const;
 };
 
-// Builds `arm` over d (timed), then searches the whole query set at each ef
-// (timed a pass), counting hits against d.truth.
-ArmRun run_arm(AnnArm& arm, const Dataset& d, const std::vector<size_t>& efs, size_t k);
+// Builds `arm` over d (timed), then searches the whole query set at each ef,
+// counting the first pass's hits against d.truth. Queries/s are timed over
+// whole passes: at `timed_ef`, passes until `min_seconds` have gone by (a
+// pass of 1 000 queries takes tens of milliseconds, too short to time on a
+// shared machine); at every other ef, one pass.
+ArmRun run_arm(AnnArm& arm, const Dataset& d, const std::vector<size_t>& efs, size_t k, size_t timed_ef = 0,
+               double min_seconds = 0);
 
 // VS-2: the batch arm with binary codes, searched with and without rescoring
 // (the second index loads the first's graph: same graph, only the search
@@ -96,6 +101,6 @@ struct BqRun {
   EfPoint rescored, plain;             // at ef
   uint64_t rescored_distances = 0;     // full distances of rescoring, over the query set
 };
-BqRun run_bq(const Dataset& d, const ArmParams& p, size_t ef, size_t k);
+BqRun run_bq(const Dataset& d, const ArmParams& p, size_t ef, size_t k, double min_seconds = 0);
 
 }  // namespace fenec::scenarios::vector
