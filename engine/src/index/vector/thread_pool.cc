@@ -4,11 +4,20 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <chrono>
 
 namespace fenec::index::vec {
 namespace {
-// Pause instructions a worker spins before it sleeps: ~50 us at ~40 ns each.
-constexpr int kSpins = 1200;
+// How long a worker spins for the next job before it sleeps. Measured on
+// time, not on pause instructions: a pause takes ~10 cycles on some cores
+// and ~140 on others. The old count of 1 200 pauses, meant for 50 us, let
+// the worker sleep through the scheduler's gaps between rounds (the link
+// step, a group's pre-link) and be woken by a futex call: 467 context
+// switches in a 20 000-vector batch build at 20 700 vectors/s; spinning
+// 200 us of clock time, 120 switches and 24 100 vectors/s (2 threads).
+constexpr auto kSpinFor = std::chrono::microseconds(200);
+// Pauses between two looks at the clock (a clock read costs ~20 ns).
+constexpr int kPausesPerClockRead = 16;
 }  // namespace
 
 ThreadPool::ThreadPool(unsigned threads) {
@@ -43,7 +52,11 @@ void ThreadPool::RunRanges(Job* job, unsigned thread) {
 void ThreadPool::WorkerLoop(unsigned thread) {
   uint64_t seen = 0;
   for (;;) {
-    for (int i = 0; i < kSpins && epoch_.load(std::memory_order_acquire) == seen; ++i) _mm_pause();
+    const auto spin_until = std::chrono::steady_clock::now() + kSpinFor;
+    for (int i = 0; epoch_.load(std::memory_order_acquire) == seen; ++i) {
+      _mm_pause();
+      if (i % kPausesPerClockRead == 0 && std::chrono::steady_clock::now() >= spin_until) break;
+    }
     Job* job = nullptr;
     {
       base::MutexLock lock(&mu_);

@@ -11,9 +11,9 @@
 //
 // A batch runs hundreds of short rounds (tens to hundreds of microseconds
 // each) back to back, so a worker that has finished one spins on the job
-// counter for a while (~50 us) before it sleeps on the condition variable:
-// waking a sleeping thread costs about as much as a round's tail. Outside a
-// batch the workers sleep.
+// counter for a while (200 us of clock time) before it sleeps on the
+// condition variable: waking a sleeping thread costs about as much as a
+// round's tail. Outside a batch the workers sleep.
 //
 // One caller at a time (the index's write lock): ParallelFor is not
 // reentrant.
