@@ -22,6 +22,18 @@ constexpr size_t kTaskDistances = 64;
 // follows the rest; prefetching every line of several vectors fills the
 // line-fill buffers and stalls).
 constexpr size_t kAhead = 4;
+// Insert processes in flight at once, and the group of batch-mates
+// pre-linked together. A batch of 512 is pre-linked and admitted 128 at a
+// time: a new process joins as soon as one finishes, in batch order. Why
+// not all 512 at once (measured, 20 000 x 128-d, 2 threads): the pre-link
+// matrix of 512 cost (512 - 1) / 2 = 256 distances an insert, +30% over
+// the row arm's 857, and its heuristic over a 1 MB matrix 9% of the
+// build's CPU time; 512 processes' visited sets and heaps (8-32 KB each)
+// do not stay in a core's 1 MB L2, so every resume missed (perf: the
+// processes' visited probes, heaps and list reads took 1.4-2x the row
+// arm's CPU time). A group of 128 costs 64 distances an insert and its
+// matrix is 64 KB.
+constexpr size_t kInFlight = 128;
 
 void Prefetch(const float* v, size_t /*bytes*/) { _mm_prefetch(reinterpret_cast<const char*>(v), _MM_HINT_T0); }
 
@@ -32,46 +44,49 @@ ThreadPool& IndexCore::Pool() {
   return *pool_;
 }
 
-// Each new node's lists start as batch-mates of its level, chosen by the
-// HNSW heuristic from its ef_construction nearest ones, nearest first
-// (pre-link edges). The batch's distance matrix is computed on every core,
-// so the heuristic reads its distances from the matrix and computes none.
-// Why the heuristic and not the m nearest: in a batch that lands on an
-// empty (or young) graph, the m nearest batch-mates of a clustered batch
-// are all in the node's own cluster, the batch-mate graph falls apart into
-// one island a cluster, and a cluster none of whose batch-mates rose above
+// Each new node's lists start as group-mates of its level (the kInFlight
+// batch-mates around it in batch order, see LinkBatch), chosen by the HNSW
+// heuristic from its ef_construction nearest ones, nearest first (pre-link
+// edges). The group's distance matrix is computed on every core, so the
+// heuristic reads its distances from the matrix and computes none.
+// Why the heuristic and not the m nearest: in a group that lands on an
+// empty (or young) graph, the m nearest group-mates of a clustered group
+// are all in the node's own cluster, the pre-link graph falls apart into
+// one island a cluster, and a cluster none of whose group-mates rose above
 // level 0 stays unreachable from the entry point for good (measured: 66 of
 // 4 000 nodes at 24-d, 20 clusters, batches of 512). The heuristic keeps
 // the edges that bridge to the nearest other clusters (a farther candidate
 // survives when no kept one is nearer to it), as a row-by-row build does.
 // Each process gets these edges, with their distances, as seeds of its
 // beams, so the heuristic later keeps or prunes them like any candidate.
-void IndexCore::PreLink(std::vector<InsertProcess>& procs) {
-  const size_t n = procs.size();
+void IndexCore::PreLink(std::vector<InsertProcess>& procs, size_t first, size_t count) {
+  const size_t n = count;
   if (n < 2) return;
+  InsertProcess* group = procs.data() + first;
   ThreadPool& pool = Pool();
-  std::vector<float> d(n * n, 0.0f);
+  std::vector<float>& d = batch_->matrix;
+  d.assign(n * n, 0.0f);
   pool.ParallelFor(n, 4, [&](size_t b, size_t e) {
     for (size_t i = b; i < e; ++i)
-      for (size_t j = i + 1; j < n; ++j) d[i * n + j] = d[j * n + i] = Distance(procs[i].vector(), procs[j].vector());
+      for (size_t j = i + 1; j < n; ++j) d[i * n + j] = d[j * n + i] = Distance(group[i].vector(), group[j].vector());
   });
   counters_.Add(counters_.insert_distances, n * (n - 1) / 2);
   std::atomic<uint64_t> added{0};
   const size_t ef = opts_.ef_construction;
   pool.ParallelFor(n, 8, [&](size_t b, size_t e) {
-    std::vector<Neighbor> order;  // (distance, batch index)
-    std::vector<uint32_t> kept;   // batch indices
+    std::vector<Neighbor> order;  // (distance, index in the group)
+    std::vector<uint32_t> kept;   // indices in the group
     uint32_t ids[128];
     uint64_t local = 0;
     for (size_t i = b; i < e; ++i) {
-      InsertProcess& p = procs[i];
+      InsertProcess& p = group[i];
       const float* row = &d[i * n];
       for (int layer = 0; layer <= p.level(); ++layer) {
         order.clear();
         for (size_t j = 0; j < n; ++j)
-          if (j != i && procs[j].level() >= layer) order.push_back(Neighbor{row[j], static_cast<uint32_t>(j)});
+          if (j != i && group[j].level() >= layer) order.push_back(Neighbor{row[j], static_cast<uint32_t>(j)});
         // The heuristic runs over the ef_construction nearest, the candidates
-        // a row insert's beam would hand it, not over the whole batch: the
+        // a row insert's beam would hand it, not over the whole group: the
         // kept edges are the same kind, at a fraction of the matrix reads.
         if (order.size() > ef) {
           std::nth_element(order.begin(), order.begin() + static_cast<ptrdiff_t>(ef), order.end());
@@ -82,14 +97,14 @@ void IndexCore::PreLink(std::vector<InsertProcess>& procs) {
         for (const Neighbor& c : order) {
           if (kept.size() == opts_.m) break;
           const float* dc = &d[size_t{c.id} * n];
-          // SelectNeighbors' rule: drop c if a kept batch-mate is nearer c than i is.
+          // SelectNeighbors' rule: drop c if a kept group-mate is nearer c than i is.
           if (order.size() <= opts_.m || std::none_of(kept.begin(), kept.end(), [&](uint32_t k) { return dc[k] < c.d; }))
             kept.push_back(c.id);
         }
         std::vector<Neighbor>& seeds = p.seeds(layer);
         seeds.clear();
         for (size_t k = 0; k < kept.size(); ++k) {
-          ids[k] = procs[kept[k]].node();
+          ids[k] = group[kept[k]].node();
           seeds.push_back(Neighbor{row[kept[k]], ids[k]});
         }
         graph_.Write(p.node(), layer, ids, static_cast<uint32_t>(kept.size()));
@@ -209,59 +224,59 @@ void IndexCore::LinkBatch(std::span<const uint32_t> nodes) {
   BatchScratch& batch = *batch_;
   std::vector<InsertProcess>& procs = batch.procs;
   procs.resize(n);
-  const std::optional<Graph::Entry> entry = graph_.entry();
-  for (size_t i = 0; i < n; ++i) procs[i].Start(this, nodes[i], entry);
-  PreLink(procs);
+  for (size_t i = 0; i < n; ++i) procs[i].Start(this, nodes[i]);
+  for (size_t g = 0; g < n; g += kInFlight) PreLink(procs, g, std::min(kInFlight, n - g));
 
   InFlight inflight;
   inflight.first = nodes[0];
   inflight.procs = &procs;
   inflight.linked.assign(n, 0);
-  std::vector<uint32_t> active(n), finishing;
-  for (size_t i = 0; i < n; ++i) active[i] = static_cast<uint32_t>(i);
+  const size_t window = std::min(n, kInFlight);
+  // `work`: the processes of this round, those with a request (the first
+  // `waiting`) then those admitted since the last round (no request yet:
+  // they only run to their first one).
+  std::vector<uint32_t> work, finishing;
+  size_t waiting = 0, admitted = 0;
+  auto admit = [&] {
+    while (work.size() < window && admitted < n) {
+      procs[admitted].Begin(graph_.entry());
+      work.push_back(static_cast<uint32_t>(admitted++));
+    }
+  };
   std::vector<uint8_t> chosen(n, 0);
-  std::vector<std::pair<uint32_t, uint32_t>> tasks;  // [begin, end) of `active`
+  std::vector<std::pair<uint32_t, uint32_t>> tasks;  // [begin, end) of `work`
   uint64_t rounds = 0, round_total = 0, round_max = 0;
   const size_t bytes = size_t{opts_.dim} * sizeof(float);
 
-  // Every process runs to its first request (or, in an empty graph with
-  // few seeds, to its choice).
-  pool.ParallelFor(n, 8, [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) chosen[i] = procs[i].Advance() == InsertProcess::State::kChosen;
-  });
-  for (;;) {
-    // Link those that chose, between rounds, under the per-node locks.
-    finishing.clear();
-    size_t w = 0;
-    for (uint32_t i : active) (chosen[i] ? finishing.push_back(i) : void(active[w++] = i));
-    active.resize(w);
-    if (!finishing.empty()) LinkRound(batch, finishing, inflight);
-    if (active.empty()) break;
+  admit();
+  while (!work.empty()) {
     // Gather every paused process's request, cut into tasks of about
-    // kTaskDistances distances.
+    // kTaskDistances distances (a newly admitted process counts as a few).
     tasks.clear();
     uint64_t round = 0, in_task = 0;
     uint32_t task_begin = 0;
-    for (uint32_t a = 0; a < active.size(); ++a) {
-      size_t r = procs[active[a]].request().size();
-      round += r;
+    for (uint32_t a = 0; a < work.size(); ++a) {
+      size_t r = a < waiting ? procs[work[a]].request().size() : 8;
+      if (a < waiting) round += r;
       in_task += r;
-      if (in_task >= kTaskDistances || a + 1 == active.size()) {
+      if (in_task >= kTaskDistances || a + 1 == work.size()) {
         tasks.emplace_back(task_begin, a + 1);
         task_begin = a + 1;
         in_task = 0;
       }
     }
-    ++rounds;
-    round_total += round;
-    round_max = std::max(round_max, round);
+    if (round > 0) {
+      ++rounds;
+      round_total += round;
+      round_max = std::max(round_max, round);
+    }
     // Preload and compute on every core; each process resumes as soon as
     // its own distances are in (the source: "as soon as any of those
     // distance computations are done, we resume the stalled process").
     pool.ParallelFor(tasks.size(), 1, [&](size_t b, size_t e) {
       for (size_t t = b; t < e; ++t) {
-        for (uint32_t a = tasks[t].first; a < tasks[t].second; ++a) {
-          InsertProcess& p = procs[active[a]];
+        for (uint32_t a = tasks[t].first; a < std::min<size_t>(tasks[t].second, waiting); ++a) {
+          InsertProcess& p = procs[work[a]];
           std::span<const uint32_t> req = p.request();
           std::span<float> out = p.distances();
           for (size_t j = 0; j < std::min(kAhead, req.size()); ++j) Prefetch(Vector(req[j]), bytes);
@@ -270,10 +285,22 @@ void IndexCore::LinkBatch(std::span<const uint32_t> nodes) {
             out[j] = Distance(p.vector(), Vector(req[j]));
           }
         }
+        for (uint32_t a = tasks[t].first; a < std::min<size_t>(tasks[t].second, waiting); ++a)
+            procs[work[a]].TakeDistances();
         for (uint32_t a = tasks[t].first; a < tasks[t].second; ++a)
-          chosen[active[a]] = procs[active[a]].Advance() == InsertProcess::State::kChosen;
+          chosen[work[a]] = procs[work[a]].Advance() == InsertProcess::State::kChosen;
       }
     });
+    // Link those that chose, between rounds, under the per-node locks;
+    // admit as many new processes as left (in batch order: the graph does
+    // not depend on the thread count).
+    finishing.clear();
+    size_t w = 0;
+    for (uint32_t i : work) (chosen[i] ? finishing.push_back(i) : void(work[w++] = i));
+    work.resize(w);
+    if (!finishing.empty()) LinkRound(batch, finishing, inflight);
+    waiting = work.size();
+    admit();
   }
 
   uint64_t own = 0;

@@ -130,7 +130,7 @@ class IndexCore {
   // Linking (insert.cc, batch.cc).
   void LinkRow(uint32_t node) FENEC_REQUIRES(mu_);
   void LinkBatch(std::span<const uint32_t> nodes) FENEC_REQUIRES(mu_);
-  void PreLink(std::vector<InsertProcess>& procs) FENEC_REQUIRES(mu_);
+  void PreLink(std::vector<InsertProcess>& procs, size_t first, size_t count) FENEC_REQUIRES(mu_);
   void Link(InsertProcess& p, InFlight* inflight, uint64_t* distances) FENEC_REQUIRES(mu_);
   void LinkRound(BatchScratch& batch, std::span<const uint32_t> finishing, InFlight& inflight) FENEC_REQUIRES(mu_);
   ThreadPool& Pool() FENEC_REQUIRES(mu_);

@@ -10,7 +10,7 @@ namespace fenec::index::vec {
 
 // ---- InsertProcess
 
-void InsertProcess::Start(const IndexCore* core, uint32_t node, std::optional<Graph::Entry> entry) {
+void InsertProcess::Start(const IndexCore* core, uint32_t node) {
   core_ = core;
   graph_ = &core->graph();
   node_ = node;
@@ -18,20 +18,23 @@ void InsertProcess::Start(const IndexCore* core, uint32_t node, std::optional<Gr
   vec_ = core->Vector(node);
   m_ = core->options().m;
   ef_ = std::max(core->options().ef_construction, m_);
-  entry_ = entry;
-  top_layer_ = entry ? entry->level : -1;
-  phase_ = Phase::kEntry;
-  awaiting_ = false;
   layers_.resize(size_t(level_) + 1);
   for (Layer& l : layers_) {
     l.seeds.clear();
     l.chosen.clear();
     l.incoming.clear();
   }
-  prev_.clear();
   links_.resize(graph_->capacity(0));
   own_distances_ = 0;
   nodes_visited_ = 0;
+}
+
+void InsertProcess::Begin(std::optional<Graph::Entry> entry) {
+  entry_ = entry;
+  top_layer_ = entry ? entry->level : -1;
+  phase_ = Phase::kEntry;
+  awaiting_ = false;
+  prev_.clear();
 }
 
 InsertProcess::State InsertProcess::Advance() {
@@ -79,6 +82,13 @@ InsertProcess::State InsertProcess::Advance() {
         return State::kChosen;
     }
   }
+}
+
+void InsertProcess::TakeDistances() {
+  if (phase_ != Phase::kBeam || !awaiting_) return;
+  Absorb();
+  awaiting_ = false;
+  if (layer_ == 0 && !cand_.empty()) graph_->PrefetchLinks(cand_.front().id);
 }
 
 bool InsertProcess::Post(uint32_t node, int layer, bool skip_visited) {

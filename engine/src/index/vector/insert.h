@@ -42,13 +42,28 @@ class InsertProcess {
  public:
   enum class State : uint8_t { kNeedDistances, kChosen };
 
-  // Prepares the process for `node` (its vector and level already set).
-  // Seeds (pre-link candidates) may be added with seeds() before the first
-  // Advance.
-  void Start(const IndexCore* core, uint32_t node, std::optional<Graph::Entry> entry);
+  // Prepares the process for `node` (its vector and level already set):
+  // empty seeds, choices and reverse links. Seeds (pre-link candidates) may
+  // be added with seeds(), and reverse links may arrive in incoming(), from
+  // then on; Begin() must come before the first Advance.
+  void Start(const IndexCore* core, uint32_t node);
+  // Sets where the walk starts: the graph's entry point as of now (a
+  // process admitted late in a batch sees the batch-mates linked before it).
+  void Begin(std::optional<Graph::Entry> entry);
+  void Start(const IndexCore* core, uint32_t node, std::optional<Graph::Entry> entry) {
+    Start(core, node);
+    Begin(entry);
+  }
   // Runs until the process needs distances (request() / distances()) or
   // has chosen its neighbours at every layer.
   State Advance();
+
+  // Optional, between filling distances() and Advance(): takes the
+  // distances into the heaps and hints the cache to fetch the list the
+  // process reads next. The scheduler calls it for every process of a task
+  // before advancing any, so their list misses overlap instead of coming
+  // one after another.
+  void TakeDistances();
 
   std::span<const uint32_t> request() const { return request_; }
   // To be filled by the caller: distances()[i] = d(node, request()[i]).
@@ -118,6 +133,7 @@ struct BatchScratch {
   std::vector<InsertProcess> procs;
   std::vector<LinkReq> reqs;
   std::vector<uint32_t> groups;  // where each target's requests start in reqs
+  std::vector<float> matrix;     // a pre-link group's distances, row-major
 };
 
 }  // namespace fenec::index::vec

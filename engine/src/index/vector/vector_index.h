@@ -65,18 +65,22 @@
 // neighbour already kept), write the node's lists, add the reverse links
 // (a full list is re-selected by the same heuristic over its ids plus the
 // new one). InsertArm::kRow runs one process at a time on the caller's
-// thread. InsertArm::kBatch (batch.cc) takes up to batch_size inserts:
-//  1. pre-link: the distances between every two batch-mates are computed on
-//     every core, and each new node's lists start as up to M batch-mates of
-//     its level, chosen nearest first by the heuristic (so batch-mates find
-//     each other although none is linked yet, and a clustered batch is not
-//     cut into one island a cluster); these edges seed the node's beams and
-//     are pruned by the heuristic like any other;
+// thread. InsertArm::kBatch (batch.cc) takes up to batch_size inserts,
+// pre-linked and run 128 at a time:
+//  1. pre-link: the batch is cut into groups of 128 in batch order; the
+//     distances between every two group-mates are computed on every core,
+//     and each new node's lists start as up to M group-mates of its level,
+//     chosen nearest first by the heuristic (so in-flight nodes find each
+//     other although none is linked yet, and a clustered group is not cut
+//     into one island a cluster); these edges seed the node's beams and are
+//     pruned by the heuristic like any other;
 //  2. each new node gets a resumable insert process (a state machine: layer,
-//     candidate heap, result heap, visited set, the node it expands); the
-//     scheduler resumes every paused process on the pool (each runs until it
-//     needs distances: the unvisited neighbours of the node it expands, and
-//     posts that request), gathers the requests, preloads their vectors and
+//     candidate heap, result heap, visited set, the node it expands); at
+//     most 128 are in flight, and when one finishes the next in batch order
+//     is admitted (starting from the entry point as of then). The scheduler
+//     resumes every paused process on the pool (each runs until it needs
+//     distances: the unvisited neighbours of the node it expands, and posts
+//     that request), gathers the requests, preloads their vectors and
 //     computes all the distances in chunks on every core, then resumes the
 //     processes with them. In memory "preload" is a prefetch of each vector
 //     just ahead of its distance; with vectors on disk it is where the
@@ -86,8 +90,9 @@
 //     process that has chosen its neighbours: its lists and the reverse
 //     links, under the per-node locks (the lists a round changes are
 //     distinct, so the pool writes them on every core), then publishes it.
-//     A reverse link to a batch-mate still in flight waits in that
-//     batch-mate's process and joins its list when it is linked.
+//     A reverse link to a batch-mate still in flight (or not yet admitted)
+//     waits in that batch-mate's process and joins its list when it is
+//     linked.
 // A batch gives the same kind of graph as rows; its answer does not depend
 // on the thread count (processes only read during a round, linking is in
 // batch order).
