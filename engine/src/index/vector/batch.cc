@@ -286,7 +286,7 @@ void IndexCore::LinkBatch(std::span<const uint32_t> nodes) {
           }
         }
         for (uint32_t a = tasks[t].first; a < std::min<size_t>(tasks[t].second, waiting); ++a)
-            procs[work[a]].TakeDistances();
+          procs[work[a]].TakeDistances();
         for (uint32_t a = tasks[t].first; a < tasks[t].second; ++a)
           chosen[work[a]] = procs[work[a]].Advance() == InsertProcess::State::kChosen;
       }
