@@ -25,7 +25,11 @@
 // write the answer once the worker is done. A GET (a get by id, /health,
 // /metrics) is answered on the io thread itself: it takes microseconds under
 // the engine's shared lock and never waits for an fsync, and a hand-off
-// would put a context switch in every read's path on a two-core box.
+// would put a context switch in every read's path on a two-core box. (Under
+// --long-reads locked a GET can queue for the shared lock behind a writer
+// that waits out a long locked scan: that stalls one io thread for the
+// scan's length, the naive arm's cost; --io-threads > 1 keeps the others
+// serving.)
 // --workers bounds how many requests are in the engine at once (and so how
 // many durable writes one group commit can gather); the rest queue, counted
 // by fenec_http_requests_queued.
