@@ -1,275 +1,202 @@
+// Accepting, starting and stopping; one connection's life is http_session.cc.
 #include "engine/server/http_server.h"
 
-#include <poll.h>
-#include <sys/socket.h>
-
-#include <algorithm>
-#include <cstdint>
-#include <limits>
+#include <future>
+#include <iterator>
+#include <utility>
+#include <optional>
+#include <thread>
 #include <vector>
 
-#include <chrono>
-
-#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
+#include <boost/beast/http/write.hpp>
 #include <fmt/format.h>
+
+#include "engine/server/http_session.h"
+#include "engine/server/metrics.h"
 
 namespace fenec::server {
 
-namespace net = boost::asio;
-namespace beast = boost::beast;
-namespace http = boost::beast::http;
-using tcp = net::ip::tcp;
-
 struct HttpServer::Impl {
-  net::io_context ioc;
-  tcp::acceptor acceptor{ioc};
+  explicit Impl(net::io_context& ioc) : acceptor(net::make_strand(ioc)), backoff(acceptor.get_executor()) {}
+  tcp::acceptor acceptor;
+  net::steady_timer backoff;  // after a failed accept (out of descriptors): wait, then accept again
+  std::optional<net::executor_work_guard<net::io_context::executor_type>> guard;
+  std::vector<std::thread> io_threads;
 };
-
-struct HttpServer::Session {
-  explicit Session(tcp::socket s) : socket(std::move(s)) {}
-  tcp::socket socket;
-  std::thread thread;
-  bool closed FENEC_GUARDED_BY(&HttpServer::mu_) = false;  // the socket may no longer be shut down
-  std::atomic<bool> done{false};
-};
-
-namespace {
-
-uint64_t NowNs() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
-}
-
-std::string ErrorJson(const char* code, const std::string& message) {
-  return fmt::format(R"({{"error":{{"code":"{}","message":"{}","where":"request"}}}})", code, message);
-}
-
-// An answer the transport gives itself (the request never reached a handler); the connection is closed after it.
-void WriteRefusal(tcp::socket& socket, int status, const char* code, const std::string& message) {
-  http::response<http::string_body> res{static_cast<http::status>(status), 11};
-  res.set(http::field::server, "fenec-server");
-  res.set(http::field::content_type, "application/json");
-  res.keep_alive(false);
-  res.body() = ErrorJson(code, message);
-  res.prepare_payload();
-  beast::error_code ec;
-  http::write(socket, res, ec);
-}
-
-// After refusing a body unread: a client that sends its whole body before
-// reading (most do) would meet a reset instead of the answer if the socket
-// closed now. Read and drop what it sends, bounded in bytes and time, then close.
-void LingerAndDiscard(int fd, uint64_t expected) {
-  ::shutdown(fd, SHUT_WR);
-  static constexpr uint64_t kMaxDiscard = 256u << 20;
-  static constexpr int kLingerMs = 2000;
-  std::vector<char> sink(64 * 1024);
-  uint64_t left = std::min(expected, kMaxDiscard);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kLingerMs);
-  while (left > 0) {
-    auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) return;
-    pollfd p{fd, POLLIN, 0};
-    int ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count()) + 1;
-    if (::poll(&p, 1, ms) <= 0) return;
-    ssize_t n = ::recv(fd, sink.data(), sink.size(), 0);
-    if (n <= 0) return;
-    left -= std::min<uint64_t>(left, static_cast<uint64_t>(n));
-  }
-}
-
-bool IsDisconnect(const beast::error_code& ec) {
-  return ec == http::error::end_of_stream || ec == http::error::partial_message || ec == net::error::eof || ec == net::error::connection_reset ||
-         ec == net::error::operation_aborted || ec == net::error::bad_descriptor || ec == net::error::broken_pipe ||
-         ec == net::error::not_connected || ec == net::error::shut_down;
-}
-
-}  // namespace
 
 HttpServer::HttpServer(Config config, Handler handler, Done done, Written written, Refused refused)
-    : config_(std::move(config)),
-      handler_(std::move(handler)),
-      done_(std::move(done)),
-      written_(std::move(written)),
-      refused_(std::move(refused)),
-      impl_(std::make_unique<Impl>()) {}
+    : shared_(std::make_unique<Shared>(std::move(config), std::move(handler), std::move(done), std::move(written),
+                                       std::move(refused))),
+      impl_(std::make_unique<Impl>(shared_->ioc)) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
 Status HttpServer::Start() {
+  const Config& config = shared_->config;
+  if (config.io_threads == 0 || config.workers == 0) {
+    return Status::InvalidArgument("the io and worker pools need at least one thread each");
+  }
   beast::error_code ec;
-  auto addr = net::ip::make_address(config_.host, ec);
-  if (ec) return Status::InvalidArgument(fmt::format("'{}' is not an IP address", config_.host));
-  tcp::endpoint ep(addr, config_.port);
+  auto addr = net::ip::make_address(config.host, ec);
+  if (ec) return Status::InvalidArgument(fmt::format("'{}' is not an IP address", config.host));
+  tcp::endpoint ep(addr, config.port);
   auto& acc = impl_->acceptor;
   acc.open(ep.protocol(), ec);
   if (!ec) acc.set_option(net::socket_base::reuse_address(true), ec);
   if (!ec) acc.bind(ep, ec);
   if (!ec) acc.listen(net::socket_base::max_listen_connections, ec);
-  if (ec) return Status::IOError("listen", fmt::format("{}:{}", config_.host, config_.port), ec.value());
+  if (ec) return Status::IOError("listen", fmt::format("{}:{}", config.host, config.port), ec.value());
   port_ = acc.local_endpoint().port();
-  acceptor_ = std::thread([this] { AcceptLoop(); });
+  started_ = true;
+  shared_->workers.Start(config.workers);
+  impl_->guard.emplace(shared_->ioc.get_executor());
+  Accept();  // no io thread runs yet: nothing else touches the acceptor
+  for (size_t i = 0; i < config.io_threads; ++i) impl_->io_threads.emplace_back([this] { shared_->ioc.run(); });
   return Status::OK();
 }
 
-void HttpServer::AcceptLoop() {
-  while (!stopping_.load()) {
-    tcp::socket socket(impl_->ioc);
-    beast::error_code ec;
-    impl_->acceptor.accept(socket, ec);
-    if (ec) {
-      if (stopping_.load()) break;
-      // Out of descriptors or a connection reset before accept: back off briefly, keep serving.
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      continue;
-    }
-    socket.set_option(tcp::no_delay(true), ec);
-    connections_total_.fetch_add(1);
-    Reap(false);
-    base::MutexLock lock(&mu_);
-    if (sessions_.size() >= config_.max_connections) {
-      lock.Unlock();
-      WriteRefusal(socket, 503, "busy", fmt::format("over --max-connections ({})", config_.max_connections));
-      if (refused_) refused_(503);
-      continue;
-    }
-    auto session = std::make_unique<Session>(std::move(socket));
-    Session* s = session.get();
-    sessions_.push_back(std::move(session));
-    s->thread = std::thread([this, s] { Serve(s); });
-  }
+namespace {
+
+// The 503 over --max-connections, written at once on the fresh socket: its
+// send buffer is empty, so a few hundred bytes never wait.
+void RefuseBusy(tcp::socket& socket, size_t max_connections) {
+  http::response<http::string_body> res{http::status::service_unavailable, 11};
+  res.set(http::field::server, "fenec-server");
+  res.set(http::field::content_type, "application/json");
+  res.keep_alive(false);
+  res.body() = fmt::format(R"j({{"error":{{"code":"busy","message":"over --max-connections ({})","where":"request"}}}})j",
+                           max_connections);
+  res.prepare_payload();
+  beast::error_code ec;
+  socket.non_blocking(true, ec);
+  http::write(socket, res, ec);
+  socket.shutdown(tcp::socket::shutdown_both, ec);
+  socket.close(ec);
 }
 
-void HttpServer::Serve(Session* s) {
-  beast::flat_buffer buffer;
-  for (;;) {
-    http::request_parser<http::string_body> parser;
-    // The header is read with no body limit, so a declared length over it is
-    // seen here (and its size known for the discard); the limit then guards
-    // the body, chunked ones included.
-    parser.body_limit(std::numeric_limits<std::uint64_t>::max());
-    beast::error_code ec;
-    http::read_header(s->socket, buffer, parser, ec);
-    uint64_t declared = config_.max_body;
-    if (!ec) {
-      auto& head = parser.get();
-      auto length = parser.content_length();
-      if (length) declared = *length;
-      parser.body_limit(config_.max_body);
-      if (length && *length > config_.max_body) {
-        // Refused before its body is read: the client learns at once, and the server reads nothing it would drop.
-        ec = http::error::body_limit;
-      } else {
-        auto expect = head.find(http::field::expect);
-        if (expect != head.end() && beast::iequals(expect->value(), "100-continue")) {
-          static constexpr char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
-          net::write(s->socket, net::buffer(kContinue, sizeof(kContinue) - 1), ec);
-        }
-        if (!ec) http::read(s->socket, buffer, parser, ec);
-      }
-    }
+}  // namespace
+
+// Runs on the acceptor's strand: one accept pending at a time; each new
+// socket gets a strand of its own, the session's.
+void HttpServer::Accept() {
+  impl_->acceptor.async_accept(net::make_strand(shared_->ioc), [this](const beast::error_code& ec, tcp::socket socket) {
+    Shared& s = *shared_;
+    if (s.stopping.load()) return;  // the socket closes as it goes out of scope
     if (ec) {
-      if (ec == http::error::body_limit) {
-        WriteRefusal(s->socket, 413, "too_large", fmt::format("the body is over --max-body ({} bytes)", config_.max_body));
-        if (refused_) refused_(413);
-        LingerAndDiscard(s->socket.native_handle(), declared);
-      } else if (ec == http::error::header_limit) {
-        WriteRefusal(s->socket, 431, "headers_too_large", "the request's headers are too large");
-        if (refused_) refused_(431);
-      } else if (!IsDisconnect(ec) && ec.category() == beast::error_code(http::error::bad_target).category()) {
-        WriteRefusal(s->socket, 400, "http", fmt::format("malformed HTTP request: {}", ec.message()));
-        if (refused_) refused_(400);
-      }
-      break;  // a disconnect, or an answer already given: the connection ends
+      // Out of descriptors, or a connection reset before its accept: back off briefly, keep serving.
+      impl_->backoff.expires_after(std::chrono::milliseconds(5));
+      impl_->backoff.async_wait([this](const beast::error_code& wec) {
+        if (!wec && !shared_->stopping.load()) Accept();
+      });
+      return;
     }
-    auto& msg = parser.get();
-    HttpRequest req;
-    req.method = std::string(msg.method_string());
-    req.target = std::string(msg.target());
-    req.body = std::move(msg.body());
-    auto auth = msg.find(http::field::authorization);
-    if (auth != msg.end()) req.authorization = std::string(auth->value());
-
-    HttpResponse res;
-    uint64_t t0 = NowNs();
-    try {
-      handler_(req, res);
-    } catch (const std::exception& e) {
-      res.status = 500;
-      res.body = ErrorJson("internal", e.what());
+    s.accepted.fetch_add(1);
+    beast::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    if (s.open.load() >= s.config.max_connections) {
+      s.over_connections.fetch_add(1);
+      RefuseBusy(socket, s.config.max_connections);
+      if (s.refused) s.refused(503);
+    } else {
+      std::make_shared<Session>(s, std::move(socket))->Begin();
     }
-    uint64_t t1 = NowNs();
-    if (done_) done_(res, t1 - t0);
-    bool keep = msg.keep_alive() && !stopping_.load();
-    http::response<http::string_body> out{static_cast<http::status>(res.status), msg.version()};
-    out.set(http::field::server, "fenec-server");
-    out.set(http::field::content_type, res.content_type);
-    out.keep_alive(keep);
-    out.body() = std::move(res.body);
-    out.prepare_payload();
-    http::write(s->socket, out, ec);  // header and body in one buffer sequence: one sendmsg
-    uint64_t t2 = NowNs();
-    if (written_) written_(res, t2 - t1);
-    if (ec || !keep) break;
-  }
-  base::MutexLock lock(&mu_);
-  beast::error_code ignored;
-  s->socket.shutdown(tcp::socket::shutdown_both, ignored);
-  s->socket.close(ignored);
-  s->closed = true;
-  s->done.store(true);
-}
-
-void HttpServer::Reap(bool all) {
-  std::list<std::unique_ptr<Session>> finished;
-  {
-    base::MutexLock lock(&mu_);
-    for (auto it = sessions_.begin(); it != sessions_.end();) {
-      if (all || (*it)->done.load()) {
-        finished.push_back(std::move(*it));
-        it = sessions_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-  }
-  for (auto& s : finished) {
-    if (s->thread.joinable()) s->thread.join();
-  }
+    Accept();
+  });
 }
 
 void HttpServer::Stop() {
-  if (stopping_.exchange(true)) {
-    Reap(true);
-    return;
-  }
-  if (acceptor_.joinable()) {
-    // shutdown() wakes the thread blocked in accept(); close() alone would not.
-    ::shutdown(impl_->acceptor.native_handle(), SHUT_RDWR);
-    acceptor_.join();
-  }
-  beast::error_code ignored;
-  impl_->acceptor.close(ignored);
+  if (!started_ || stopped_) return;
+  stopped_ = true;
+  Shared& s = *shared_;
+  s.stopping.store(true);
+  // Close the acceptor on its strand, and wait for that: once it has run, no
+  // accept handler can start a session, so the list walked below is final.
+  std::promise<void> acceptor_closed;
+  net::post(impl_->acceptor.get_executor(), [this, &acceptor_closed] {
+    beast::error_code ignored;
+    impl_->acceptor.close(ignored);
+    impl_->backoff.cancel();
+    acceptor_closed.set_value();
+  });
+  acceptor_closed.get_future().wait();
+  // Taken under the lock, let go outside it: a session's last reference
+  // dropped here runs its destructor, which takes the lock.
+  std::vector<std::shared_ptr<Session>> live;
   {
-    // An idle connection is blocked reading its next request: SHUT_RD ends
-    // that read. A request already read is still handled and its answer
-    // written (the write side stays open), then its thread sees stopping_.
-    base::MutexLock lock(&mu_);
-    for (auto& s : sessions_) {
-      if (!s->closed) ::shutdown(s->socket.native_handle(), SHUT_RD);
+    base::MutexLock lock(&s.mu);
+    for (auto& entry : s.sessions) {
+      if (auto session = entry.second.lock()) live.push_back(std::move(session));
     }
   }
-  Reap(true);
+  for (auto& session : live) session->CloseIfWaiting();
+  live.clear();
+  {
+    // Requests being handled finish and write their answers (no deadline
+    // but the write's bounds that), then their sessions end.
+    base::MutexLock lock(&s.mu);
+    while (s.open.load() > 0) s.all_closed.Wait(&s.mu);
+  }
+  s.workers.Stop();
+  impl_->guard.reset();
+  s.ioc.stop();
+  for (auto& t : impl_->io_threads) t.join();
+  impl_->io_threads.clear();
 }
 
-size_t HttpServer::open_connections() const {
-  base::MutexLock lock(&mu_);
-  size_t n = 0;
-  for (const auto& s : sessions_) n += s->done.load() ? 0 : 1;
-  return n;
+ConnectionStats HttpServer::stats() const {
+  const Shared& s = *shared_;
+  ConnectionStats st;
+  st.open = s.open.load();
+  st.accepted = s.accepted.load();
+  st.idle_timeouts = s.idle_timeouts.load();
+  st.header_timeouts = s.header_timeouts.load();
+  st.body_timeouts = s.body_timeouts.load();
+  st.write_timeouts = s.write_timeouts.load();
+  st.over_header_bytes = s.over_header_bytes.load();
+  st.over_header_fields = s.over_header_fields.load();
+  st.over_body = s.over_body.load();
+  st.over_connections = s.over_connections.load();
+  st.bad_http = s.bad_http.load();
+  st.queued = s.workers.queued();
+  return st;
+}
+
+void HttpServer::AppendMetrics(std::string& out) const {
+  const ConnectionStats st = stats();
+  const Config& c = shared_->config;
+  AppendGauge(out, "fenec_http_connections", "Open HTTP connections (idle, reading, handled or answered).",
+              static_cast<double>(st.open));
+  AppendCounter(out, "fenec_http_connections_total", "HTTP connections accepted (refused ones included).",
+                static_cast<double>(st.accepted));
+  out += "# HELP fenec_http_connections_closed_total Connections the server closed at a deadline, by which one.\n"
+         "# TYPE fenec_http_connections_closed_total counter\n";
+  using Row = std::pair<const char*, uint64_t>;
+  const Row closed[] = {{"idle_timeout", st.idle_timeouts},
+                        {"header_timeout", st.header_timeouts},
+                        {"body_timeout", st.body_timeouts},
+                        {"write_timeout", st.write_timeouts}};
+  for (const auto& [reason, n] : closed) {
+    fmt::format_to(std::back_inserter(out), "fenec_http_connections_closed_total{{reason=\"{}\"}} {}\n", reason, n);
+  }
+  out += "# HELP fenec_http_rejected_total Requests or connections the transport refused, by limit "
+         "(431 header_bytes and header_fields, 413 body_bytes, 503 max_connections, 400 bad_http).\n"
+         "# TYPE fenec_http_rejected_total counter\n";
+  const Row rejected[] = {{"header_bytes", st.over_header_bytes},
+                          {"header_fields", st.over_header_fields},
+                          {"body_bytes", st.over_body},
+                          {"max_connections", st.over_connections},
+                          {"bad_http", st.bad_http}};
+  for (const auto& [reason, n] : rejected) {
+    fmt::format_to(std::back_inserter(out), "fenec_http_rejected_total{{reason=\"{}\"}} {}\n", reason, n);
+  }
+  AppendGauge(out, "fenec_http_requests_queued", "Requests waiting for a worker thread.", static_cast<double>(st.queued));
+  AppendGauge(out, "fenec_http_io_threads", "Threads running the io_context (--io-threads).",
+              static_cast<double>(c.io_threads));
+  AppendGauge(out, "fenec_http_workers", "Threads running requests that may block (--workers).",
+              static_cast<double>(c.workers));
 }
 
 }  // namespace fenec::server

@@ -3,8 +3,12 @@
 // SIGTERM (or SIGINT): stop accepting, finish the requests in flight and
 // write their answers, sync the engine, close it (checkpoint), exit 0.
 #include <signal.h>
+#include <sys/resource.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -22,6 +26,10 @@ constexpr const char* kDescription =
     "  POST /docs/{collection}  GET /docs/{collection}/{id}  POST /batch  GET /health  GET /metrics\n"
     "Writes are acknowledged once landed and reach the disk within --sync ms,\n"
     "or, with --durable, once their journal record is fdatasync'ed (group commit).\n"
+    "Connections are served asynchronously by --io-threads threads; a connection past\n"
+    "--idle-timeout (waiting), --header-timeout or --body-timeout (a request arriving too\n"
+    "slowly) or --write-timeout is closed, and counted in /metrics\n"
+    "(fenec_http_connections_closed_total, fenec_http_rejected_total).\n"
     "Prints 'fenec-server listening on HOST:PORT' on stdout once it accepts.";
 
 bool SplitListen(const std::string& listen, std::string* host, uint16_t* port) {
@@ -42,6 +50,19 @@ bool SplitListen(const std::string& listen, std::string* host, uint16_t* port) {
   return true;
 }
 
+// Every open connection is a descriptor: the soft open-files limit (often
+// 1024) would refuse connections long before --max-connections does, so it
+// is raised to the hard limit, as servers do. Failing that, accept backs off
+// and retries while descriptors are short.
+void RaiseOpenFilesLimit() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur >= lim.rlim_max) return;
+  lim.rlim_cur = lim.rlim_max;
+  if (setrlimit(RLIMIT_NOFILE, &lim) != 0) {
+    fmt::print(stderr, "fenec-server: could not raise the open-files limit: {}\n", std::strerror(errno));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -50,7 +71,19 @@ int main(int argc, char** argv) {
   std::string journals = "shared", completion = "direct", data_flush = "pwrite";
   uint32_t sync_ms = 250;
   bool durable = false;
-  size_t max_body = 64u << 20, max_connections = 256;
+  // Connection defaults (issue 13): an idle client is let go after a minute
+  // (nginx keeps 75 s); a header has 10 s from its first byte and a body 30 s
+  // from its header, so a slow-drip client holds a connection that long at
+  // most; 16 KiB and 100 fields hold any real client's header (Beast's own
+  // limit is 8 KiB); 16384 connections fit the usual 20 000 descriptors.
+  const fenec::server::HttpServer::Config http_defaults;
+  size_t max_body = http_defaults.max_body, max_connections = http_defaults.max_connections;
+  size_t io_threads = http_defaults.io_threads, workers = http_defaults.workers;
+  size_t max_header_fields = http_defaults.max_header_fields;
+  uint32_t max_header_bytes = http_defaults.max_header_bytes;
+  auto seconds = [](std::chrono::milliseconds ms) { return static_cast<double>(ms.count()) / 1000.0; };
+  double idle_s = seconds(http_defaults.idle_timeout), header_s = seconds(http_defaults.header_timeout);
+  double body_s = seconds(http_defaults.body_timeout), write_s = seconds(http_defaults.write_timeout);
   app.add_option("--listen", listen, "HOST:PORT to listen on (port 0: any free port)")->capture_default_str();
   app.add_option("--data", data, "the database folder (created if missing)")->capture_default_str();
   auto* sync_opt = app.add_option("--sync", sync_ms, "buffered mode: fdatasync the journal every MS milliseconds")
@@ -74,9 +107,35 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"pwrite", "global-ring"}));
   app.add_option("--max-body", max_body, "largest request body in bytes (larger: 413)")->capture_default_str()
       ->check(CLI::Range(size_t{1024}, size_t{1} << 32));
-  app.add_option("--max-connections", max_connections, "connections served at once (more: 503)")
+  app.add_option("--max-connections", max_connections,
+                 "connections open at once, idle ones included (more: 503); ulimit -n bounds it too")
       ->capture_default_str()
-      ->check(CLI::Range(size_t{1}, size_t{65536}));
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20));
+  app.add_option("--io-threads", io_threads, "threads running the connections' reads and writes (and GETs)")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{256}));
+  app.add_option("--workers", workers,
+                 "threads running requests that may wait in the engine (writes, queries); more wait in a queue")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{4096}));
+  app.add_option("--idle-timeout", idle_s, "seconds a kept-alive connection may wait for its next request")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 86400.0));
+  app.add_option("--header-timeout", header_s, "seconds from a request's first byte to the end of its header")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 86400.0));
+  app.add_option("--body-timeout", body_s, "seconds from a request's header to the end of its body")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 86400.0));
+  app.add_option("--write-timeout", write_s, "seconds an answer's write may take (a client not reading)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 86400.0));
+  app.add_option("--max-header-bytes", max_header_bytes, "largest request line and header fields together (larger: 431)")
+      ->capture_default_str()
+      ->check(CLI::Range(uint32_t{256}, uint32_t{1} << 24));
+  app.add_option("--max-header-fields", max_header_fields, "most header fields in a request (more: 431)")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{100000}));
   if (int rc = fenec::base::ParseFlags(app, argc, argv); rc >= 0) return rc;
 
   fenec::server::FenecServer::Config config;
@@ -90,6 +149,16 @@ int main(int argc, char** argv) {
   }
   config.http.max_body = max_body;
   config.http.max_connections = max_connections;
+  config.http.io_threads = io_threads;
+  config.http.workers = workers;
+  auto ms = [](double sec) { return std::chrono::milliseconds(static_cast<int64_t>(sec * 1000.0 + 0.5)); };
+  config.http.idle_timeout = ms(idle_s);
+  config.http.header_timeout = ms(header_s);
+  config.http.body_timeout = ms(body_s);
+  config.http.write_timeout = ms(write_s);
+  config.http.max_header_bytes = max_header_bytes;
+  config.http.max_header_fields = max_header_fields;
+  RaiseOpenFilesLimit();
   config.token = token;
 
   // Signals are taken by sigwait below, in this thread only: every thread

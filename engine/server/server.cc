@@ -135,9 +135,7 @@ std::string FenecServer::MetricsText() const {
   std::string out;
   out.reserve(16384);
   metrics_.AppendText(out);
-  AppendGauge(out, "fenec_http_connections", "Open HTTP connections.", static_cast<double>(http_->open_connections()));
-  AppendCounter(out, "fenec_http_connections_total", "HTTP connections accepted.",
-                static_cast<double>(http_->connections_total()));
+  http_->AppendMetrics(out);
   AppendEngineMetrics(out);
   const auto& cache = service_.cache();
   AppendCounter(out, "fenec_plan_cache_hits_total", "Statements found planned in the cache.",

@@ -1,0 +1,147 @@
+// The transport's insides, shared by http_server.cc (accepting, starting and
+// stopping) and http_session.cc (one connection's life): the worker pool,
+// the state every session reads, and the session itself.
+//
+// A session's every step runs on its strand (the executor its socket was
+// accepted on), so its state needs no lock: the io threads never run two of
+// one session's handlers at once. The one exception is a handler run by a
+// worker: it touches only the request and answer, while the session has no
+// operation pending and no deadline armed, and hands back by posting to the
+// strand (which orders the worker's writes before the strand's reads).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include "engine/server/http_server.h"
+#include "engine/src/base/mutex.h"
+#include "engine/src/base/thread_annotations.h"
+
+namespace fenec::server {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = boost::beast::http;
+using tcp = net::ip::tcp;
+
+// A fixed pool of threads running posted tasks in order of arrival.
+class WorkerPool {
+ public:
+  void Start(size_t threads);
+  void Post(std::function<void()> task) FENEC_EXCLUDES(mu_);
+  // Runs every task already posted, then joins the threads.
+  void Stop() FENEC_EXCLUDES(mu_);
+  size_t queued() const FENEC_EXCLUDES(mu_);
+
+ private:
+  void Run() FENEC_EXCLUDES(mu_);
+
+  mutable base::Mutex mu_;
+  base::CondVar work_;
+  std::deque<std::function<void()>> tasks_ FENEC_GUARDED_BY(mu_);
+  bool stop_ FENEC_GUARDED_BY(mu_) = false;
+  std::vector<std::thread> threads_;
+};
+
+class Session;
+
+struct HttpServer::Shared {
+  Shared(Config c, Handler h, Done d, Written w, Refused r)
+      : config(std::move(c)), handler(std::move(h)), done(std::move(d)), written(std::move(w)), refused(std::move(r)) {}
+
+  const Config config;
+  const Handler handler;
+  const Done done;
+  const Written written;
+  const Refused refused;
+
+  net::io_context ioc;
+  WorkerPool workers;
+  std::atomic<bool> stopping{false};
+
+  // Counted by sessions on any io thread; read by /metrics (see ConnectionStats).
+  std::atomic<uint64_t> accepted{0}, open{0}, idle_timeouts{0}, header_timeouts{0}, body_timeouts{0},
+      write_timeouts{0}, over_header_bytes{0}, over_header_fields{0}, over_body{0}, over_connections{0}, bad_http{0};
+
+  // Every live session, so Stop() can close the idle ones; a weak pointer,
+  // since a session ends on its own (its last handler drops it).
+  base::Mutex mu;
+  base::CondVar all_closed;  // signalled when the last session ends
+  std::unordered_map<uint64_t, std::weak_ptr<Session>> sessions FENEC_GUARDED_BY(mu);
+  uint64_t next_id FENEC_GUARDED_BY(mu) = 0;
+};
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  // Registers itself in shared.sessions; the socket's executor is its strand.
+  Session(HttpServer::Shared& shared, tcp::socket socket);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Starts waiting for the first request (on the strand).
+  void Begin();
+  // Stop(): closes the connection unless a request is being handled or
+  // answered (that one finishes, and its answer closes the connection).
+  void CloseIfWaiting();
+
+ private:
+  // Which deadline is armed, and what a passing deadline counts.
+  enum class Phase { kIdle, kHeader, kBody, kHandling, kWriting, kLinger, kClosed };
+
+  void WaitForRequest();
+  void ReadHeader();
+  void OnHeader(const beast::error_code& ec);
+  void ReadBody();
+  void OnBody(const beast::error_code& ec);
+  void Dispatch();
+  void RunHandler();
+  void Write();
+  void OnWritten(const beast::error_code& ec, bool keep);
+  // A read that failed: a disconnect, a deadline already handled, or bad input answered here.
+  void OnReadError(const beast::error_code& ec);
+  // Answers a request the transport refuses, then lingers (reading and
+  // dropping up to `discard` bytes) so the client reads the answer, not a reset.
+  void Refuse(int status, const char* code, const std::string& message, uint64_t discard);
+  void Linger(uint64_t discard);
+  void Arm(std::chrono::milliseconds deadline);
+  void OnDeadline();
+  void Close();
+
+  HttpServer::Shared& shared_;
+  const uint64_t id_;
+  tcp::socket socket_;
+  net::steady_timer timer_;
+  uint64_t armed_ = 0;  // which Arm() the timer serves: an older deadline's handler does nothing
+  Phase phase_ = Phase::kIdle;
+  beast::flat_buffer buffer_;
+  // Held only while a request is read, answered or refused: an idle
+  // connection keeps no parser, no answer and no buffer.
+  std::unique_ptr<http::request_parser<http::string_body>> parser_;
+  std::unique_ptr<http::response<http::string_body>> response_;
+  std::vector<char> discard_;
+  uint64_t declared_ = 0;  // the body's declared length (or --max-body), for the discard after a 413
+  uint64_t discard_left_ = 0;
+  HttpRequest req_;
+  HttpResponse res_;
+  bool keep_alive_ = false;
+  unsigned version_ = 11;
+  uint64_t handle_ns_ = 0, write_start_ns_ = 0;
+};
+
+}  // namespace fenec::server
