@@ -13,7 +13,9 @@ PKGS=(
   libboost-system-dev libboost-filesystem-dev
   libsqlite3-dev sqlite3 libsimdjson-dev libcpp-httplib-dev libxxhash-dev
   libabsl-dev libhnswlib-dev fio jq valgrind procps util-linux e2fsprogs
-  postgresql-15 postgresql-client-15
+  postgresql-15 postgresql-client-15 libpq-dev  # the PostgreSQL arms (a scratch cluster on loopback)
+  librocksdb-dev rocksdb-tools  # the RocksDB arms, and db_bench to check them against
+  libre2-dev libpcre2-dev  # MM-4 on the matchers people share across threads
 )
 
 missing=()

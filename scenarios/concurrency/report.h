@@ -25,6 +25,7 @@ struct WriterFig {
   double commits = 0, fsyncs = 0;
   double write_max_us = 0;
   double store_min = 0, store_max = 0;  // the slowest and fastest store's rate (buffered arms: several stores)
+  double cpu_us_per_commit = -1;        // the machine's busy CPU a commit, every process (-1: unknown)
 };
 
 // One repetition of a readers-beside-writers (CC-4) or readers-beside-batches (CC-3) cell.

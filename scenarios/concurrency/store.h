@@ -1,8 +1,8 @@
 // What the concurrency bench asks of an arm: one table of small documents
 // (a text and an int), a row a write, a row by id a read, batches, and one
-// long aggregate. fenecdb and SQLite each implement it; the workloads in
-// workload.h drive any of them the same way, so the arms differ only in the
-// engine under test.
+// long aggregate. fenecdb, SQLite, RocksDB and PostgreSQL each implement it;
+// the workloads in workload.h drive any of them the same way, so the arms
+// differ only in the engine under test.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +26,8 @@ struct Aggregate {
 
 // What the arm did since the last reset_counters(). fsyncs are what the
 // arm can observe honestly: fenecdb's own Stats; for SQLite, the xSync
-// calls the counting VFS saw (sync_vfs.h).
+// calls the counting VFS saw (sync_vfs.h); RocksDB's WAL_FILE_SYNCED ticker;
+// PostgreSQL's pg_stat_wal.wal_sync.
 struct Counters {
   uint64_t commits = 0;
   uint64_t fsyncs = 0;
@@ -34,8 +35,8 @@ struct Counters {
   std::map<std::string, std::pair<double, std::string>> extra;
 };
 
-// One thread's handle. SQLite: a connection of its own; fenecdb: the shared
-// database. Every call returns "" on success, else what went wrong.
+// One thread's handle. SQLite and PostgreSQL: a connection of its own;
+// fenecdb and RocksDB: the shared database. Every call returns "" on success, else what went wrong.
 class Session {
  public:
   virtual ~Session() = default;
@@ -65,8 +66,10 @@ class Store {
 // switch of the finding that part measures (see main.cc --help).
 struct ArmSpec {
   std::string name;  // "fenecdb-durable", "sqlite-full", ...
-  enum class Engine { kFenecdb, kSqlite } engine = Engine::kFenecdb;
-  bool durable = true;  // fenecdb: Durability::kDurable; SQLite: synchronous=FULL
+  enum class Engine { kFenecdb, kSqlite, kRocksdb, kPostgres } engine = Engine::kFenecdb;
+  // fenecdb: Durability::kDurable; SQLite: synchronous=FULL; RocksDB:
+  // WriteOptions::sync; PostgreSQL: synchronous_commit=on.
+  bool durable = true;
   bool naive = false;
 };
 
@@ -77,10 +80,22 @@ std::unique_ptr<Store> open_sqlite(const ArmSpec& arm, const std::string& dir, s
 std::unique_ptr<Store> open_fenecdb(const ArmSpec& arm, const std::string& part, const std::string& dir,
                                     std::string* err);
 
+// A RocksDB DB in dir (rocksdb_store.cc), and the library's version.
+std::string rocksdb_version();
+std::unique_ptr<Store> open_rocksdb(const ArmSpec& arm, const std::string& dir, std::string* err);
+// A fresh table in the run's PostgreSQL cluster (postgres_store.cc); "" conninfo:
+// no cluster (not installed, or it failed to start), an error.
+std::unique_ptr<Store> open_postgres(const ArmSpec& arm, const std::string& conninfo, std::string* err);
+
 inline std::unique_ptr<Store> open_store(const ArmSpec& arm, const std::string& part, const std::string& dir,
-                                         std::string* err) {
-  return arm.engine == ArmSpec::Engine::kSqlite ? open_sqlite(arm, dir, err)
-                                                : open_fenecdb(arm, part, dir, err);
+                                         const std::string& pg_conninfo, std::string* err) {
+  switch (arm.engine) {
+    case ArmSpec::Engine::kSqlite: return open_sqlite(arm, dir, err);
+    case ArmSpec::Engine::kRocksdb: return open_rocksdb(arm, dir, err);
+    case ArmSpec::Engine::kPostgres: return open_postgres(arm, pg_conninfo, err);
+    case ArmSpec::Engine::kFenecdb: break;
+  }
+  return open_fenecdb(arm, part, dir, err);
 }
 
 }  // namespace fenec::scenarios::concurrency

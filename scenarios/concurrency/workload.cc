@@ -1,5 +1,6 @@
 #include "scenarios/concurrency/workload.h"
 #include "engine/src/base/interrupt.h"
+#include "engine/src/base/proc.h"
 
 #include <fmt/format.h>
 
@@ -10,6 +11,8 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+
+#include <unistd.h>
 
 
 namespace fenec::scenarios::concurrency {
@@ -29,6 +32,7 @@ double seconds_between(Clock::time_point a, Clock::time_point b) {
 // operation cap and the first error (which stops everyone).
 struct Shared {
   std::atomic<bool> go{false}, stop{false};
+  base::CpuTimes cpu_at_start;  // the machine's CPU times at the start gun
   std::atomic<uint64_t> ops{0};
   uint64_t max_ops = UINT64_MAX;
   Clock::time_point start, deadline = Clock::time_point::max();
@@ -71,6 +75,7 @@ double run_threads(Store& store, Shared& sh, const std::vector<Body>& bodies, do
     });
   }
   store.reset_counters();
+  sh.cpu_at_start = base::ReadCpuTimes();
   sh.start = Clock::now();
   if (seconds > 0) sh.deadline = sh.start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   sh.go.store(true, std::memory_order_release);
@@ -128,6 +133,12 @@ WritersResult run_writers(Store& store, int writers, const Budget& budget, uint6
   }
   WritersResult r;
   r.seconds = run_threads(store, sh, bodies, budget.seconds);
+  const base::CpuTimes cpu = base::ReadCpuTimes();
+  if (cpu.ok && sh.cpu_at_start.ok) {
+    const uint64_t busy = (cpu.total - cpu.idle - cpu.steal) -
+                          (sh.cpu_at_start.total - sh.cpu_at_start.idle - sh.cpu_at_start.steal);
+    r.machine_cpu_s = static_cast<double>(busy) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  }
   r.counters = store.counters();
   r.error = sh.error;
   r.per_writer = counts;

@@ -37,6 +37,10 @@ struct WritersResult {
   double seconds = 0;
   base::Histogram write_ns;
   Counters counters;
+  // Busy CPU of the whole machine over the cell, every process's: ours and a
+  // server's (PostgreSQL's backends), so engines that work in other
+  // processes are counted too. /proc/stat, 10 ms ticks.
+  double machine_cpu_s = 0;
 };
 // CC-1/CC-2: `writers` threads, a row a commit.
 WritersResult run_writers(Store& store, int writers, const Budget& budget, uint64_t seed);

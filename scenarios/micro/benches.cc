@@ -171,6 +171,27 @@ void register_mm4(Fixtures& f, double min_time) {
     LocalMatcher m(kUserIdPattern);
     bench_matches(st, *fp, [&](const std::string& l) { return m.match(l); });
   })->Threads(1)->Threads(2)->UseRealTime()->MinTime(min_time * kMm4MinTimeFactor);
+  // RE2: one object (its DFA cache shared under RE2's lock) or one per thread.
+  benchmark::RegisterBenchmark("MM4/re2_shared", [fp](benchmark::State& st) {
+    bench_matches(st, *fp, [&](const std::string& l) { return fp->re2->match(l); });
+  })->Threads(1)->Threads(2)->UseRealTime()->MinTime(min_time * kMm4MinTimeFactor);
+  benchmark::RegisterBenchmark("MM4/re2_per_thread", [fp](benchmark::State& st) {
+    const Re2Matcher m(kUserIdPatternAnyCase);
+    bench_matches(st, *fp, [&](const std::string& l) { return m.match(l); });
+  })->Threads(1)->Threads(2)->UseRealTime()->MinTime(min_time * kMm4MinTimeFactor);
+  // PCRE2: match data lent from one slot, a fresh one when taken (the
+  // source's pattern), or one per thread.
+  benchmark::RegisterBenchmark("MM4/pcre2_shared_slot", [fp](benchmark::State& st) {
+    const uint64_t fresh0 = fp->pcre2_shared->fresh_match_data();
+    bench_matches(st, *fp, [&](const std::string& l) { return fp->pcre2_shared->match(l); });
+    const double calls = static_cast<double>(st.iterations() * kLinesPerIter) * st.threads();
+    st.counters["fresh_per_call"] = benchmark::Counter(
+        static_cast<double>(fp->pcre2_shared->fresh_match_data() - fresh0) / calls, benchmark::Counter::kAvgThreads);
+  })->Threads(1)->Threads(2)->UseRealTime()->MinTime(min_time * kMm4MinTimeFactor);
+  benchmark::RegisterBenchmark("MM4/pcre2_per_thread", [fp](benchmark::State& st) {
+    Pcre2LocalMatcher m(*fp->pcre2);
+    bench_matches(st, *fp, [&](const std::string& l) { return m.match(l); });
+  })->Threads(1)->Threads(2)->UseRealTime()->MinTime(min_time * kMm4MinTimeFactor);
 }
 
 void register_mm5(Fixtures& f) {
@@ -218,6 +239,11 @@ std::string build_fixtures(const FixtureSizes& sizes, uint64_t seed, const std::
   }
   f->lines = make_lines(sizes.lines, seed + 1);
   f->shared = std::make_unique<SharedMatcher>(kUserIdPattern);
+  f->re2 = std::make_unique<Re2Matcher>(kUserIdPatternAnyCase);
+  if (!f->re2->ok()) return "RE2 did not compile the MM-4 pattern";
+  f->pcre2 = std::make_unique<Pcre2Code>(kUserIdPatternAnyCase);
+  if (!f->pcre2->ok()) return "PCRE2 did not compile the MM-4 pattern";
+  f->pcre2_shared = std::make_unique<Pcre2SharedMatcher>(*f->pcre2);
   const std::string path = dir + "/strings.dat";
   if (std::string err = make_string_file(path, sizes.strings, seed + 2, &f->file); !err.empty()) {
     return err;
@@ -246,6 +272,10 @@ void register_benchmarks(Fixtures& f, const FixtureSizes& sizes, double min_time
   for (const char* a : {"per_item", "per_batch"}) (*cases)[fmt::format("MM3/{}", a)] = fmt::format("batch={}", kBatch);
   for (const char* a : {"shared_checkout", "per_thread"}) {
     (*cases)[fmt::format("MM4/{}", a)] = "regex=std::regex";
+  }
+  for (const char* a : {"re2_shared", "re2_per_thread"}) (*cases)[fmt::format("MM4/{}", a)] = "regex=re2";
+  for (const char* a : {"pcre2_shared_slot", "pcre2_per_thread"}) {
+    (*cases)[fmt::format("MM4/{}", a)] = f.pcre2 && f.pcre2->jit() ? "regex=pcre2;jit=1" : "regex=pcre2;jit=0";
   }
   for (const char* a : {"pread", "read_once", "mmap"}) {
     (*cases)[fmt::format("MM5/{}", a)] = fmt::format("strings={}", sizes.strings);

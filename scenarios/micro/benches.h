@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "scenarios/micro/kernels.h"
+#include "scenarios/micro/matchers.h"
 
 namespace fenec::scenarios::micro {
 
@@ -18,6 +19,9 @@ struct Fixtures {
   std::vector<uint32_t> starts;       // walk starts, the same for every MM-2 arm
   std::vector<std::string> lines;     // MM-4 input
   std::unique_ptr<SharedMatcher> shared;
+  std::unique_ptr<Re2Matcher> re2;               // MM-4 on RE2: the one every thread shares
+  std::unique_ptr<Pcre2Code> pcre2;              // MM-4 on PCRE2: the compiled pattern
+  std::unique_ptr<Pcre2SharedMatcher> pcre2_shared;
   StringFile file;                    // MM-5 input
   int fd = -1;
 };

@@ -134,6 +134,24 @@ TEST(MicroVerdicts, ArmsNotRunAreNotApplicable) {
   EXPECT_EQ(v["MM-3"].outcome, Outcome::kReproduced);
 }
 
+// With the PCRE2 and RE2 pairs run, MM-4 is judged on them and the
+// std::regex pair is shown beside: the slot-lending PCRE2 matcher 5x its
+// per-thread one clears, one shared RE2 as fast as per-thread ones misses.
+TEST(MicroVerdicts, MatchersPeopleShareDecideMm4) {
+  std::vector<Figure> figs = shaped();
+  figs.push_back(fig("MM-4", "pcre2_shared_slot", 2, {500, 520, 510}));
+  figs.push_back(fig("MM-4", "pcre2_per_thread", 2, {100, 104, 102}));
+  figs.push_back(fig("MM-4", "re2_shared", 2, {300, 310, 305}));
+  figs.push_back(fig("MM-4", "re2_per_thread", 2, {300, 305, 310}));
+  kit::Verdict v = judged(figs)["MM-4"];
+  EXPECT_EQ(v.outcome, Outcome::kPartly) << v.reason;
+  EXPECT_NE(v.reason.find("PCRE2"), std::string::npos) << v.reason;
+  EXPECT_EQ(v.reason.find("std::regex"), std::string::npos) << "shown, not judged: " << v.reason;
+  EXPECT_NE(v.ours.find("std::regex (shown, not judged)"), std::string::npos) << v.ours;
+  arm(figs, "re2_shared", 2)->cpu_ns_per_item = {900, 930, 915};
+  EXPECT_EQ(judged(figs)["MM-4"].outcome, Outcome::kReproduced);
+}
+
 TEST(MicroVerdicts, OneRepetitionHasNoInterval) {
   std::vector<Figure> figs = shaped();
   for (Figure& f : figs) f.ns_per_item.resize(1), f.cpu_ns_per_item.resize(1);

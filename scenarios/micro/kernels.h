@@ -86,6 +86,8 @@ class LocalMatcher {
 };
 
 inline constexpr const char* kUserIdPattern = R"(\s+user id\s+)";
+// The same for matchers that fold case themselves (RE2, PCRE2: caseless).
+inline constexpr const char* kUserIdPatternAnyCase = R"(\s+user id\s+)";
 // Log-like lines, about one in ten containing " user id ".
 std::vector<std::string> make_lines(size_t count, uint64_t seed);
 

@@ -1,0 +1,250 @@
+// The PostgreSQL arms: PostgreSQL 15 from Debian, a scratch cluster the
+// bench starts on loopback (scenarios/pg/pg_cluster.h), libpq over TCP with
+// prepared statements, a connection per thread, a row a transaction.
+// postgres-durable sets synchronous_commit = on (a commit waits for its WAL
+// fsync; concurrent commits share one, PostgreSQL's group commit);
+// postgres-buffered sets it off (the commit returns once its WAL is written
+// to the OS; the WAL writer syncs it within ~3 x wal_writer_delay). Each store
+// is a fresh table in database `fenec`, dropped at close. fsyncs are the WAL
+// syncs pg_stat_wal counts (backends' and the WAL writer's).
+#include <fmt/format.h>
+#include <libpq-fe.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "scenarios/concurrency/store.h"
+
+namespace fenec::scenarios::concurrency {
+namespace {
+
+std::string pq_error(PGconn* c, const std::string& what) {
+  std::string m = c != nullptr ? PQerrorMessage(c) : "no connection";
+  while (!m.empty() && (m.back() == '\n' || m.back() == ' ')) m.pop_back();
+  return fmt::format("postgres {}: {}", what, m);
+}
+
+// Runs a statement with no parameters; "" when it returned `ok`.
+std::string exec(PGconn* c, const std::string& sql, ExecStatusType ok = PGRES_COMMAND_OK,
+                 PGresult** keep = nullptr) {
+  PGresult* r = PQexec(c, sql.c_str());
+  const bool good = PQresultStatus(r) == ok;
+  std::string err = good ? "" : pq_error(c, sql.substr(0, 60));
+  if (keep != nullptr && good) {
+    *keep = r;
+  } else {
+    PQclear(r);
+  }
+  return err;
+}
+
+PGconn* connect(const std::string& conninfo, std::string* err) {
+  PGconn* c = PQconnectdb(conninfo.c_str());
+  if (PQstatus(c) != CONNECTION_OK) {
+    *err = pq_error(c, "connect");
+    PQfinish(c);
+    return nullptr;
+  }
+  return c;
+}
+
+std::atomic<uint64_t> g_tables{0};  // a fresh table per store, in one database
+
+class PgStore;
+
+class PgSession : public Session {
+ public:
+  PgSession(PgStore* store, PGconn* c) : store_(store), c_(c) {}
+  ~PgSession() override { PQfinish(c_); }
+  std::string prepare(const std::string& table, bool durable);
+  std::string put(const Doc& doc) override;
+  std::string put_batch(const std::vector<Doc>& docs) override;
+  std::string get(uint64_t id, Doc* out, bool* found) override;
+  std::string aggregate(Aggregate* out) override;
+
+ private:
+  std::string insert(const Doc& doc);
+
+  PgStore* store_;
+  PGconn* c_;
+};
+
+class PgStore : public Store {
+ public:
+  PgStore(std::string conninfo, bool durable) : conninfo_(std::move(conninfo)), durable_(durable) {}
+  ~PgStore() override { (void)close(); }
+
+  std::string create() {
+    std::string err;
+    admin_ = connect(conninfo_, &err);
+    if (admin_ == nullptr) return err;
+    table_ = fmt::format("docs_{}_{}", getpid(), g_tables.fetch_add(1));
+    return exec(admin_, fmt::format("CREATE TABLE {} (id bigserial PRIMARY KEY, body text NOT NULL, n bigint NOT NULL)",
+                                    table_));
+  }
+
+  std::unique_ptr<Session> session(std::string* err) override {
+    PGconn* c = connect(conninfo_, err);
+    if (c == nullptr) return nullptr;
+    auto s = std::make_unique<PgSession>(this, c);
+    if (*err = s->prepare(table_, durable_); !err->empty()) return nullptr;
+    return s;
+  }
+
+  void reset_counters() override {
+    commits_.store(0);
+    base_ = wal_counts(false);
+  }
+
+  Counters counters() const override {
+    const WalCounts now = wal_counts(true);
+    Counters c;
+    c.commits = commits_.load();
+    c.fsyncs = now.syncs - base_.syncs;
+    c.extra["wal_writes"] = {static_cast<double>(now.writes - base_.writes), "count"};
+    return c;
+  }
+
+  std::string close() override {
+    if (admin_ == nullptr) return "";
+    std::string err = table_.empty() ? "" : exec(admin_, "DROP TABLE IF EXISTS " + table_);
+    PQfinish(admin_);
+    admin_ = nullptr;
+    return err;
+  }
+
+  void count_commit() { commits_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  struct WalCounts {
+    uint64_t syncs = 0, writes = 0;
+  };
+
+  // pg_stat_wal's counts. A backend adds its WAL syncs to the shared counts
+  // when its transaction's stats are flushed, at the latest as it exits; the
+  // workload closes its sessions before reading the counters, so wait (at
+  // most 5 s) for the other client backends to be gone first.
+  WalCounts wal_counts(bool settle) const {
+    WalCounts w;
+    for (int i = 0; settle && i < 500; ++i) {
+      PGresult* r = nullptr;
+      if (!exec(admin_,
+                "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
+                "AND datname = current_database() AND pid <> pg_backend_pid()",
+                PGRES_TUPLES_OK, &r)
+               .empty()) {
+        break;
+      }
+      const bool alone = std::string(PQgetvalue(r, 0, 0)) == "0";
+      PQclear(r);
+      if (alone) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    PGresult* r = nullptr;
+    if (exec(admin_, "SELECT wal_sync, wal_write FROM pg_stat_wal", PGRES_TUPLES_OK, &r).empty()) {
+      w.syncs = std::stoull(PQgetvalue(r, 0, 0));
+      w.writes = std::stoull(PQgetvalue(r, 0, 1));
+      PQclear(r);
+    }
+    return w;
+  }
+
+  std::string conninfo_;
+  bool durable_;
+  PGconn* admin_ = nullptr;
+  std::string table_;
+  std::atomic<uint64_t> commits_{0};
+  WalCounts base_;
+};
+
+std::string PgSession::prepare(const std::string& table, bool durable) {
+  if (auto e = exec(c_, fmt::format("SET synchronous_commit = {}", durable ? "on" : "off")); !e.empty()) return e;
+  const std::pair<const char*, std::string> stmts[] = {
+      {"ins", fmt::format("INSERT INTO {} (body, n) VALUES ($1, $2::bigint)", table)},
+      {"get", fmt::format("SELECT body, n FROM {} WHERE id = $1::bigint", table)},
+      {"agg", fmt::format("SELECT count(*), coalesce(sum(n), 0) FROM {}", table)},
+  };
+  for (const auto& [name, sql] : stmts) {
+    PGresult* r = PQprepare(c_, name, sql.c_str(), 0, nullptr);
+    const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    if (!ok) return pq_error(c_, std::string("prepare ") + name);
+  }
+  return "";
+}
+
+std::string PgSession::insert(const Doc& doc) {
+  const std::string n = std::to_string(doc.n);
+  const char* values[] = {doc.body.c_str(), n.c_str()};
+  PGresult* r = PQexecPrepared(c_, "ins", 2, values, nullptr, nullptr, 0);
+  const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+  PQclear(r);
+  return ok ? "" : pq_error(c_, "insert");
+}
+
+// Autocommit: the INSERT is its own transaction, as a row a write is.
+std::string PgSession::put(const Doc& doc) {
+  if (auto e = insert(doc); !e.empty()) return e;
+  store_->count_commit();
+  return "";
+}
+
+std::string PgSession::put_batch(const std::vector<Doc>& docs) {
+  if (auto e = exec(c_, "BEGIN"); !e.empty()) return e;
+  for (const Doc& d : docs) {
+    if (auto e = insert(d); !e.empty()) {
+      (void)exec(c_, "ROLLBACK");
+      return e;
+    }
+  }
+  if (auto e = exec(c_, "COMMIT"); !e.empty()) return e;
+  store_->count_commit();
+  return "";
+}
+
+std::string PgSession::get(uint64_t id, Doc* out, bool* found) {
+  const std::string s = std::to_string(id);
+  const char* values[] = {s.c_str()};
+  PGresult* r = PQexecPrepared(c_, "get", 1, values, nullptr, nullptr, 0);
+  std::string err;
+  *found = false;
+  if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+    err = pq_error(c_, "get");
+  } else if (PQntuples(r) == 1) {
+    *found = true;
+    out->body.assign(PQgetvalue(r, 0, 0), static_cast<size_t>(PQgetlength(r, 0, 0)));
+    out->n = std::stoll(PQgetvalue(r, 0, 1));
+  }
+  PQclear(r);
+  return err;
+}
+
+std::string PgSession::aggregate(Aggregate* out) {
+  PGresult* r = PQexecPrepared(c_, "agg", 0, nullptr, nullptr, nullptr, 0);
+  std::string err;
+  if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
+    err = pq_error(c_, "aggregate");
+  } else {
+    out->count = std::stoull(PQgetvalue(r, 0, 0));
+    out->sum = std::stoll(PQgetvalue(r, 0, 1));
+  }
+  PQclear(r);
+  return err;
+}
+
+}  // namespace
+
+std::unique_ptr<Store> open_postgres(const ArmSpec& arm, const std::string& conninfo, std::string* err) {
+  if (conninfo.empty()) {
+    *err = "no PostgreSQL cluster for this run";
+    return nullptr;
+  }
+  auto store = std::make_unique<PgStore>(conninfo, arm.durable);
+  if (*err = store->create(); !err->empty()) return nullptr;
+  store->reset_counters();
+  return store;
+}
+
+}  // namespace fenec::scenarios::concurrency
