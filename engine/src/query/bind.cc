@@ -37,7 +37,11 @@ Error JsonReader::Malformed(simdjson::error_code ec, const std::string& where, c
   Error e;
   e.http = 400;
   e.code = "json";
-  e.message = fmt::format("malformed JSON: {}", simdjson::error_message(ec));
+  // simdjson says only "problem while parsing a string": name what it refuses there.
+  e.message = ec == simdjson::STRING_ERROR
+                  ? std::string("malformed JSON string: a bad escape, or a lone or swapped surrogate escape "
+                                "(\\uD800-\\uDFFF not in a high-low pair)")
+                  : fmt::format("malformed JSON: {}", simdjson::error_message(ec));
   e.where = where;
   e.offset = OffsetOf(at);
   return e;

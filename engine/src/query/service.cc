@@ -126,7 +126,8 @@ Answer Service::Query(std::string& body) {
   if (ec == simdjson::NO_SUCH_FIELD) return ErrorAnswer(BodyError("json", "the body has no \"statement\"", "body.statement"));
   if (ec) return ErrorAnswer(reader.Malformed(ec, "body"));
   std::string_view text;
-  if (text_v.get_string().get(text)) {
+  if (auto se = text_v.get_string().get(text)) {
+    if (se == simdjson::STRING_ERROR) return ErrorAnswer(reader.Malformed(se, "body.statement"));
     return ErrorAnswer(reader.At(text_v, 400, "json", "\"statement\" must be a string", "body.statement"));
   }
   // The unescaped text lives in the parser's string buffer, which the params
