@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/src/base/json.h"
+
 namespace fenec::server {
 namespace {
 
@@ -14,12 +16,15 @@ HttpResponse& Json(HttpResponse& res, int status, std::string body) {
   return res;
 }
 
+// The method and path are the client's bytes: escaped (and any byte that is
+// not UTF-8 replaced) so that even this answer is valid JSON.
 void NoRoute(HttpResponse& res, int status, const std::string& method, const std::string& path) {
   res.endpoint = "none";
   const char* code = status == 405 ? "method" : "no_route";
+  std::string message;
+  base::AppendJsonString(message, fmt::format("no {} {} here: see engine/doc/statements.md", method, path));
   Json(res, status,
-       fmt::format(R"({{"error":{{"code":"{}","message":"no {} {} here: see engine/doc/statements.md","where":"path"}}}})",
-                   code, method, path));
+       fmt::format(R"({{"error":{{"code":"{}","message":{},"where":"path"}}}})", code, message));
 }
 
 // Paths are plain names and numbers; anything percent-encoded is not a collection we could have.

@@ -16,6 +16,7 @@
 #include "fenec/database.h"
 #include "engine/server/server.h"
 #include "engine/src/base/testing.h"
+#include "engine/src/query/answer_check.h"
 
 extern char** environ;
 
@@ -296,6 +297,99 @@ TEST(ServerProcess, SigtermFinishesInFlightAndSyncs) {
   EXPECT_GE(*n, static_cast<uint64_t>(acked.load()));
   EXPECT_TRUE((*db)->Check().ok());
   EXPECT_TRUE((*db)->Close().ok());
+}
+
+// Every answer the server writes, read back off the wire, is valid JSON in
+// valid UTF-8: stored text served back, bad values refused each way a value
+// arrives, and errors that echo the client's own bytes (paths, methods,
+// names, keys) when those bytes are not UTF-8 or hold quotes.
+TEST_F(ServerTest, EveryAnswerIsValidJsonInValidUtf8) {
+  ExpectStatus(Query(R"j({"statement": "CREATE COLLECTION t (i INT, f FLOAT, s TEXT, v VECTOR(2))"})j"), 200, "");
+  client_->set_url_encode(false);  // the paths below go out byte for byte
+  size_t answers = 0;
+  auto valid = [&](const httplib::Result& r, const std::string& what) {
+    ++answers;
+    EXPECT_TRUE(r) << what;
+    if (!r) return 0;
+    EXPECT_EQ(query::JsonProblem(r->body), "") << what;
+    return r->status;
+  };
+  auto text_of = [](const std::string& body, const char* pointer) {
+    simdjson::dom::parser p;
+    simdjson::padded_string text(body);
+    std::string_view s;
+    return p.parse(text).at_pointer(pointer).get_string().get(s) ? std::string("<none>") : std::string(s);
+  };
+
+  // Stored text served back by GET and by FIND, exactly.
+  const std::vector<std::pair<std::string, std::string>> texts = {
+      {R"j("")j", ""},
+      {R"j("\uD83D\uDE00 \uDBFF\uDFFF")j", "\xF0\x9F\x98\x80 \xF4\x8F\xBF\xBF"},
+      {"\"caf\xC3\xA9 \xE2\x80\xA8\"", "caf\xC3\xA9 \xE2\x80\xA8"},  // U+2028 is valid JSON
+      {R"j("q\"b\\ \u0000 \u0001 \u001f \t")j", std::string("q\"b\\ \0 \x01 \x1f \t", 12)},
+  };
+  uint64_t stored = 0;
+  for (const auto& [json, want] : texts) {
+    auto put = client_->Post("/docs/t", "[{\"s\": " + json + "}]", "application/json");
+    ASSERT_EQ(valid(put, "put " + json), 200);
+    ++stored;
+    auto got = client_->Get(fmt::format("/docs/t/{}", stored));
+    ASSERT_EQ(valid(got, "get " + json), 200);
+    EXPECT_EQ(text_of(got->body, "/doc/s"), want) << got->body;
+    auto found = Query(fmt::format(R"j({{"statement": "FIND t WHERE s = $1", "params": [{}]}})j", json));
+    ASSERT_EQ(valid(found, "find " + json), 200);
+    EXPECT_EQ(text_of(found->body, "/rows/0/doc/s"), want) << found->body;
+  }
+
+  // Bad values, each way one arrives over HTTP: a 4xx naming where, nothing stored.
+  struct Bad {
+    std::string field, ql, json;
+  };
+  const std::vector<Bad> bad = {
+      {"s", "'\\\\uD800'", "\"\\uD800\""},        {"s", "'\\\\uDC00\\\\uD800'", "\"\\uDC00\\uD800\""},
+      {"s", "'a\xFF'", "\"a\xFF\""},                  {"f", "1e400", "1e400"},
+      {"f", "NaN", "-Infinity"},                     {"i", "9223372036854775808", "-9223372036854775809"},
+      {"v", "[1e39, 0]", "[0, 1e39]"},
+  };
+  for (const Bad& b : bad) {
+    const std::string what = b.field + " = " + b.json;
+    std::vector<httplib::Result> rs;
+    rs.push_back(Query(R"j({"statement": "PUT t {)j" + b.field + ": " + b.ql + R"j(}"})j"));
+    rs.push_back(Query(R"j({"statement": "PUT t {)j" + b.field + R"j(: $1}", "params": [)j" + b.json + "]}"));
+    rs.push_back(client_->Post("/docs/t", "[{\"" + b.field + "\": " + b.json + "}]", "application/json"));
+    rs.push_back(client_->Post("/batch", R"j({"statements": [{"statement": "PUT t {)j" + b.field +
+                                             R"j(: $1}", "params": [)j" + b.json + "]}]}", "application/json"));
+    for (auto& r : rs) {
+      int status = valid(r, what);
+      EXPECT_TRUE(status >= 400 && status < 500) << what << " -> " << (r ? r->body : "");
+      if (r) {
+        EXPECT_NE(query::ErrorWhere(r->body), "") << r->body;
+      }
+    }
+  }
+  EXPECT_EQ(*db_->Count(*db_->FindCollection("t")), stored);
+
+  // Errors that echo what the client sent.
+  std::vector<std::pair<std::string, httplib::Result>> echoes;
+  echoes.emplace_back("collection not UTF-8", client_->Get("/docs/t\xFF/1"));
+  echoes.emplace_back("id not UTF-8", client_->Get("/docs/t/\xFF\xFE"));
+  echoes.emplace_back("an encoded surrogate", client_->Post("/docs/\xED\xA0\x80", "[{}]", "application/json"));
+  echoes.emplace_back("no route, quote and backslash", client_->Get("/no\"where\\"));
+  echoes.emplace_back("no route, not UTF-8", client_->Get("/\xC3"));
+  echoes.emplace_back("method", client_->Put("/query\xFF", "{}", "application/json"));
+  echoes.emplace_back("method on a route", client_->Delete("/query"));
+  echoes.emplace_back("body not UTF-8", Query("{\"statement\": \"GET t 1\xFF\"}"));
+  echoes.emplace_back("statement names a character", Query(R"j({"statement": "GET caf\u00e9 1"})j"));
+  echoes.emplace_back("surrogate in a name", Query(R"j({"statement": "GET t\uD800 1"})j"));
+  echoes.emplace_back("surrogate in a key", client_->Post("/docs/t", R"j([{"\uD800": 1}])j", "application/json"));
+  echoes.emplace_back("control in a key", client_->Post("/docs/t", R"j([{"x\u0001\"": 1}])j", "application/json"));
+  echoes.emplace_back("unknown request key", Query(R"j({"statement": "GET t 1", "\u00e9\"": 1})j"));
+  for (auto& [what, r] : echoes) {
+    int status = valid(r, what);
+    EXPECT_TRUE(status >= 400 && status < 500) << what << " -> " << (r ? r->body : "");
+  }
+  EXPECT_EQ(*db_->Count(*db_->FindCollection("t")), stored);
+  EXPECT_EQ(answers, texts.size() * 3 + bad.size() * 4 + echoes.size());
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fenec/status.h"
@@ -45,16 +46,21 @@ struct Schema {
   std::vector<Field> fields;
   // Index of the named field, or -1.
   int FieldIndex(std::string_view name) const;
-  // kInvalidArgument on: no fields, duplicate or empty names, vector dim 0,
-  // @text on a non-text field, @unique on a vector field, @hnsw on a
-  // non-vector field or with @unique, an unknown metric.
+  // kInvalidArgument on: no fields, duplicate names, a name CheckName
+  // refuses, vector dim 0, @text on a non-text field, @unique on a vector
+  // field, @hnsw on a non-vector field or with @unique, an unknown metric.
   Status Validate() const;
   // kInvalidArgument unless doc has one value per field, each null or of its
-  // field's type (an int is accepted for a float field), vectors of dim
-  // floats; an @hnsw field's vector must also be finite (no NaN or
-  // infinity) and, under kCosine, not all zeros.
+  // field's type (an int is accepted for a float field): text valid UTF-8
+  // (RFC 3629: no encoded surrogates, nothing past U+10FFFF), floats finite
+  // (no NaN or infinity, which JSON cannot carry), vectors of dim finite
+  // floats and, for @hnsw under kCosine, not all zeros.
   Status Check(const Document& doc) const;
 };
+
+// kInvalidArgument unless name (of a collection or a field; `what` says
+// which) has 1 to 255 bytes of valid UTF-8 and no control characters.
+Status CheckName(std::string_view what, std::string_view name);
 
 enum class CompareOp : uint8_t {
   kEq, kNe, kLt, kLe, kGt, kGe,

@@ -1,10 +1,26 @@
 #include "engine/src/base/json.h"
 
+#include "engine/src/base/utf8.h"
+
 namespace fenec::base {
 
 void AppendJsonEscaped(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      // Text that is not UTF-8 (an echoed path, a byte a lexer stopped at)
+      // would make the whole answer invalid JSON: each ill-formed byte is
+      // written as U+FFFD, the replacement character, instead.
+      const size_t n = Utf8SequenceLength(s, i);
+      if (n == 0) {
+        out += "\\ufffd";
+      } else {
+        out.append(s.data() + i, n);
+        i += n - 1;
+      }
+      continue;
+    }
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;

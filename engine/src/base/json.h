@@ -1,7 +1,8 @@
 // JSON string escaping: the one copy every JSON writer in the project uses
 // (fenec-server's answers, the results' JSON sidecars, the CI outputs).
-// Escapes the quote, the backslash and every control character; bytes >= 0x80
-// pass through as they are (UTF-8 stays UTF-8).
+// Escapes the quote, the backslash and every control character; UTF-8 passes
+// through as it is, and each byte that is not part of well-formed UTF-8 is
+// written as \ufffd, so the output is valid JSON whatever the input.
 #pragma once
 
 #include <string>

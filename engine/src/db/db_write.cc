@@ -336,9 +336,7 @@ Status DbImpl::Delete(CollectionId collection, DocId id) {
 
 Result<CollectionId> DbImpl::CreateCollection(const std::string& name, const Schema& schema) {
   if (Status s = WriteCheck(); !s.ok()) return s;
-  if (name.empty() || name.size() > 255) return Status::InvalidArgument("a collection name has 1 to 255 bytes");
-  for (unsigned char ch : name)
-    if (ch < 0x20) return Status::InvalidArgument("a collection name has no control characters");
+  if (Status s = CheckName("collection", name); !s.ok()) return s;
   if (Status s = schema.Validate(); !s.ok()) return s;
   uint64_t lsn = 0;
   uint32_t id = 0;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "engine/src/base/utf8.h"
 #include "fenec/schema.h"
 #include "fenec/value.h"
 
@@ -48,6 +49,16 @@ std::string Value::ToString() const {
   return fmt::format("[{}]", fmt::join(vector(), ", "));
 }
 
+Status CheckName(std::string_view what, std::string_view name) {
+  if (name.empty() || name.size() > 255) return Status::InvalidArgument(fmt::format("a {} name has 1 to 255 bytes", what));
+  // A name is written into every answer that shows a document: bytes that are
+  // not UTF-8 would make those answers invalid JSON.
+  if (!base::IsValidUtf8(name)) return Status::InvalidArgument(fmt::format("a {} name must be valid UTF-8", what));
+  for (unsigned char ch : name)
+    if (ch < 0x20 || ch == 0x7F) return Status::InvalidArgument(fmt::format("a {} name has no control characters", what));
+  return Status::OK();
+}
+
 int Schema::FieldIndex(std::string_view name) const {
   for (size_t i = 0; i < fields.size(); ++i)
     if (fields[i].name == name) return static_cast<int>(i);
@@ -59,7 +70,7 @@ Status Schema::Validate() const {
   if (fields.size() > 4096) return Status::InvalidArgument("a schema has at most 4096 fields");
   std::set<std::string_view> names;
   for (const Field& f : fields) {
-    if (f.name.empty()) return Status::InvalidArgument("a field has an empty name");
+    if (Status s = CheckName("field", f.name); !s.ok()) return s;
     if (!names.insert(f.name).second) return Status::InvalidArgument(fmt::format("field '{}' is declared twice", f.name));
     if (static_cast<int>(f.type) < 1 || static_cast<int>(f.type) > 5)
       return Status::InvalidArgument(fmt::format("field '{}' has an unknown type", f.name));
@@ -90,26 +101,41 @@ Status Schema::Check(const Document& doc) const {
     if (v.is_null()) continue;
     bool ok = false;
     switch (f.type) {
-      case FieldType::kText: ok = v.is_text(); break;
+      case FieldType::kText:
+        ok = v.is_text();
+        // Text comes back inside JSON answers, which must be valid UTF-8.
+        if (ok) {
+          if (size_t bad = base::FirstInvalidUtf8(v.text()); bad != base::kUtf8Valid)
+            return Status::InvalidArgument(
+                fmt::format("field '{}': the text is not valid UTF-8 (byte {} of {})", f.name, bad, v.text().size()));
+        }
+        break;
       case FieldType::kInt: ok = v.is_int(); break;
-      case FieldType::kFloat: ok = v.is_float() || v.is_int(); break;
+      case FieldType::kFloat:
+        ok = v.is_float() || v.is_int();
+        // JSON has no NaN or infinity: stored, one would be read back as null.
+        if (v.is_float() && !std::isfinite(v.float_value()))
+          return Status::InvalidArgument(fmt::format("field '{}' is float: {} is not a finite number", f.name,
+                                                     v.float_value()));
+        break;
       case FieldType::kBool: ok = v.is_bool(); break;
       case FieldType::kVector:
         ok = v.is_vector();
         if (ok && v.vector().size() != f.dim)
           return Status::InvalidArgument(
               fmt::format("field '{}' needs {} floats, got {}", f.name, f.dim, v.vector().size()));
-        if (ok && f.hnsw) {
-          // Refused here, before anything lands: the index could not link it.
+        if (ok) {
+          // Refused here, before anything lands: JSON would read a NaN or an
+          // infinity back as null, and an @hnsw index could not link it.
           bool nonzero = false;
           for (size_t k = 0; k < v.vector().size(); ++k) {
             float x = v.vector()[k];
             if (!std::isfinite(x))
               return Status::InvalidArgument(
-                  fmt::format("@hnsw field '{}': component {} is not a finite number", f.name, k));
+                  fmt::format("{}field '{}': component {} is not a finite number", f.hnsw ? "@hnsw " : "", f.name, k));
             nonzero = nonzero || x != 0;
           }
-          if (!nonzero && f.metric == VectorMetric::kCosine)
+          if (f.hnsw && !nonzero && f.metric == VectorMetric::kCosine)
             return Status::InvalidArgument(fmt::format("@hnsw(cosine) field '{}': a zero vector has no direction", f.name));
         }
         break;

@@ -2,8 +2,12 @@
 
 #include <cctype>
 #include <charconv>
+#include <cmath>
 
 #include <fmt/format.h>
+
+#include "engine/src/base/utf8.h"
+#include "engine/src/query/number.h"
 
 namespace fenec::query {
 
@@ -33,10 +37,25 @@ Error JsonReader::Malformed(simdjson::error_code ec, const std::string& where, c
   Error e;
   e.http = 400;
   e.code = "json";
-  e.message = fmt::format("malformed JSON: {}", simdjson::error_message(ec));
+  // simdjson says only "problem while parsing a string": name what it refuses there.
+  e.message = ec == simdjson::STRING_ERROR
+                  ? std::string("malformed JSON string: a bad escape, or a lone or swapped surrogate escape "
+                                "(\\uD800-\\uDFFF not in a high-low pair)")
+                  : fmt::format("malformed JSON: {}", simdjson::error_message(ec));
   e.where = where;
   e.offset = OffsetOf(at);
   return e;
+}
+
+std::optional<Error> JsonReader::CheckText(sj::value& v, std::string_view text, std::string_view what,
+                                           const std::string& where) {
+  size_t bad = base::FirstInvalidUtf8(text);
+  if (bad == base::kUtf8Valid) return std::nullopt;
+  return At(v, 400, "utf8",
+            fmt::format("{} is not valid UTF-8 at byte {}: a lone or swapped surrogate escape (\\uD800-\\uDFFF "
+                        "not in a high-low pair) or a byte that is not UTF-8",
+                        what, bad),
+            where);
 }
 
 std::optional<Error> JsonReader::ReadValue(sj::value v, const Field& field, bool nullable, const std::string& where,
@@ -57,6 +76,9 @@ std::optional<Error> JsonReader::ReadValue(sj::value v, const Field& field, bool
       if (t != sj::json_type::string) return wrong();
       std::string_view s;
       if (auto ec = v.get_string().get(s)) return Malformed(ec, where, v.raw_json_token().data());
+      // simdjson checks the body's raw bytes; a lone-surrogate escape only
+      // shows once unescaped, as bytes that are not UTF-8.
+      if (auto err = CheckText(v, s, fmt::format("field '{}'", field.name), where)) return err;
       *out = Value(s);
       return std::nullopt;
     }
@@ -65,8 +87,12 @@ std::optional<Error> JsonReader::ReadValue(sj::value v, const Field& field, bool
       int64_t i = 0;
       if (auto ec = v.get_int64().get(i)) {
         if (ec == simdjson::NUMBER_ERROR || ec == simdjson::INCORRECT_TYPE || ec == simdjson::NUMBER_OUT_OF_RANGE) {
-          std::string_view tok = v.raw_json_token();
-          while (!tok.empty() && std::isspace(static_cast<unsigned char>(tok.back()))) tok.remove_suffix(1);
+          std::string_view tok = TrimToken(v.raw_json_token());
+          bool whole = IsJsonNumber(tok) && tok.find_first_of(".eE") == std::string_view::npos;
+          if (whole) {
+            return At(v, 400, "type",
+                      fmt::format("field '{}' is int: {} does not fit in a 64-bit integer", field.name, tok), where);
+          }
           return At(v, 400, "type", fmt::format("field '{}' is int, got {}", field.name, tok), where);
         }
         return Malformed(ec, where, v.raw_json_token().data());
@@ -77,7 +103,23 @@ std::optional<Error> JsonReader::ReadValue(sj::value v, const Field& field, bool
     case FieldType::kFloat: {
       if (t != sj::json_type::number) return wrong();
       double d = 0;
-      if (auto ec = v.get_double().get(d)) return Malformed(ec, where, v.raw_json_token().data());
+      auto ec = v.get_double().get(d);
+      if (ec == simdjson::SUCCESS && std::isfinite(d)) {
+        *out = Value(d);
+        return std::nullopt;
+      }
+      // Read again by the rules a FenecQL literal follows (number.h), so
+      // a number past a double's range is `type` whichever way it came.
+      std::string_view tok = TrimToken(v.raw_json_token());
+      if (!IsJsonNumber(tok)) return Malformed(ec ? ec : simdjson::NUMBER_ERROR, where, tok.data());
+      NumberRead r = ReadNumber(tok, &d);
+      if (r == NumberRead::kOverflow) {
+        return At(v, 400, "type",
+                  fmt::format("field '{}' is float: {} is past a 64-bit float's range (+-1.7976931348623157e308)",
+                              field.name, tok),
+                  where);
+      }
+      if (r != NumberRead::kOk) return Malformed(ec ? ec : simdjson::NUMBER_ERROR, where, tok.data());
       *out = Value(d);
       return std::nullopt;
     }
@@ -107,23 +149,20 @@ std::optional<Error> JsonReader::ReadVector(sj::value v, const Field& field, con
   for (auto el_res : arr) {
     sj::value el;
     if (auto ec = el_res.get(el)) return Malformed(ec, where);
-    std::string_view tok = el.raw_json_token();
-    const char* first = tok.data();
-    const char* last = tok.data() + tok.size();
+    std::string_view tok = TrimToken(el.raw_json_token());
     float f = 0;
-    auto r = std::from_chars(first, last, f);
-    bool starts_ok = !tok.empty() && (tok[0] == '-' || (tok[0] >= '0' && tok[0] <= '9'));
-    const char* rest = r.ptr;
-    while (rest < last && std::isspace(static_cast<unsigned char>(*rest))) ++rest;
     std::string at = fmt::format("{}[{}]", where, n);
-    if (!starts_ok || r.ec == std::errc::invalid_argument || rest != last) {
+    // The JSON grammar first: from_chars alone would take "01" or "1." too.
+    NumberRead r = IsJsonNumber(tok) ? ReadNumber(tok, &f) : NumberRead::kSyntax;
+    if (r == NumberRead::kSyntax) {
       sj::json_type t = sj::json_type::null;
-      if (el.type().get(t)) return Malformed(simdjson::NUMBER_ERROR, at, first);
+      if (el.type().get(t) || t == sj::json_type::number) return Malformed(simdjson::NUMBER_ERROR, at, tok.data());
       return At(el, 400, "type", fmt::format("field '{}' is {}: element {} is {}, not a number", field.name,
                                              DescribeField(field), n, DescribeJson(t)),
                 at);
     }
-    if (r.ec == std::errc::result_out_of_range) {
+    // Past a float's range (about 3.4e38); below it, a number rounds to zero.
+    if (r == NumberRead::kOverflow) {
       return At(el, 400, "type", fmt::format("field '{}': element {} does not fit in a float", field.name, n), at);
     }
     if (n < field.dim) vec.push_back(f);
@@ -152,6 +191,7 @@ std::optional<Error> JsonReader::ReadDoc(sj::value v, const Schema& schema, cons
     std::string_view key;
     if (auto ec = f.unescaped_key().get(key)) return Malformed(ec, where);
     sj::value fv = f.value();
+    if (auto err = CheckText(fv, key, "a field name", where)) return err;
     std::string at = fmt::format("{}.{}", where, key);
     int i = schema.FieldIndex(key);
     if (i < 0) return At(fv, 400, "unknown_field", fmt::format("the collection has no field '{}'", key), at);
@@ -302,6 +342,7 @@ std::optional<Error> JsonReader::ReadParams(const Plan& plan, sj::value* params,
     std::string_view key;
     if (auto ec = f.unescaped_key().get(key)) return Malformed(ec, where);
     sj::value v = f.value();
+    if (auto err = CheckText(v, key, "a parameter name", where)) return err;
     std::string at = fmt::format("{}.{}", where, key);
     size_t i = 0;
     while (i < plan.slots.size() && plan.slots[i].name != key) ++i;

@@ -48,6 +48,9 @@ class JsonReader {
 
   // An error about the value v (offset taken from its token).
   Error At(sj::value& v, int http, std::string code, std::string message, const std::string& where);
+  // A 400 `utf8` error unless text (a string or a key read from v; `what`
+  // names it) is valid UTF-8.
+  std::optional<Error> CheckText(sj::value& v, std::string_view text, std::string_view what, const std::string& where);
   // simdjson could not read the body at `where`.
   Error Malformed(simdjson::error_code ec, const std::string& where, const char* at = nullptr);
 

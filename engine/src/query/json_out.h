@@ -46,7 +46,11 @@ inline void AppendJsonValue(std::string& out, const Value& v) {
     for (float f : v.vector()) {
       if (!first) out.push_back(',');
       first = false;
-      if (std::isfinite(f)) {
+      if (f == 0 && std::signbit(f)) {
+        // "-0" reads back as the integer 0 in many JSON readers (simdjson's
+        // among them): the sign of a stored -0.0 would be lost.
+        out += "-0.0";
+      } else if (std::isfinite(f)) {
         fmt::format_to(std::back_inserter(out), "{}", f);
       } else {
         out += "null";

@@ -12,6 +12,7 @@
 
 #include "engine/src/query/json_out.h"
 #include "engine/src/query/lexer.h"
+#include "engine/src/query/number.h"
 #include "engine/src/query/statement.h"
 
 namespace fenec::query {
@@ -169,6 +170,9 @@ class Parser {
     do {
       FieldDef def;
       const Token& name = ExpectName("a field name");
+      for (const FieldDef& prev : st.fields) {
+        if (prev.field.name == name.text) Fail(name, fmt::format("field '{}' is declared twice", name.text));
+      }
       def.offset = name.offset;
       def.field.name = name.text;
       const Token& type = ExpectName("a field type (TEXT, INT, FLOAT, BOOL or VECTOR(n))");
@@ -193,10 +197,21 @@ class Parser {
       }
       while (AcceptPunct('@')) {
         const Token& attr = ExpectName("an attribute (@unique, @text or @hnsw)");
-        if (IEquals(attr.text, "unique")) def.field.unique = true;
-        else if (IEquals(attr.text, "text")) def.field.text_indexed = true;
-        else if (IEquals(attr.text, "hnsw")) Hnsw(def.field);
-        else Fail(attr, fmt::format("unknown attribute '@{}': expected @unique, @text or @hnsw", attr.text));
+        // Given twice, an attribute is a slip at best and, for @hnsw with
+        // two metrics, a choice silently made: refused either way.
+        bool* given = IEquals(attr.text, "unique") ? &def.field.unique
+                      : IEquals(attr.text, "text") ? &def.field.text_indexed
+                      : IEquals(attr.text, "hnsw") ? &def.field.hnsw
+                                                   : nullptr;
+        if (given == nullptr) {
+          Fail(attr, fmt::format("unknown attribute '@{}': expected @unique, @text or @hnsw", attr.text));
+        }
+        if (*given) Fail(attr, fmt::format("attribute @{} given twice for field '{}'", attr.text, def.field.name));
+        if (given == &def.field.hnsw) {
+          Hnsw(def.field);
+        } else {
+          *given = true;
+        }
       }
       st.fields.push_back(std::move(def));
     } while (AcceptPunct(','));
@@ -384,8 +399,10 @@ class Parser {
         return o;
       }
       case Tok::kFloat: {
+        // Past a double's range it is kept as the infinity it rounds to: the
+        // planner refuses it as `type` for the field it is meant for.
         double v = 0;
-        std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+        if (ReadNumber(t.text, &v) == NumberRead::kSyntax) Fail(t, fmt::format("number {} is not a float", t.text));
         o.literal = Value(v);
         Take();
         return o;
@@ -423,15 +440,10 @@ class Parser {
         const Token& n = Peek();
         if (n.kind != Tok::kInt && n.kind != Tok::kFloat) Fail(n, fmt::format("expected a number in the vector, found {}", Found()));
         float f = 0;
-        auto r = std::from_chars(n.text.data(), n.text.data() + n.text.size(), f);
         // Out of a float's range: kept as what a float makes of it (an
         // infinity, or zero), so the planner answers `type` for the value
         // rather than `parse` for well-formed text.
-        if (r.ec == std::errc::result_out_of_range) {
-          double d = std::strtod(n.text.c_str(), nullptr);
-          f = std::fabs(d) > std::numeric_limits<float>::max() ? std::copysign(std::numeric_limits<float>::infinity(), d)
-                                                               : static_cast<float>(d);
-        } else if (r.ec != std::errc{}) Fail(n, fmt::format("number {} is not a float", n.text));
+        if (ReadNumber(n.text, &f) == NumberRead::kSyntax) Fail(n, fmt::format("number {} is not a float", n.text));
         v.push_back(f);
         Take();
       } while (AcceptPunct(','));

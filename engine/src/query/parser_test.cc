@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "engine/src/query/lexer.h"
 #include "engine/src/query/statement.h"
@@ -250,6 +252,95 @@ TEST(Lexer, UnicodeEscapesBecomeUtf8) {
   auto toks = Lex("'caf\\u00e9 \\u20ac'");
   ASSERT_EQ(toks[0].kind, Tok::kString);
   EXPECT_EQ(toks[0].text, "caf\xc3\xa9 \xe2\x82\xac");
+}
+
+TEST(Lexer, SurrogatePairsBecomeOneCharacter) {
+  auto toks = Lex("'\\uD83D\\uDE00 \\udbff\\udfff \\uD7FF\\uE000'");
+  ASSERT_EQ(toks[0].kind, Tok::kString) << toks[0].text;
+  EXPECT_EQ(toks[0].text, "\xF0\x9F\x98\x80 \xF4\x8F\xBF\xBF \xED\x9F\xBF\xEE\x80\x80");
+}
+
+// Every surrogate escape that is not a high-low pair, and every byte that
+// cannot start UTF-8, is refused at its offset: the string never reaches a
+// document.
+TEST(Lexer, LoneSwappedSurrogatesAndBadBytesAreRefused) {
+  struct Case {
+    std::string text;
+    size_t offset;
+    const char* words;
+  };
+  std::vector<Case> cases = {
+      {"'\\uD800'", 1, "high surrogate with no"},
+      {"'ab\\uDBFF'", 3, "high surrogate with no"},
+      {"'\\uDC00'", 1, "low surrogate with no high one"},
+      {"'\\uDFFF\\uD800'", 1, "low surrogate"},
+      {"'\\uD800\\uD800'", 1, "followed by \\uD800"},
+      {"'\\uD800\\u0041'", 1, "followed by \\u0041"},
+      {"'\\uD800x'", 1, "high surrogate with no"},
+      {"'\\uD800\\uDC0'", 12, "four hex digits"},
+      {"'a\xC3'", 2, "byte 0xC3 (not UTF-8)"},
+      {"'a\xC0\xAF'", 2, "byte 0xC0"},
+      {"'a\xED\xA0\x80'", 2, "byte 0xED"},
+      {"'a\xF4\x90\x80\x80'", 2, "byte 0xF4"},
+  };
+  // Every byte from 0x80 up, alone in a string: none starts a sequence there.
+  for (int b = 0x80; b <= 0xFF; ++b) cases.push_back({std::string("'x") + static_cast<char>(b) + "'", 2, "not UTF-8"});
+  size_t n = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    Error e = Bad("PUT t {s: " + c.text + "}");
+    EXPECT_EQ(e.offset, static_cast<int64_t>(10 + c.offset));
+    EXPECT_NE(e.message.find(c.words), std::string::npos) << e.message;
+    ++n;
+  }
+  EXPECT_EQ(n, 12u + 128u);
+}
+
+TEST(ParserErrors, NonAsciiOutsideStringsIsNamedWhole) {
+  Error e = Bad("GET caf\xC3\xA9 1");
+  EXPECT_EQ(e.offset, 7);
+  EXPECT_NE(e.message.find("unexpected character '\xC3\xA9'"), std::string::npos) << e.message;
+  e = Bad("GET t\xFF 1");
+  EXPECT_NE(e.message.find("unexpected character byte 0xFF (not UTF-8)"), std::string::npos) << e.message;
+  e = Bad("GET t\x01 1");
+  EXPECT_NE(e.message.find("unexpected character byte 0x01"), std::string::npos) << e.message;
+}
+
+TEST(ParserErrors, RepeatedAttributesAndFieldsAreRefused) {
+  struct Case {
+    const char* text;
+    int64_t offset;
+    const char* words;
+  };
+  const Case cases[] = {
+      {"CREATE COLLECTION u (a INT @unique @unique)", 36, "attribute @unique given twice for field 'a'"},
+      {"CREATE COLLECTION u (a INT @unique @UNIQUE)", 36, "given twice"},
+      {"CREATE COLLECTION u (a TEXT @text @unique @text)", 43, "attribute @text given twice"},
+      {"CREATE COLLECTION u (v VECTOR(2) @hnsw @hnsw)", 40, "attribute @hnsw given twice"},
+      {"CREATE COLLECTION u (v VECTOR(2) @hnsw(l2) @hnsw(ip))", 44, "attribute @hnsw given twice"},
+      {"CREATE COLLECTION u (a INT, a TEXT)", 28, "field 'a' is declared twice"},
+      {"CREATE COLLECTION u (a INT, b INT, a INT)", 35, "field 'a' is declared twice"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    Error e = Bad(c.text);
+    EXPECT_EQ(e.offset, c.offset) << e.message;
+    EXPECT_NE(e.message.find(c.words), std::string::npos) << e.message;
+  }
+  // Distinct attributes, and names differing in case, are fine.
+  Statement st = Ok("CREATE COLLECTION u (a TEXT @unique @text, A INT)");
+  ASSERT_EQ(st.fields.size(), 2u);
+}
+
+TEST(Parser, FloatsPastADoubleAreInfinitiesForThePlannerToRefuse) {
+  Statement st = Ok("PUT t {f: 1e400, g: -1.8e308, h: 1e-400, k: -1e-400}");
+  const auto& e = st.docs[0].entries;
+  EXPECT_TRUE(std::isinf(e[0].value.literal.float_value()) && e[0].value.literal.float_value() > 0);
+  EXPECT_TRUE(std::isinf(e[1].value.literal.float_value()) && e[1].value.literal.float_value() < 0);
+  // Below the smallest subnormal: the nearest double, a zero of the number's sign.
+  EXPECT_EQ(e[2].value.literal.float_value(), 0.0);
+  EXPECT_FALSE(std::signbit(e[2].value.literal.float_value()));
+  EXPECT_TRUE(std::signbit(e[3].value.literal.float_value()));
 }
 
 }  // namespace

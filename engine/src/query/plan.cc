@@ -37,6 +37,10 @@ Status CoerceLiteral(const Value& in, const Field& field, Value* out) {
         return Status::OK();
       }
       ok = in.is_float();
+      // The parser keeps a number past a double's range as an infinity.
+      if (ok && !std::isfinite(in.float_value()))
+        return Status::InvalidArgument(fmt::format(
+            "field '{}' is float: the number is past a 64-bit float's range (+-1.7976931348623157e308)", field.name));
       break;
     case FieldType::kVector:
       if (in.is_vector() && in.vector().size() != field.dim) {

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 
 #include <fmt/format.h>
@@ -44,6 +45,57 @@ std::optional<Answer> BodyObject(std::string& body, JsonReader& reader, sj::docu
   return std::nullopt;
 }
 
+// The raw text of a key as the body spells it (escapes and all), for an
+// error about it: simdjson has checked the body, so the closing quote is there.
+std::string_view RawKey(const sj::raw_json_string& key) {
+  const char* p = key.raw();
+  size_t n = 0;
+  while (p[n] != '"') n += p[n] == '\\' ? 2 : 1;
+  return std::string_view(p, n);
+}
+
+// Refuses a key given twice or not one of `keys` in a request object (the
+// body, or one statement of a batch), then rewinds it for the caller's
+// find_field_unordered, which would take the first of two "params" and
+// ignore the second, and ignores a misspelt "parms". Keys are compared as
+// written, as find_field_unordered compares them. With `root` (the body's
+// document), content after the object is refused too: On-Demand never reads
+// that far, so a second object would be dropped without a word.
+std::optional<Error> CheckKeys(sj::object& obj, std::initializer_list<std::string_view> keys, const std::string& where,
+                               JsonReader& reader, sj::document* root = nullptr, const char* body = nullptr) {
+  uint32_t seen = 0;
+  for (auto field_res : obj) {
+    sj::field f;
+    if (auto ec = std::move(field_res).get(f)) return reader.Malformed(ec, where);
+    uint32_t bit = 1;
+    auto it = keys.begin();
+    while (it != keys.end() && !f.key().unsafe_is_equal(*it)) {
+      ++it;
+      bit <<= 1;
+    }
+    std::string_view raw = RawKey(f.key());
+    sj::value v = f.value();
+    if (it == keys.end()) {
+      std::string expected;
+      for (std::string_view k : keys) expected += fmt::format("{}\"{}\"", expected.empty() ? "" : ", ", k);
+      return reader.At(v, 400, "json", fmt::format("unknown key \"{}\": expected {}", raw, expected),
+                       fmt::format("{}.{}", where, raw));
+    }
+    if (seen & bit) {
+      return reader.At(v, 400, "json", fmt::format("key \"{}\" given twice", raw), fmt::format("{}.{}", where, raw));
+    }
+    seen |= bit;
+  }
+  const char* rest = nullptr;
+  if (root != nullptr && root->current_location().get(rest) == simdjson::SUCCESS) {
+    Error e = BodyError("json", "trailing content after the body's object");
+    e.offset = rest - body;
+    return e;
+  }
+  if (auto ec = obj.reset().error()) return reader.Malformed(ec, where);
+  return std::nullopt;
+}
+
 std::string IdsJson(const std::vector<DocId>& ids, size_t from, size_t n) {
   std::string out = "[";
   for (size_t i = 0; i < n; ++i) fmt::format_to(std::back_inserter(out), "{}{}", i ? "," : "", ids[from + i]);
@@ -68,12 +120,14 @@ Answer Service::Query(std::string& body) {
   sj::document doc;
   sj::object obj;
   if (auto bad = BodyObject(body, reader, &doc, &obj, "{\"statement\": ..., \"params\": ...}")) return *bad;
+  if (auto err = CheckKeys(obj, {"statement", "params"}, "body", reader, &doc, body.data())) return ErrorAnswer(*err);
   sj::value text_v;
   auto ec = obj.find_field_unordered("statement").get(text_v);
   if (ec == simdjson::NO_SUCH_FIELD) return ErrorAnswer(BodyError("json", "the body has no \"statement\"", "body.statement"));
   if (ec) return ErrorAnswer(reader.Malformed(ec, "body"));
   std::string_view text;
-  if (text_v.get_string().get(text)) {
+  if (auto se = text_v.get_string().get(text)) {
+    if (se == simdjson::STRING_ERROR) return ErrorAnswer(reader.Malformed(se, "body.statement"));
     return ErrorAnswer(reader.At(text_v, 400, "json", "\"statement\" must be a string", "body.statement"));
   }
   // The unescaped text lives in the parser's string buffer, which the params
@@ -119,6 +173,7 @@ Answer Service::Batch(std::string& body) {
   sj::document doc;
   sj::object obj;
   if (auto bad = BodyObject(body, reader, &doc, &obj, "{\"statements\": [...]}")) return *bad;
+  if (auto err = CheckKeys(obj, {"statements"}, "body", reader, &doc, body.data())) return ErrorAnswer(*err);
   sj::array list;
   auto ec = obj.find_field_unordered("statements").get_array().get(list);
   if (ec == simdjson::NO_SUCH_FIELD) return ErrorAnswer(BodyError("json", "the body has no \"statements\"", "body.statements"));
@@ -136,6 +191,7 @@ Answer Service::Batch(std::string& body) {
       if (e == simdjson::INCORRECT_TYPE) return ErrorAnswer(BodyError("json", "each statement is an object {\"statement\": ..., \"params\": ...}", where));
       return ErrorAnswer(reader.Malformed(e, where));
     }
+    if (auto err = CheckKeys(item, {"statement", "params"}, where, reader)) return ErrorAnswer(*err);
     std::string_view text;
     if (auto e = item.find_field_unordered("statement").get_string().get(text)) {
       if (e == simdjson::NO_SUCH_FIELD || e == simdjson::INCORRECT_TYPE) {

@@ -29,6 +29,7 @@
 #include "engine/src/query/service.h"
 #include "fenec/database.h"
 #include "engine/src/base/cli.h"
+#include "engine/src/base/utf8.h"
 
 namespace {
 
@@ -194,6 +195,17 @@ int RunStatements(int argc, char** argv) {
   query::Service service(db.get());
   int rc = 0;
   for (const std::string& s : statements) {
+    // Wrapped in JSON, bytes that are not UTF-8 would become U+FFFD (the JSON
+    // writer keeps answers valid that way) and be stored as such: a statement
+    // that is not UTF-8 is refused here, as the server refuses such a body.
+    if (size_t bad = base::FirstInvalidUtf8(s); bad != base::kUtf8Valid) {
+      query::Error e{400, "utf8", "the statement is not valid UTF-8", "statement " + query::LineCol(s, bad),
+                     static_cast<int64_t>(bad)};
+      std::fflush(stdout);
+      fmt::print(stderr, "{}\n", e.ToJson());
+      rc = 1;
+      break;
+    }
     std::string body = "{\"statement\":";
     query::AppendJsonString(body, s);
     if (params_json) body += ",\"params\":" + *params_json;

@@ -110,6 +110,14 @@ expect "before the failure: landed" '{"rows":[{"id":5,"doc":{"name":"eve","age":
   "$db" "FIND people WHERE age < 25"
 refuse "arguments stop too" 1 '^\{"error":\{"code":"parse"' "$db" 'DELETE people 5' 'FIND' "PUT people {name: 'gus'}"
 count "after the stops" 2
+# Bad values at the boundary: a byte that is not UTF-8 (refused before it is
+# wrapped in JSON, where it would turn into U+FFFD), a lone surrogate escape, a
+# float past a double's range. Nothing lands.
+refuse "a statement not UTF-8" 1 '^\{"error":\{"code":"utf8",.*"where":"statement 1:23","offset":22' \
+  "$db" "$(printf "PUT people {name: 'ann\xff'}")"
+refuse "a lone surrogate" 1 '^\{"error":\{"code":"parse",.*high surrogate' "$db" "PUT people {name: '\\uD800'}"
+refuse "a float past a double" 1 '^\{"error":\{"code":"type",.*64-bit float' "$db" "PUT people {name: 'hal', score: 1e400}"
+count "no bad value landed" 2
 
 # check and branch open the storages directly. The first argument alone names
 # them: a folder called check is ./check, and `check` as a statement is FenecQL's to refuse.
