@@ -83,15 +83,25 @@ class BinaryCodes {
   float FillTable(const float* query, float* table) const;
   float Estimate(const float* table, float base, uint32_t node) const {
     const uint64_t* code = At(node);
-    // Four sums, each over every fourth nibble: independent adds keep the
-    // pipeline full; a fixed order keeps the result the same on every run.
-    float s[4] = {base, 0.0f, 0.0f, 0.0f};
-    for (uint32_t w = 0; w < words_; ++w, table += 256) {
-      const uint64_t c = code[w];
-      for (uint32_t g = 0; g < 16; g += 4)
-        for (uint32_t a = 0; a < 4; ++a) s[a] += table[(g + a) * 16 + ((c >> (4 * (g + a))) & 15)];
+    // Eight sums, each over every eighth nibble, in named locals: one sum
+    // (or an array the compiler keeps in memory) is a chain of dependent
+    // adds, 4-5 cycles each, and measured 2.5x slower a search at 768-d.
+    // A fixed order keeps the result the same on every run.
+    float s0 = base, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f, s4 = 0.0f, s5 = 0.0f, s6 = 0.0f, s7 = 0.0f;
+    for (uint32_t w = 0; w < words_; ++w) {
+      uint64_t c = code[w];
+      for (const float* t = table + size_t{w} * 256; t < table + size_t{w + 1} * 256; t += 128, c >>= 32) {
+        s0 += t[0 * 16 + (c & 15)];
+        s1 += t[1 * 16 + ((c >> 4) & 15)];
+        s2 += t[2 * 16 + ((c >> 8) & 15)];
+        s3 += t[3 * 16 + ((c >> 12) & 15)];
+        s4 += t[4 * 16 + ((c >> 16) & 15)];
+        s5 += t[5 * 16 + ((c >> 20) & 15)];
+        s6 += t[6 * 16 + ((c >> 24) & 15)];
+        s7 += t[7 * 16 + ((c >> 28) & 15)];
+      }
     }
-    return (s[0] + s[1]) + (s[2] + s[3]);
+    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7));
   }
 
   // Bytes of codes for n nodes, and what the chunks reserve.

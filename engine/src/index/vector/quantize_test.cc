@@ -202,11 +202,21 @@ TEST(VectorQuantize, DISABLED_QueriesPerSecond768) {
   Data d = testing::Clustered(kN, kDim, 100, 0.5f, seed, seed + 1);
   Data q = testing::Clustered(kQ, kDim, 100, 0.5f, seed, seed + 2);
   auto truth = testing::Exact(d, q, kK);
-  for (Quantization quant : {Quantization::kNone, Quantization::kBinary}) {
+  // Float; binary at the default pool, rescored and not; binary at 4k.
+  struct Arm {
+    Quantization quant;
+    uint32_t oversample;
+    bool rescore;
+  };
+  for (const Arm& arm : {Arm{Quantization::kNone, 16, true}, Arm{Quantization::kBinary, 16, true},
+                         Arm{Quantization::kBinary, 16, false}, Arm{Quantization::kBinary, 4, true}}) {
+    const Quantization quant = arm.quant;
     Options o;
     o.dim = kDim;
     o.seed = seed;
     o.quantization = quant;
+    o.oversample = arm.oversample;
+    o.rescore = arm.rescore;
     std::unique_ptr<VectorIndex> index = MustCreate(o);
     ASSERT_TRUE(index->InsertBatch(Items(d)).ok());
     const uint64_t hits = Hits(*index, q, truth, kK, 0);  // also warms the caches
@@ -219,11 +229,12 @@ TEST(VectorQuantize, DISABLED_QueriesPerSecond768) {
       seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     const MemoryBreakdown m = index->MemoryBytes();
-    std::printf("%s: recall@10 %llu/%zu, %.0f queries/s, %.1f distances a search (%.1f rescored), "
-                "vectors full %llu, binary %llu bytes\n",
-                quant == Quantization::kNone ? "float" : "binary+rescore", (unsigned long long)hits, kQ * kK,
-                double(done) / seconds, index->stats().distances_per_search(),
-                double(index->stats().search_rescored) / double(index->stats().searches),
+    const Stats st = index->stats();
+    std::printf("%s, oversample %u, rescore %d: recall@10 %llu/%zu, %.0f queries/s, %.1f distances a search "
+                "(%.1f rescored), %.1f nodes expanded, vectors full %llu, binary %llu bytes\n",
+                quant == Quantization::kNone ? "float" : "binary", arm.oversample, int(arm.rescore),
+                (unsigned long long)hits, kQ * kK, double(done) / seconds, st.distances_per_search(),
+                double(st.search_rescored) / double(st.searches), double(st.nodes_visited) / double(st.searches),
                 (unsigned long long)m.vectors_full, (unsigned long long)m.vectors_binary);
   }
 }
