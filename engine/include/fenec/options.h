@@ -113,8 +113,8 @@ struct HnswOptions {
   VectorTable table = VectorTable::kSharded;
   VectorOpen open = VectorOpen::kKept;
   VectorQuantization quantization = VectorQuantization::kNone;
-  uint32_t oversample = 4;  // kBinary: rescore the best oversample * k (1..4)
-  bool rescore = true;      // kBinary: false answers the Hamming ranking (distances are bit counts)
+  uint32_t oversample = 16;  // kBinary: rescore the best oversample * k (1..32; engine/doc/vectors.md)
+  bool rescore = true;      // kBinary: false answers the codes' ranking (distances are estimates)
   uint32_t threads = 0;     // threads computing a batch's distances; 0: hardware_concurrency
   // Vectors landed but not yet linked, per index, at most (back-pressure: a
   // writer whose vectors would not fit waits before taking the write lock;

@@ -63,7 +63,7 @@ Status ValidateHnswOptions(const HnswOptions& o) {
   if (o.m < 2 || o.m > 128) return Status::InvalidArgument("hnsw.m must be 2..128");
   if (o.ef_construction < 1) return Status::InvalidArgument("hnsw.ef_construction must be >= 1");
   if (o.ef_search < 1) return Status::InvalidArgument("hnsw.ef_search must be >= 1");
-  if (o.oversample < 1 || o.oversample > 4) return Status::InvalidArgument("hnsw.oversample must be 1..4");
+  if (o.oversample < 1 || o.oversample > 32) return Status::InvalidArgument("hnsw.oversample must be 1..32");
   if (o.threads > 256) return Status::InvalidArgument("hnsw.threads must be 0..256");
   if (o.queue_bound < 1) return Status::InvalidArgument("hnsw.queue_bound must be >= 1");
   return Status::OK();

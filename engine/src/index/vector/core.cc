@@ -19,7 +19,8 @@ IndexCore::IndexCore(const Options& resolved)
       graph_(resolved.m),
       table_(resolved.table_arm, &arena_),
       rng_(resolved.seed) {
-  if (opts_.quantization == Quantization::kBinary) codes_ = std::make_unique<BinaryCodes>(opts_.dim);
+  if (opts_.quantization == Quantization::kBinary)
+    codes_ = std::make_unique<BinaryCodes>(opts_.dim, /*l2=*/opts_.metric == Metric::kL2);
 }
 
 IndexCore::~IndexCore() = default;

@@ -351,7 +351,7 @@ TEST(HnswInput, BadVectorsAndOptionsChangeNothing) {
   EXPECT_EQ(bad([](Options& o) { o.m = 1; }), StatusCode::kInvalidArgument);
   EXPECT_EQ(bad([](Options& o) { o.m = 129; }), StatusCode::kInvalidArgument);
   EXPECT_EQ(bad([](Options& o) { o.batch_size = 0; }), StatusCode::kInvalidArgument);
-  EXPECT_EQ(bad([](Options& o) { o.oversample = 5; }), StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad([](Options& o) { o.oversample = 33; }), StatusCode::kInvalidArgument);
   EXPECT_EQ(bad([](Options& o) { o.ef_search = 0; }), StatusCode::kInvalidArgument);
   EXPECT_EQ(bad([](Options& o) { o.m = 16; }), StatusCode::kOk);
   Options o2;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <random>
@@ -337,6 +338,56 @@ TEST(VectorPersist, CorruptBytesAreCorruption) {
   }
   std::printf("resealed edits: %d loaded (a sound graph), %d kCorruption, %d other refusals\n", ok, corrupt, other);
   EXPECT_GT(corrupt, 200);
+}
+
+// Graphs written before the levels were kept (center byte 1: thresholds
+// only) still load: the codes depend on the thresholds alone, so they are
+// the same; the levels are taken again from the loaded vectors, which may
+// steer a walk a little differently; the next Serialize writes the new form.
+TEST(VectorPersist, OlderGraphsWithTheCenterOnlyLoad) {
+  const uint64_t seed = base::TestSeed();
+  constexpr uint32_t kDim = 32;
+  Data d = testing::Clustered(3000, kDim, 20, 0.5f, seed, seed + 1);
+  Data q = testing::Clustered(100, kDim, 20, 0.5f, seed, seed + 2);
+  Options o;
+  o.dim = kDim;
+  o.seed = seed;
+  o.quantization = Quantization::kBinary;
+  Built b = Build(d, o, seed + 3);
+  std::vector<uint8_t> bytes;
+  b.index->Serialize(&bytes);
+  base::ByteReader r(bytes);
+  r.Fixed32();
+  for (int f = 0; f < 6; ++f) r.Varint();  // version, dim, metric, m, n, entry + 1
+  const size_t at_center = bytes.size() - r.remaining();
+  ASSERT_EQ(bytes[at_center], 2);
+  const size_t thresholds = at_center + 1, levels = thresholds + kDim * 4, nodes = levels + 4 * kDim * 4;
+  std::vector<uint8_t> old(bytes.begin(), bytes.begin() + at_center);
+  old.push_back(1);
+  old.insert(old.end(), bytes.begin() + thresholds, bytes.begin() + levels);
+  old.insert(old.end(), bytes.begin() + nodes, bytes.end());
+  Reseal(&old);
+  std::unique_ptr<VectorIndex> loaded = MustCreate(o);
+  Status st = loaded->Load(old, b.store.Source());
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  ExpectSameGraph(*b.index, *loaded);
+  EXPECT_EQ(loaded->MemoryBytes().vectors_binary, b.index->MemoryBytes().vectors_binary);
+  uint64_t same = 0, total = 0;
+  for (size_t i = 0; i < q.size(); ++i) {
+    Result<std::vector<Hit>> x = b.index->Search(q.row(i), 10);
+    Result<std::vector<Hit>> y = loaded->Search(q.row(i), 10);
+    ASSERT_TRUE(x.ok() && y.ok());
+    total += x->size();
+    for (const Hit& h : *y)
+      same += std::any_of(x->begin(), x->end(), [&](const Hit& g) { return g.owner == h.owner; });
+  }
+  std::printf("answers the same after loading the older form: %llu/%llu\n", (unsigned long long)same,
+              (unsigned long long)total);
+  EXPECT_GE(same, total * 95 / 100);
+  std::vector<uint8_t> again;
+  loaded->Serialize(&again);
+  EXPECT_EQ(again.size(), bytes.size());  // the levels written again
+  EXPECT_EQ(again[at_center], 2);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Search: greedy descent through the upper levels, then a beam on level 0
-// (vector_index.h, "SEARCH"); on full distances, or on Hamming distances
-// with rescoring (kBinary).
+// (vector_index.h, "SEARCH"); on full distances, or on the binary codes'
+// estimates with rescoring (kBinary).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -25,28 +25,30 @@ struct FloatScorer {
   void Prefetch(uint32_t id) const { _mm_prefetch(reinterpret_cast<const char*>(core->Vector(id)), _MM_HINT_T0); }
 };
 
-struct HammingScorer {
+// The query's estimated distance to a node's code (quantize.h).
+struct CodeScorer {
   const BinaryCodes* codes;
-  const uint64_t* query;
-  uint32_t words;
-  HammingKernel hamming;
-  float operator()(uint32_t id) const { return static_cast<float>(hamming(query, codes->At(id), words)); }
+  const float* table;
+  float base;
+  float operator()(uint32_t id) const { return codes->Estimate(table, base, id); }
   void Prefetch(uint32_t id) const { _mm_prefetch(reinterpret_cast<const char*>(codes->At(id)), _MM_HINT_T0); }
 };
 
-// One per searching thread: the visited set (MM-2) and the heaps, kept
-// between searches so a search allocates nothing once warm.
+// One per searching thread: the visited set (MM-2), the heaps and the
+// query's code table, kept between searches so a search allocates nothing
+// once warm.
 struct Scratch {
   VisitedBitmap visited;
   std::vector<Neighbor> cand, top;
   std::vector<uint32_t> links, fresh;
+  std::vector<float> table;
 };
 thread_local Scratch tls_scratch;
 thread_local bool tls_scratch_busy = false;
 
 // The thread's scratch, or a fresh one when the thread is already inside a
 // walk: a filter may itself search (this index or another), and the inner
-// walk must not clear the outer one's visited set.
+// walk must not clear the outer one's visited set or code table.
 class ScratchLease {
  public:
   ScratchLease() {
@@ -76,14 +78,12 @@ struct WalkCounts {
 
 // The nodes the walk may return, at most ef, ascending.
 template <class Scorer>
-void Walk(const IndexCore& core, const Scorer& score, size_t ef, const Filter& filter, std::vector<Neighbor>* out,
-          WalkCounts* counts) {
+void Walk(const IndexCore& core, const Scorer& score, size_t ef, const Filter& filter, Scratch& s,
+          std::vector<Neighbor>* out, WalkCounts* counts) {
   out->clear();
   const Graph& graph = core.graph();
   std::optional<Graph::Entry> entry = graph.entry();
   if (!entry) return;
-  ScratchLease lease;
-  Scratch& s = lease.get();
   s.visited.Reserve(graph.size());
   s.visited.Clear();
   s.links.resize(graph.capacity(0));
@@ -173,21 +173,29 @@ Result<std::vector<Hit>> IndexCore::Search(std::span<const float> query, size_t 
   WalkCounts counts;
   uint64_t rescored = 0;
   std::vector<Neighbor> found;
+  ScratchLease lease;
+  Scratch& s = lease.get();
   if (codes_ && codes_->ready()) {
     const size_t want = size_t{opts_.oversample} * k;
-    std::vector<uint64_t> code(codes_->words());
-    codes_->Encode(q.data(), code.data());
-    HammingScorer score{codes_.get(), code.data(), codes_->words(), kernels_.hamming};
-    Walk(*this, score, std::max(ef, want), filter, &found, &counts);
+    s.table.resize(codes_->table_floats());
+    CodeScorer score{codes_.get(), s.table.data(), codes_->FillTable(q.data(), s.table.data())};
+    Walk(*this, score, std::max(ef, want), filter, s, &found, &counts);
     if (found.size() > want) found.resize(want);
     if (opts_.rescore) {
-      for (Neighbor& f : found) f.d = Distance(q.data(), Vector(f.id));
+      // The pool's vectors are scattered over the arena and rarely cached
+      // (the walk read only codes): prefetched kAhead ahead, as the walk's.
+      FloatScorer exact{this, q.data()};
+      for (size_t j = 0; j < std::min<size_t>(found.size(), kAhead); ++j) exact.Prefetch(found[j].id);
+      for (size_t j = 0; j < found.size(); ++j) {
+        if (j + kAhead < found.size()) exact.Prefetch(found[j + kAhead].id);
+        found[j].d = exact(found[j].id);
+      }
       rescored = found.size();
       std::sort(found.begin(), found.end());
     }
   } else {
     FloatScorer score{this, q.data()};
-    Walk(*this, score, std::max(ef, k), filter, &found, &counts);
+    Walk(*this, score, std::max(ef, k), filter, s, &found, &counts);
   }
   // Nodes to owners: each owner of a node is an answer at its distance.
   for (const Neighbor& f : found) {

@@ -40,10 +40,14 @@ void IndexCore::Serialize(std::vector<uint8_t>* out) const {
   base::PutVarint(out, n);
   std::optional<Graph::Entry> entry = graph_.entry();
   base::PutVarint(out, entry ? uint64_t{entry->node} + 1 : 0);
+  // 2: the thresholds and each side's levels (1, thresholds only, is
+  // still read: the levels are then taken again from the loaded vectors).
   const bool center = codes_ && codes_->ready();
-  out->push_back(center ? 1 : 0);
-  if (center)
+  out->push_back(center ? 2 : 0);
+  if (center) {
     for (float c : codes_->center()) PutFloat(out, c);
+    for (float l : codes_->levels()) PutFloat(out, l);
+  }
   std::vector<uint32_t> ids(graph_.capacity(0));
   for (uint32_t i = 0; i < n; ++i) {
     const uint8_t flags = graph_.flags(i);
@@ -94,13 +98,16 @@ Status IndexCore::Load(std::span<const uint8_t> bytes,
   const uint64_t entry_plus1 = r.Varint();
   if (!r.ok() || n > r.remaining() / kMinNodeBytes || n >= Graph::kNone) return Bad("node count out of bounds");
   if (entry_plus1 > n) return Bad("entry point out of bounds");
-  std::vector<float> center;
+  std::vector<float> center, levels;
   const uint8_t has_center = r.Byte();
-  if (has_center > 1) return Bad("bad center flag");
+  if (has_center > 2) return Bad("bad center flag");
   if (has_center) {
-    if (r.remaining() / 4 < dim) return Bad("truncated center");
+    const uint64_t floats = has_center == 2 ? 5 * dim : dim;
+    if (r.remaining() / 4 < floats) return Bad("truncated center");
     center.resize(dim);
     for (float& c : center) c = std::bit_cast<float>(r.Fixed32());
+    levels.resize(floats - dim);
+    for (float& l : levels) l = std::bit_cast<float>(r.Fixed32());
   }
 
   // Parse every node before touching the index.
@@ -249,7 +256,7 @@ Status IndexCore::Load(std::span<const uint8_t> bytes,
   else
     table_pending_ = true;  // the "before": the first write reads and hashes every vector
   if (codes_ && (has_center || n >= BinaryCodes::kCenterSample))
-    codes_->Activate(arena_, static_cast<uint32_t>(n), center);
+    codes_->Activate(arena_, static_cast<uint32_t>(n), center, levels);
   counters_.owners.store(owners.size());
   counters_.tombstones.store(tombstones);
   counters_.dead.store(dead);

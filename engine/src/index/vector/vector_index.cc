@@ -50,7 +50,7 @@ Result<std::unique_ptr<VectorIndex>> VectorIndex::Create(const Options& options)
   if (o.ef_search < 1) return OutOfRange("ef_search", o.ef_search, ">= 1");
   if (o.batch_size < 1 || o.batch_size > 4096) return OutOfRange("batch_size", o.batch_size, "1..4096");
   if (o.threads > 256) return OutOfRange("threads", o.threads, "0..256");
-  if (o.oversample < 1 || o.oversample > 4) return OutOfRange("oversample", o.oversample, "1..4");
+  if (o.oversample < 1 || o.oversample > 32) return OutOfRange("oversample", o.oversample, "1..32");
   if (static_cast<unsigned>(o.metric) > 2) return OutOfRange("metric", static_cast<unsigned>(o.metric), "l2|cosine|ip");
   o.ef_construction = std::max(o.ef_construction, o.m);
   if (o.threads == 0) o.threads = std::max(1u, std::thread::hardware_concurrency());

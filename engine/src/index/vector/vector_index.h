@@ -107,17 +107,22 @@
 // passes. A very selective filter (p below about ef/n) walks most of the
 // reachable graph: the answer is then near exact but the search costs O(n).
 //
-// BINARY QUANTIZATION (VS-2): with kBinary each vector is also stored as the
-// signs of (vector - center), where the center is the mean of the vectors
-// held when the index first reaches 1024 nodes (quantize.h), then frozen
+// BINARY QUANTIZATION (VS-2): with kBinary each vector is also stored as one
+// bit a dimension, whether it lies above that dimension's threshold (the
+// mean of the vectors held when the index first reaches 1024 nodes), plus,
+// per dimension, each side's mean and variance (quantize.h), then frozen
 // and serialized: a code never changes once written, so searches read codes
 // with no lock while inserts add more. Below 1024 nodes searches use the
-// full vectors. Centering matters: sign bits of uncentered data that sits
-// away from the origin are nearly the same for every vector. The graph is built on full distances (a graph built on
-// Hamming distances bakes the quantization error into every link, and the
-// build reads the full vectors anyway); searches walk it on Hamming
-// distances (popcount over dim/64 words), keep a beam of max(ef, oversample
-// * k), and rescore the best oversample * k on the full vectors.
+// full vectors. The graph is built on full distances (a graph built on
+// codes bakes the quantization error into every link, and the build reads
+// the full vectors anyway); searches walk it on the query's estimated
+// distance to each code (full-precision query, one table lookup per 4
+// dimensions), keep a beam of max(ef, oversample * k), and rescore the best
+// oversample * k on the full vectors (default 16 * k: on clustered data the
+// codes tell clusters apart far better than cluster-mates, so the pool must
+// cover a fair share of a cluster; engine/doc/vectors.md has the figures).
+// With rescore = false the answers carry the estimates, in the metric's
+// units.
 //
 // ERASE AND CLEANUP: Erase(owner) removes the owner; a node left with none
 // becomes a tombstone at once (never returned, still walked through, still

@@ -40,7 +40,8 @@ enum class TableArm : uint8_t { kSharded, kNaive };
 enum class OpenArm : uint8_t { kKept, kNaive };
 
 // kBinary (VS-2): each vector is also kept as one bit a dimension; searches
-// walk the graph on Hamming distance and rescore on the full vectors.
+// walk the graph on the query's estimated distance to each code and rescore
+// the best on the full vectors (quantize.h).
 enum class Quantization : uint8_t { kNone, kBinary };
 
 std::string_view MetricName(Metric m);              // "l2" | "cosine" | "ip"
@@ -67,9 +68,10 @@ struct Options {
   TableArm table_arm = TableArm::kSharded;
   OpenArm open_arm = OpenArm::kKept;
   Quantization quantization = Quantization::kNone;
-  uint32_t oversample = 4;          // kBinary: rescore the best oversample * k (1..4).
-  bool rescore = true;              // kBinary: false returns the Hamming ranking as is
-                                    // (distances are then bit counts).
+  uint32_t oversample = 16;         // kBinary: rescore the best oversample * k (1..32);
+                                    // why 16: engine/doc/vectors.md, VS-2.
+  bool rescore = true;              // kBinary: false returns the codes' ranking as is
+                                    // (distances are then estimates, in the metric's units).
 };
 
 // One growth of a hash table of the index (the held-vector table, the owner map).
