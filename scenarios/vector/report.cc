@@ -408,10 +408,10 @@ std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s) {
       v.ours = fmt::format(
           "{}, ef {}: vectors {} B binary vs {} B full (index accounting); the binary index in all {:.1f} MB, "
           "{:.0f} B a vector (full vectors kept for rescoring, graph included); recall@10 float {}, binary "
-          "rescored (oversample 4) {}, binary alone {} ({:.1f}% below float; the source: around 20%); queries/s "
-          "rescored {:.0f}, alone {:.0f}. Graph built on full distances, searched on Hamming",
+          "rescored (oversample {}) {}, binary alone {} ({:.1f}% below float; the source: around 20%); queries/s "
+          "rescored {:.0f}, alone {:.0f}. Graph built on full distances, searched on the codes (asymmetric estimate)",
           data, s.ef, b.memory.vectors_binary, b.memory.vectors_full, double(b.memory.total()) / 1e6,
-          double(b.memory.total()) / double(s.spec.n), recall_text(fr), recall_text(b.rescored.recall(s.k)),
+          double(b.memory.total()) / double(s.spec.n), recall_text(fr), b.oversample, recall_text(b.rescored.recall(s.k)),
           recall_text(b.plain.recall(s.k)), 100 * loss, b.rescored.queries_per_s(), b.plain.queries_per_s());
       v.set(judge_vs2(b.memory.vectors_full, b.memory.vectors_binary, fr, b.plain.recall(s.k)));
       v.reason += ". Counts, not timings: one build, no interval needed; the size of the source's loss (\"may be "

@@ -239,7 +239,8 @@ TEST_F(Arms, BinaryPartMeasuresBytesAndBothSearches) {
   EXPECT_EQ(bq.memory.vectors_binary, 2000u * 8);
   EXPECT_EQ(bq.rescored.queries, 50u);
   EXPECT_EQ(bq.plain.queries, 50u);
-  EXPECT_EQ(bq.rescored_distances, 50u * 4 * 10);  // oversample 4 x k rescored a search
+  EXPECT_EQ(bq.oversample, index::vec::Options{}.oversample);
+  EXPECT_EQ(bq.rescored_distances, 50u * bq.oversample * 10);  // oversample x k rescored a search
   EXPECT_LE(bq.plain.hits, bq.rescored.hits);
 }
 

@@ -174,6 +174,7 @@ BqRun run_bq(const Dataset& d, const ArmParams& p, size_t ef, size_t k, double m
   r.build_s = seconds_since(t0);
   if (!r.error.empty()) return r;
   r.memory = rescored.index()->MemoryBytes();
+  r.oversample = index::vec::Options{}.oversample;  // the library's default, which the arm keeps
   const uint64_t before = rescored.index()->stats().search_rescored;
   r.rescored = search_passes(rescored, d, ef, k, min_seconds);
   // Over the first pass only (the query set once).

@@ -105,6 +105,7 @@ struct BqRun {
   index::vec::MemoryBreakdown memory;  // the binary index's (float vectors kept for rescoring)
   EfPoint rescored, plain;             // at ef
   uint64_t rescored_distances = 0;     // full distances of rescoring, over the query set
+  uint32_t oversample = 0;             // the index's: the best oversample * k are rescored
 };
 BqRun run_bq(const Dataset& d, const ArmParams& p, size_t ef, size_t k, double min_seconds = 0);
 
