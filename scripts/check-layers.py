@@ -13,7 +13,8 @@ Layers, bottom first (README.md, "Layers"):
   engine/src/tools       the fenec CLI (may open storages directly)
   iobench/kit            the bench harness: results, plots, CLI; the base only
   iobench/src            the iobench tool
-  scenarios/<name>       the benches: anything below, and their own folder
+  scenarios/pg           the scratch PostgreSQL cluster the benches start; the base only
+  scenarios/<name>       the benches: anything below, scenarios/pg, and their own folder
 
 Prints each violation as `file:line: what` and exits 1 if there is any.
 """
@@ -41,8 +42,11 @@ for core in ENGINE_CORE:
 RULES += [
     ('iobench/kit/', BASE),
     ('iobench/src/', BASE + ['iobench/kit/']),
-    # A scenario may use every layer below it, but not another scenario's files.
-    ('scenarios/', BASE + PUBLIC + ['engine/', 'iobench/']),
+    # A scenario may use every layer below it, but not another scenario's
+    # files; scenarios/pg/ (the scratch PostgreSQL cluster, not a scenario)
+    # is there for every scenario that starts one.
+    ('scenarios/pg/', BASE),
+    ('scenarios/', BASE + PUBLIC + ['engine/', 'iobench/', 'scenarios/pg/']),
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

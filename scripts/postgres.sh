@@ -10,7 +10,9 @@
 # installed here, so the arm is skipped; exit 2 is a usage error.
 #
 # Environment: FENEC_PG_DIR (cluster dir, default /tmp/fenec-pg), FENEC_PG_PORT
-# (default 54329), FENEC_PG_BIN (default /usr/lib/postgresql/15/bin).
+# (default 54329), FENEC_PG_BIN (default /usr/lib/postgresql/15/bin),
+# FENEC_PG_SOCKET_DIR (the unix socket's folder, default the cluster dir; set
+# but empty: no unix socket, TCP on 127.0.0.1 only).
 #
 # The cluster is a benchmark arm, not a production database: trust auth, but
 # only on 127.0.0.1 and a unix socket inside the cluster dir, and fsync stays on
@@ -84,7 +86,7 @@ write_settings() {
 # Written by scripts/postgres.sh on every 'up'.
 listen_addresses = '127.0.0.1'
 port = $PG_PORT
-unix_socket_directories = '$PG_DIR'
+unix_socket_directories = '${FENEC_PG_SOCKET_DIR-$PG_DIR}'
 fsync = on
 synchronous_commit = on
 full_page_writes = on

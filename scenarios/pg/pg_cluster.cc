@@ -72,10 +72,16 @@ std::string PgCluster::Run(const char* command, std::string* output) const {
   const std::string log = dir_ + ".log";
   std::vector<std::string> env_s;
   for (char** e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, "FENEC_PG_DIR=", 13) != 0 && std::strncmp(*e, "FENEC_PG_PORT=", 14) != 0) env_s.push_back(*e);
+    if (std::strncmp(*e, "FENEC_PG_DIR=", 13) != 0 && std::strncmp(*e, "FENEC_PG_PORT=", 14) != 0 &&
+        std::strncmp(*e, "FENEC_PG_SOCKET_DIR=", 20) != 0) {
+      env_s.push_back(*e);
+    }
   }
   env_s.push_back("FENEC_PG_DIR=" + dir_);
   env_s.push_back(fmt::format("FENEC_PG_PORT={}", port_));
+  // No unix socket: every client of ours connects over TCP on 127.0.0.1, and
+  // a socket's path under a deep scratch dir can pass sun_path's 107 bytes.
+  env_s.push_back("FENEC_PG_SOCKET_DIR=");
   std::vector<char*> envp;
   for (auto& s : env_s) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -119,8 +125,6 @@ std::string PgCluster::Start(const std::string& dir) {
     struct stat st{};
     if (stat(parent.c_str(), &st) == 0 && (st.st_mode & S_IXOTH) == 0) chmod(parent.c_str(), st.st_mode | S_IXOTH);
   }
-  // A unix socket's path must fit in 107 bytes (sun_path).
-  if (dir_.size() + 20 > 107) return fmt::format("{} is too long for PostgreSQL's unix socket path", dir_);
   std::string err;
   port_ = free_port(&err);
   if (port_ == 0) return err;

@@ -1,6 +1,6 @@
 // A scratch PostgreSQL 15 cluster that a scenario owns for its run: its own
-// data folder and unix socket under the scenario's scratch dir, its own port
-// on 127.0.0.1, started through scripts/postgres.sh (which handles initdb and
+// data folder under the scenario's scratch dir, its own port on 127.0.0.1
+// and no unix socket (our clients use TCP, as fenec-server's do), started through scripts/postgres.sh (which handles initdb and
 // running as the `postgres` user when we are root) and stopped when the
 // object goes away: at the end of the run, on an error, and on Ctrl-C (the
 // harness turns SIGINT into a stop request, so scopes unwind). A user's own
