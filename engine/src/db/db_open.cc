@@ -122,6 +122,7 @@ Status DbImpl::ApplyRecord(uint64_t lsn, std::span<const uint8_t> payload) {
   DecodedPayload p;
   if (Status s = DecodePayload(payload, &p); !s.ok()) return s;
   if (p.kind == PayloadKind::kCreateCollection) {
+    if (p.collection >= kMaxCollections) return Status::Corruption(fmt::format("journal: collection {}", p.collection));
     if (p.collection != ncollections_.load(kRelaxed) || names_.count(p.name))
       return Status::Corruption(fmt::format("journal: collection {} '{}' out of order", p.collection, p.name));
     auto added = AddCollection(p.collection, p.name, p.schema);
@@ -148,8 +149,16 @@ Status DbImpl::ApplyRecord(uint64_t lsn, std::span<const uint8_t> payload) {
     --c->live;
     return Status::OK();
   }
-  uint64_t end = p.first_id + p.rows.size();
   if (p.first_id == 0) return Status::Corruption("journal: row id 0");
+  // Ids come from a counter that starts at the catalog's end: a record whose
+  // ids wrap, or that skips more ids than any run could have burned, is
+  // damage, and must not become an index of that many entries.
+  const uint64_t size = c->index.size();
+  if (p.first_id > size && p.first_id - size > kMaxReplayIdGap - replay_id_gap_)
+    return Status::Corruption(fmt::format("journal: row id {} skips past collection {}'s {} ids", p.first_id,
+                                          p.collection, size));
+  if (p.first_id > size) replay_id_gap_ += p.first_id - size;
+  uint64_t end = p.first_id + p.rows.size();
   std::vector<std::vector<FieldRef>> refs(p.rows.size());
   for (size_t i = 0; i < p.rows.size(); ++i)
     if (!DecodeFields(*c->schema, p.rows[i], &refs[i])) return Status::Corruption("journal: row does not decode");
