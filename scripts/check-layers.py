@@ -14,6 +14,7 @@ Layers, bottom first (README.md, "Layers"):
   iobench/kit            the bench harness: results, plots, CLI; the base only
   iobench/src            the iobench tool
   scenarios/<name>       the benches: anything below, and their own folder
+  fuzz                   the fuzz targets: anything
 
 Prints each violation as `file:line: what` and exits 1 if there is any.
 """
@@ -43,6 +44,8 @@ RULES += [
     ('iobench/src/', BASE + ['iobench/kit/']),
     # A scenario may use every layer below it, but not another scenario's files.
     ('scenarios/', BASE + PUBLIC + ['engine/', 'iobench/']),
+    # The fuzz targets feed every input path, so they reach into every layer.
+    ('fuzz/', BASE + PUBLIC + ['engine/', 'iobench/', 'scenarios/']),
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
