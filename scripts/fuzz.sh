@@ -37,7 +37,7 @@ for t in "${targets[@]}"; do
     -print_final_stats=1 -artifact_prefix="$build/artifacts/$t/" \
     "$build/corpus/$t" "$root/fuzz/corpus/$t" >"$log" 2>&1
   status=$?
-  execs=$(awk -F': *' '/stat::number_of_executed_units/{print $2}' "$log")
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
   last=$(grep -E '^#[0-9]+' "$log" | tail -1)
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")

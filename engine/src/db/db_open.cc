@@ -168,6 +168,10 @@ Status DbImpl::ApplyRecord(uint64_t lsn, std::span<const uint8_t> payload) {
     if (Status s = c->indexes->Check(idx); !s.ok()) return Status::Corruption("journal: " + s.message());
     c->indexes->Apply(idx);
   }
+  // Every put takes fresh ids from the counter, so a record landing on a
+  // live document is damage: landing it would count the document twice.
+  for (uint64_t id = p.first_id; id < std::min<uint64_t>(end, c->index.size()); ++id)
+    if (c->index[id].present()) return Status::Corruption(fmt::format("journal: row id {} landed twice", id));
   if (c->index.size() < end) c->index.resize(end);
   BufferList sealed;
   for (size_t i = 0; i < p.rows.size(); ++i) c->index.Mut(p.first_id + i) = rows_->Land(c->id, p.first_id + i, p.rows[i], &sealed);
