@@ -105,6 +105,7 @@ Status DbImpl::LoadCatalog() {
     auto raw = in.Take(entries * sizeof(IdEntry));
     if (!in.ok() || entries == 0) return bad();
     c->index.resize(entries);
+    uint64_t present = 0;  // must be the live count it claims: Check() compares them
     for (uint64_t i = 0; i < entries; ++i) {
       const uint8_t* p = raw.data() + i * 12;
       IdEntry& e = c->index.Mut(i);
@@ -112,7 +113,9 @@ Status DbImpl::LoadCatalog() {
       e.hi = base::LoadFixed32(p + 4);
       e.len = base::LoadFixed32(p + 8);
       if (e.present() && (e.in_buffer() || e.offset() + e.len > data_end)) return bad();
+      present += e.present();
     }
+    if (present != c->live) return bad();
     c->next_id.store(entries, kRelaxed);
   }
   return in.done() ? Status::OK() : bad();
