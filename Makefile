@@ -3,6 +3,10 @@
 # builds with meson/ninja, then benchmarks or tests.
 #
 #   make test                 build and run every test (what CI runs)
+#   make test SANITIZE=address,undefined   the same under ASan+UBSan, in build-asan
+#   make test SANITIZE=thread               under TSan (engine, ring, server suites), in build-tsan
+#   make test SUITES="engine server"        only those suites, building only their tests
+#   make fuzz FUZZ_SECONDS=N  build the libFuzzer targets with clang (build-fuzz) and run each N s
 #   make bench                quick mode of every scenario, then results/REPORT.md
 #   make <name>-bench         one scenario in full; QUICK=1 for its quick mode
 #   make report               rebuild results/REPORT.md from results/*/
@@ -10,14 +14,28 @@
 #   make ci-charts            CI regression charts vs results/baseline/ (make record appends history)
 #   make postgres-up|postgres-down   the optional PostgreSQL arm on loopback
 
+comma := ,
 BUILD ?= build
+# A sanitized build lives in a folder of its own, so switching never rebuilds the normal one.
+SANITIZE ?=
+ifneq ($(SANITIZE),)
+  ifneq ($(origin BUILD),command line)
+    BUILD := $(if $(filter thread,$(SANITIZE)),build-tsan,$(if $(filter address$(comma)undefined,$(SANITIZE)),build-asan,build-san-$(subst $(comma),-,$(SANITIZE))))
+  endif
+endif
+# Empty: every suite. TSan's default is the concurrent code: the engine (its
+# concurrency, merger and group commit), the ring and the server.
+SUITES ?= $(if $(filter thread,$(SANITIZE)),engine ring server,)
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
 QUICK ?=
 ARGS ?=
 RUNS ?= 5
 QFLAG := $(if $(filter 1 yes true,$(QUICK)),--quick,)
 SCENARIOS := io concurrency growth recon journals commit smaps micro vector conns
 
-.PHONY: all setup build test bench report stability clean postgres-up postgres-down ci-charts record ci-baseline \
+.PHONY: all setup build fuzz test bench report stability clean postgres-up postgres-down ci-charts record ci-baseline \
         $(addsuffix -bench,$(SCENARIOS))
 
 all: build
@@ -27,13 +45,22 @@ setup:
 
 $(BUILD)/build.ninja:
 	@bash scripts/setup.sh
-	meson setup $(BUILD)
+	meson setup $(BUILD) $(if $(SANITIZE),-Db_sanitize=$(SANITIZE),)
 
 build: setup $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
-test: build
-	@bash scripts/run-tests.sh $(BUILD)
+# Builds what the chosen suites need (everything when SUITES is empty), then runs them.
+test: setup $(BUILD)/build.ninja
+	@SANITIZE="$(SANITIZE)" bash scripts/run-tests.sh $(BUILD) $(SUITES)
+
+# libFuzzer targets (fuzz/): clang-14, ASan+UBSan, coverage on every file.
+$(FUZZ_BUILD)/build.ninja:
+	@bash scripts/setup.sh
+	CC=clang-14 CXX=clang++-14 meson setup $(FUZZ_BUILD) -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false
+
+fuzz: setup $(FUZZ_BUILD)/build.ninja
+	@bash scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Each scenario's quick mode, in turn; a scenario not built yet is reported, not faked.
 bench: build

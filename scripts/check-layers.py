@@ -15,6 +15,7 @@ Layers, bottom first (README.md, "Layers"):
   iobench/src            the iobench tool
   scenarios/pg           the scratch PostgreSQL cluster the benches start; the base only
   scenarios/<name>       the benches: anything below, scenarios/pg, and their own folder
+  fuzz                   the fuzz targets: anything
 
 Prints each violation as `file:line: what` and exits 1 if there is any.
 """
@@ -47,6 +48,8 @@ RULES += [
     # is there for every scenario that starts one.
     ('scenarios/pg/', BASE),
     ('scenarios/', BASE + PUBLIC + ['engine/', 'iobench/', 'scenarios/pg/']),
+    # The fuzz targets feed every input path, so they reach into every layer.
+    ('fuzz/', BASE + PUBLIC + ['engine/', 'iobench/', 'scenarios/']),
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

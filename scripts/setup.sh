@@ -8,6 +8,9 @@ set -euo pipefail
 PKGS=(
   build-essential g++ meson ninja-build pkg-config git
   clang-14  # make test: the engine's lock rules, checked by clang's -Wthread-safety
+  # make fuzz: libFuzzer and clang's ASan/UBSan runtimes (libclang_rt.*), and
+  # llvm-symbolizer for the file:line in their reports
+  libclang-rt-14-dev llvm-14
   liburing-dev libfmt-dev libcli11-dev libbenchmark-dev libgtest-dev libgmock-dev
   libgnuplot-iostream-dev gnuplot-nox libboost-dev libboost-iostreams-dev
   libboost-system-dev libboost-filesystem-dev

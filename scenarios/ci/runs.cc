@@ -60,8 +60,15 @@ std::string runs_csv(const std::vector<MetricRun>& runs, bool header) {
 }
 
 std::string read_runs(const std::string& path, std::vector<MetricRun>* out) {
-  std::ifstream in(path);
-  if (!in) return "";
+  std::ifstream file(path);
+  if (!file) return "";
+  std::stringstream text;
+  text << file.rdbuf();
+  return parse_runs(text.str(), path, out);
+}
+
+std::string parse_runs(const std::string& text, const std::string& path, std::vector<MetricRun>* out) {
+  std::stringstream in(text);
   std::string line;
   size_t n = 0;
   while (std::getline(in, line)) {
@@ -141,8 +148,15 @@ std::vector<std::string> split_csv(const std::string& line) {
 }
 
 std::string read_results(const std::string& path, std::vector<ResultRow>* out) {
-  std::ifstream in(path);
-  if (!in) return fmt::format("cannot read {}", path);
+  std::ifstream file(path);
+  if (!file) return fmt::format("cannot read {}", path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return parse_results(text.str(), path, out);
+}
+
+std::string parse_results(const std::string& text, const std::string& path, std::vector<ResultRow>* out) {
+  std::stringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
     // An interrupted run (a CI timeout) has partial counts: none of it is a measurement.
@@ -204,7 +218,14 @@ std::string parse_config(const std::string& text, std::vector<MetricDef>* out) {
 }
 
 bool read_callgrind(const std::string& path, std::string* name, double* instructions) {
-  std::ifstream in(path);
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return parse_callgrind(text.str(), name, instructions);
+}
+
+bool parse_callgrind(const std::string& text, std::string* name, double* instructions) {
+  std::stringstream in(text);
   std::string line;
   bool have_name = false, have_count = false;
   const std::string trigger = "desc: Trigger: Client Request: ";
@@ -213,7 +234,9 @@ bool read_callgrind(const std::string& path, std::string* name, double* instruct
       *name = line.substr(trigger.size());
       have_name = true;
     } else if (line.rfind("summary:", 0) == 0) {
-      have_count = parse_double(line.substr(line.find_first_not_of(' ', 8)), instructions);
+      // "summary:" alone (a dump cut short) has no count: substr(npos) would throw.
+      const size_t at = line.find_first_not_of(' ', 8);
+      have_count = at != std::string::npos && parse_double(line.substr(at), instructions);
     }
   }
   return have_name && have_count;

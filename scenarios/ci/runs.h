@@ -18,6 +18,8 @@ namespace fenec::scenarios::ci {
 std::string runs_csv(const std::vector<MetricRun>& runs, bool header = true);
 // Missing file: ok, no runs. Returns "" or the error (with path and line).
 std::string read_runs(const std::string& path, std::vector<MetricRun>* out);
+// The same from the file's text; `path` only names it in errors.
+std::string parse_runs(const std::string& text, const std::string& path, std::vector<MetricRun>* out);
 // Appends rows (the header first if the file is new). Returns "" or the error.
 std::string append_runs(const std::string& path, const std::vector<MetricRun>& runs);
 std::string write_text(const std::string& path, const std::string& text);
@@ -28,6 +30,7 @@ struct ResultRow {
   double value = 0;
 };
 std::string read_results(const std::string& path, std::vector<ResultRow>* out);
+std::string parse_results(const std::string& text, const std::string& path, std::vector<ResultRow>* out);
 // Splits one CSV line, honouring "quoted, fields" with "" escapes.
 std::vector<std::string> split_csv(const std::string& line);
 
@@ -66,5 +69,6 @@ std::vector<MetricRun> extract(const std::vector<MetricDef>& defs, const std::st
 // A callgrind output file: the name given to CALLGRIND_DUMP_STATS_AT and the
 // "summary:" instruction count. False if the file has neither.
 bool read_callgrind(const std::string& path, std::string* name, double* instructions);
+bool parse_callgrind(const std::string& text, std::string* name, double* instructions);
 
 }  // namespace fenec::scenarios::ci

@@ -116,6 +116,12 @@ struct CommitTicket {
 class DbImpl final : public Database {
  public:
   static constexpr uint32_t kMaxCollections = 4096;
+  // The id index is dense (12 bytes an id, id_index.h), so a journal record's ids
+  // are memory: replay lets the records skip at most this many ids in all
+  // (about 200 MB of index) rather than let a few bytes of a damaged but
+  // checksummed record claim any amount of memory. Live writes skip ids only
+  // when a put fails after taking its ids (a @unique clash), one request each.
+  static constexpr uint64_t kMaxReplayIdGap = uint64_t{1} << 24;
 
   DbImpl(const Options& options, std::unique_ptr<Storage> storage);
   ~DbImpl() override;
@@ -283,6 +289,10 @@ class DbImpl final : public Database {
   std::atomic<uint64_t> ring_flushes_{0};
   int shared_journals_ FENEC_GUARDED_BY(lock_) = -1;  // -1 undecided; decided under the write lock
   bool recovering_ FENEC_GUARDED_BY(lock_) = false;  // open's replay: indexes are loaded after it, from the branches
+  // Ids replay has skipped over (put records whose first id lies past the
+  // collection's end: ids burned by puts that failed after taking them), in
+  // all collections; at most kMaxReplayIdGap (db_open.cc, ApplyRecord).
+  uint64_t replay_id_gap_ FENEC_GUARDED_BY(lock_) = 0;
   // Counted while the database opens (AttachBranches), before it is shared.
   uint64_t branches_recovered_ = 0, branches_rebuilt_ = 0;
 

@@ -105,6 +105,7 @@ Status DbImpl::LoadCatalog() {
     auto raw = in.Take(entries * sizeof(IdEntry));
     if (!in.ok() || entries == 0) return bad();
     c->index.resize(entries);
+    uint64_t present = 0;  // must be the live count it claims: Check() compares them
     for (uint64_t i = 0; i < entries; ++i) {
       const uint8_t* p = raw.data() + i * 12;
       IdEntry& e = c->index.Mut(i);
@@ -112,7 +113,9 @@ Status DbImpl::LoadCatalog() {
       e.hi = base::LoadFixed32(p + 4);
       e.len = base::LoadFixed32(p + 8);
       if (e.present() && (e.in_buffer() || e.offset() + e.len > data_end)) return bad();
+      present += e.present();
     }
+    if (present != c->live) return bad();
     c->next_id.store(entries, kRelaxed);
   }
   return in.done() ? Status::OK() : bad();
@@ -122,6 +125,7 @@ Status DbImpl::ApplyRecord(uint64_t lsn, std::span<const uint8_t> payload) {
   DecodedPayload p;
   if (Status s = DecodePayload(payload, &p); !s.ok()) return s;
   if (p.kind == PayloadKind::kCreateCollection) {
+    if (p.collection >= kMaxCollections) return Status::Corruption(fmt::format("journal: collection {}", p.collection));
     if (p.collection != ncollections_.load(kRelaxed) || names_.count(p.name))
       return Status::Corruption(fmt::format("journal: collection {} '{}' out of order", p.collection, p.name));
     auto added = AddCollection(p.collection, p.name, p.schema);
@@ -148,8 +152,16 @@ Status DbImpl::ApplyRecord(uint64_t lsn, std::span<const uint8_t> payload) {
     --c->live;
     return Status::OK();
   }
-  uint64_t end = p.first_id + p.rows.size();
   if (p.first_id == 0) return Status::Corruption("journal: row id 0");
+  // Ids come from a counter that starts at the catalog's end: a record whose
+  // ids wrap, or that skips more ids than any run could have burned, is
+  // damage, and must not become an index of that many entries.
+  const uint64_t size = c->index.size();
+  if (p.first_id > size && p.first_id - size > kMaxReplayIdGap - replay_id_gap_)
+    return Status::Corruption(fmt::format("journal: row id {} skips past collection {}'s {} ids", p.first_id,
+                                          p.collection, size));
+  if (p.first_id > size) replay_id_gap_ += p.first_id - size;
+  uint64_t end = p.first_id + p.rows.size();
   std::vector<std::vector<FieldRef>> refs(p.rows.size());
   for (size_t i = 0; i < p.rows.size(); ++i)
     if (!DecodeFields(*c->schema, p.rows[i], &refs[i])) return Status::Corruption("journal: row does not decode");
@@ -159,6 +171,10 @@ Status DbImpl::ApplyRecord(uint64_t lsn, std::span<const uint8_t> payload) {
     if (Status s = c->indexes->Check(idx); !s.ok()) return Status::Corruption("journal: " + s.message());
     c->indexes->Apply(idx);
   }
+  // Every put takes fresh ids from the counter, so a record landing on a
+  // live document is damage: landing it would count the document twice.
+  for (uint64_t id = p.first_id; id < std::min<uint64_t>(end, c->index.size()); ++id)
+    if (c->index[id].present()) return Status::Corruption(fmt::format("journal: row id {} landed twice", id));
   if (c->index.size() < end) c->index.resize(end);
   BufferList sealed;
   for (size_t i = 0; i < p.rows.size(); ++i) c->index.Mut(p.first_id + i) = rows_->Land(c->id, p.first_id + i, p.rows[i], &sealed);

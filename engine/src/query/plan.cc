@@ -1,5 +1,7 @@
 #include "engine/src/query/plan.h"
 
+#include <charconv>
+
 #include <algorithm>
 #include <cmath>
 
@@ -111,7 +113,13 @@ class Planner {
     for (const auto& s : p_->slots) {
       if (s.positional) {
         any_positional = true;
-        max_pos = std::max<size_t>(max_pos, std::stoul(s.name));
+        // std::stoul threw out_of_range (through the server's handler) on $99999999999999999999.
+        size_t pos = Position(s.name);
+        if (pos > kMaxPosition) {
+          return Fail(400, "params", fmt::format("${} is out of range: parameters are $1..${}", s.name, kMaxPosition),
+                      s.offset);
+        }
+        max_pos = std::max(max_pos, pos);
       } else {
         any_named = true;
       }
@@ -127,12 +135,21 @@ class Planner {
     p_->positional = any_positional;
     if (any_positional) {
       std::sort(p_->slots.begin(), p_->slots.end(),
-                [](const ParamSlot& a, const ParamSlot& b) { return std::stoul(a.name) < std::stoul(b.name); });
+                [](const ParamSlot& a, const ParamSlot& b) { return Position(a.name) < Position(b.name); });
       RenumberSlots();
     }
     PlanResult r;
     r.plan = std::move(plan);
     return r;
+  }
+
+  // A positional parameter's number ("12" for $12), or kMaxPosition + 1 when
+  // it has more digits than any statement can use (the lexer gives digits only).
+  static constexpr size_t kMaxPosition = 65535;
+  static size_t Position(const std::string& name) {
+    size_t pos = 0;
+    auto r = std::from_chars(name.data(), name.data() + name.size(), pos);
+    return r.ec == std::errc{} && pos <= kMaxPosition ? pos : kMaxPosition + 1;
   }
 
   // After sorting slots by position, operands still hold their first-seen
