@@ -56,7 +56,7 @@ void record_long_read(Harness& h, const fc::ArmSpec& arm, const std::string& cs,
   res.add(f, arm.name, cs, "long_read_ms", mean, "ms");
   res.add(f, arm.name, cs, "long_read_max_ms", longest, "ms");
   res.add(f, arm.name, cs, "long_read_alone_ms", alone_ms, "ms");
-  if (alone.first_pin_us >= 0) res.add(f, arm.name, cs, "pin_alone_us", alone.first_pin_us, "us");
+  if (alone.pinned) res.add(f, arm.name, cs, "pin_alone_us", alone.first_pin_us, "us");
   const bool answers_ok = r.answers_ok && alone.answers_ok;
   res.add(f, arm.name, cs, "answers_ok", answers_ok ? 1 : 0, "bool");
   // The writes that overlapped a long read, and those in as long a window just before each.
@@ -81,7 +81,7 @@ void record_long_read(Harness& h, const fc::ArmSpec& arm, const std::string& cs,
   lf->before_max_us = before.max_us;
   lf->writes_per_s = r.writes / r.seconds;
   lf->alone_ms = alone_ms;
-  lf->alone_pin_us = alone.first_pin_us;
+  lf->alone_pin_us = alone.pinned ? alone.first_pin_us : -1;
   lf->long_read_mean_ms = mean;
   lf->pin_mean_us = extra(r.counters, "pin_mean_us");
   lf->pin_max_us = extra(r.counters, "pin_max_us");

@@ -281,6 +281,7 @@ std::vector<AloneReads> run_alone_reads(const std::vector<Store*>& stores, uint6
         // pin counted now is this aggregate's own.
         const Counters k = stores[i]->counters();
         if (auto pins = k.extra.find("pins"); pins != k.extra.end() && pins->second.first > 0) {
+          r.pinned = true;
           r.first_pin_us = k.extra.at("pin_max_us").first;
         }
       }

@@ -94,7 +94,8 @@ inline constexpr int kWindowMs = 10;
 struct AloneReads {
   std::string error;
   std::vector<double> ms;   // each read's time
-  double first_pin_us = -1;  // the first read's pin, on cold memory (-1: the store does not pin)
+  bool pinned = false;       // the store pinned its reads (fenecdb); SQLite's WAL readers need none
+  double first_pin_us = 0;   // if pinned: the first read's pin, on cold memory
   bool answers_ok = true;
   std::string answer_problem;
 };
