@@ -13,6 +13,7 @@
 #include "engine/src/base/testing.h"
 #include "scenarios/concurrency/report.h"
 #include "scenarios/concurrency/store.h"
+#include "scenarios/concurrency/store_test_util.h"
 #include "scenarios/concurrency/sync_vfs.h"
 #include "scenarios/concurrency/workload.h"
 
@@ -31,42 +32,7 @@ TEST_F(ScratchDir, SqliteRoundTripsRowsById) {
   std::string err;
   auto store = open_sqlite(sqlite_arm(true), path("db"), &err);
   ASSERT_TRUE(store) << err;
-  auto s = store->session(&err);
-  ASSERT_TRUE(s) << err;
-  std::mt19937_64 rng(test_seed());
-  std::vector<Doc> written;
-  for (int i = 0; i < 50; ++i) {
-    written.push_back(make_doc(rng, i, static_cast<int64_t>(rng() % 1000) - 500));
-    ASSERT_EQ(s->put(written.back()), "");
-  }
-  std::vector<Doc> batch;
-  for (int i = 0; i < 30; ++i) batch.push_back(make_doc(rng, 100 + i, i));
-  ASSERT_EQ(s->put_batch(batch), "");
-  written.insert(written.end(), batch.begin(), batch.end());
-
-  // A second connection sees every committed row, under the ids given in order.
-  auto other = store->session(&err);
-  ASSERT_TRUE(other) << err;
-  int64_t sum = 0;
-  for (size_t i = 0; i < written.size(); ++i) {
-    Doc got;
-    bool found = false;
-    ASSERT_EQ(other->get(i + 1, &got, &found), "");
-    ASSERT_TRUE(found) << "id " << i + 1;
-    EXPECT_EQ(got.body, written[i].body);
-    EXPECT_EQ(got.n, written[i].n);
-    sum += written[i].n;
-  }
-  bool found = true;
-  Doc none;
-  ASSERT_EQ(other->get(written.size() + 1, &none, &found), "");
-  EXPECT_FALSE(found);
-
-  Aggregate a;
-  ASSERT_EQ(other->aggregate(&a), "");
-  EXPECT_EQ(a.count, written.size());
-  EXPECT_EQ(a.sum, sum);
-  EXPECT_EQ(store->counters().commits, 51u);  // 50 puts and one batch
+  RoundTrip(*store, test_seed());
 }
 
 // CC-1's SQLite side: at synchronous=FULL each commit syncs the WAL once,

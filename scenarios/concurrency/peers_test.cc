@@ -11,6 +11,7 @@
 
 #include "engine/src/base/testing.h"
 #include "scenarios/concurrency/store.h"
+#include "scenarios/concurrency/store_test_util.h"
 #include "scenarios/concurrency/workload.h"
 #include "scenarios/pg/pg_cluster.h"
 
@@ -20,45 +21,6 @@ namespace {
 using ScratchDir = base::ScratchTest;
 
 uint64_t test_seed() { return base::BinarySeed("peers_test"); }
-
-// 50 puts and a 30-row batch through one session, read back by id from
-// another, then the aggregate; the store counts 51 commits.
-void RoundTrip(Store& store) {
-  std::string err;
-  auto s = store.session(&err);
-  ASSERT_TRUE(s) << err;
-  std::mt19937_64 rng(test_seed());
-  std::vector<Doc> written;
-  for (int i = 0; i < 50; ++i) {
-    written.push_back(make_doc(rng, i, static_cast<int64_t>(rng() % 1000) - 500));
-    ASSERT_EQ(s->put(written.back()), "");
-  }
-  std::vector<Doc> batch;
-  for (int i = 0; i < 30; ++i) batch.push_back(make_doc(rng, 100 + i, i));
-  ASSERT_EQ(s->put_batch(batch), "");
-  written.insert(written.end(), batch.begin(), batch.end());
-  auto other = store.session(&err);
-  ASSERT_TRUE(other) << err;
-  int64_t sum = 0;
-  for (size_t i = 0; i < written.size(); ++i) {
-    Doc got;
-    bool found = false;
-    ASSERT_EQ(other->get(i + 1, &got, &found), "");
-    ASSERT_TRUE(found) << "id " << i + 1;
-    EXPECT_EQ(got.body, written[i].body);
-    EXPECT_EQ(got.n, written[i].n);
-    sum += written[i].n;
-  }
-  bool found = true;
-  Doc none;
-  ASSERT_EQ(other->get(written.size() + 1, &none, &found), "");
-  EXPECT_FALSE(found);
-  Aggregate a;
-  ASSERT_EQ(other->aggregate(&a), "");
-  EXPECT_EQ(a.count, written.size());
-  EXPECT_EQ(a.sum, sum);
-  EXPECT_EQ(store.counters().commits, 51u);
-}
 
 // `n` single-row commits from one session (closed before the counters are
 // read, as the workload does), and what the store's counters saw.
@@ -86,7 +48,7 @@ TEST_F(ScratchDir, RocksdbRoundTripsRowsById) {
   std::string err;
   auto store = open_rocksdb(Rocks(true), path("db"), &err);
   ASSERT_TRUE(store) << err;
-  RoundTrip(*store);
+  RoundTrip(*store, test_seed());
   EXPECT_EQ(store->close(), "");
 }
 
@@ -124,7 +86,7 @@ TEST_F(PostgresTest, RoundTripsRowsByIdInAFreshTable) {
   std::string err;
   auto store = open_postgres(Postgres(true), cluster_.conninfo(), &err);
   ASSERT_TRUE(store) << err;
-  RoundTrip(*store);
+  RoundTrip(*store, test_seed());
   // A second store is a fresh table: ids start at 1 again, nothing is there.
   auto second = open_postgres(Postgres(true), cluster_.conninfo(), &err);
   ASSERT_TRUE(second) << err;
