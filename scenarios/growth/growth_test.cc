@@ -7,10 +7,13 @@
 
 #include "engine/src/index/growing_map.h"
 #include "engine/src/base/seed.h"
+#include "engine/src/base/testing.h"
+#include "engine/src/index/vector/vector_table.h"
 #include "engine/src/index/text_index.h"
 #include "iobench/kit/verdict.h"
 #include "scenarios/growth/lookup.h"
 #include "scenarios/growth/report.h"
+#include "scenarios/growth/vector_arm.h"
 #include "scenarios/growth/workload.h"
 
 namespace fenec::scenarios::growth {
@@ -296,6 +299,100 @@ TEST(Rows, EachRepetitionAndTheirIntervalAndTheGatedCount) {
   EXPECT_EQ(mean, 1);
   EXPECT_EQ(lo, 1);
   EXPECT_EQ(gated, 1);  // one row, as scripts/ci-charts/metrics.conf reads it
+}
+
+// GR-3's rows are distinct, so every put adds a node and no growth is skipped.
+TEST(VectorRows, DistinctAndInRange) {
+  const uint64_t seed = base::TestSeed();
+  std::set<std::vector<float>> rows;
+  std::vector<float> v(kVectorDim);
+  for (uint64_t i = 0; i < 2000; ++i) {
+    make_vector(seed, i, v.data());
+    for (uint32_t j = 1; j < kVectorDim; ++j) {
+      ASSERT_GE(v[j], -1.0f);
+      ASSERT_LT(v[j], 1.0f);
+    }
+    rows.insert(v);
+  }
+  EXPECT_EQ(rows.size(), 2000u);
+}
+
+// GR-3: the sharded arm moves a 256th of the entries a growth past the
+// split and reads no vector; the naive arm reads every vector it holds.
+TEST(VectorPuts, ShardedMovesA256thNaiveReadsEveryVector) {
+  constexpr uint64_t n = 300000;
+  const uint64_t seed = base::TestSeed();
+  Summary s;
+  s.vectors = n;
+  s.vec_sharded.push_back(run_vector_puts(index::vec::TableArm::kSharded, n, seed, 100));
+  s.vec_naive.push_back(run_vector_puts(index::vec::TableArm::kNaive, n, seed, 100));
+  for (const VectorPutRun* r : {&s.vec_sharded[0], &s.vec_naive[0]}) {
+    EXPECT_EQ(r->rec.histogram().count(), n);
+    EXPECT_EQ(r->entries, n);
+    EXPECT_EQ(r->found_again, 0u);
+    EXPECT_EQ(r->rec.grew().size(), r->growths.size());  // one growth at most a put
+  }
+  const VectorPutRun& sh = s.vec_sharded[0];
+  uint64_t shard_growths = 0, most = 0;
+  for (const auto& e : sh.growths) {
+    EXPECT_EQ(e.vectors_read, 0u);
+    if (e.shard < 0) {
+      EXPECT_LE(e.moved, 14336u);  // the single table's doublings and the split, at 7/8 of 16 384
+      continue;
+    }
+    ++shard_growths;
+    most = std::max(most, e.moved);
+    EXPECT_LE(e.moved, index::vec::ShardGrowthBound(n)) << "a shard growth at " << e.entries_before;
+  }
+  std::printf("sharded: %llu shard growths, at most %llu moved (ceil(n/256) = %llu)\n",
+              (unsigned long long)shard_growths, (unsigned long long)most, (unsigned long long)((n + 255) / 256));
+  EXPECT_GE(shard_growths, 256u);
+  EXPECT_EQ(sh.vectors_read, 0u);
+  const VectorPutRun& nv = s.vec_naive[0];
+  uint64_t read = 0;
+  for (const auto& e : nv.growths) {
+    EXPECT_EQ(e.vectors_read, e.entries_before);
+    read += e.vectors_read;
+  }
+  EXPECT_EQ(nv.growths.back().entries_before, 262144u);  // half of 524 288 slots, the last power of two
+  EXPECT_EQ(nv.vectors_read, read);
+  EXPECT_TRUE(shard_growths_bounded(s).holds);
+}
+
+class VectorReopen : public base::ScratchTest {};
+
+// GR-4: the kept arm reads no vector to build the table, at open or at the
+// first write; the naive arm reads all n at the first write; the graph is
+// loaded, never relinked.
+TEST_F(VectorReopen, KeptReadsNoVectorNaiveReadsEveryOne) {
+  constexpr uint64_t n = 3000;
+  const uint64_t seed = base::TestSeed();
+  Summary s;
+  s.vec_base = build_vector_base(path("base"), n, seed);
+  ASSERT_TRUE(s.vec_base.ok) << s.vec_base.error;
+  EXPECT_GT(s.vec_base.bytes, n * kVectorDim * sizeof(float));
+  for (int rep = 0; rep < 2; ++rep) {
+    s.reopen_kept.push_back(reopen_and_write(s.vec_base, path("copy"), index::vec::OpenArm::kKept, seed, n + 2 * rep));
+    s.reopen_naive.push_back(
+        reopen_and_write(s.vec_base, path("copy"), index::vec::OpenArm::kNaive, seed, n + 2 * rep + 1));
+  }
+  for (const ReopenRun& r : s.reopen_kept) {
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.owners, n);
+    EXPECT_EQ(r.read_at_open, 0u);
+    EXPECT_EQ(r.read_at_write, 0u);
+    EXPECT_EQ(r.linked_at_open, 0u);
+  }
+  for (const ReopenRun& r : s.reopen_naive) {
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.owners, n);
+    EXPECT_EQ(r.read_at_open, 0u);
+    EXPECT_EQ(r.read_at_write, n);
+    EXPECT_EQ(r.linked_at_open, 0u);
+  }
+  EXPECT_TRUE(reads_as_designed(s).holds);
+  s.reopen_naive[1].read_at_write = n - 1;  // one vector short: the part fails
+  EXPECT_FALSE(reads_as_designed(s).holds);
 }
 
 }  // namespace

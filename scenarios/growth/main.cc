@@ -8,6 +8,11 @@
 // with a @text index's distinct terms. The arms of each part run --reps
 // times (3 quick, 5 full), interleaved (naive, sharded, fenecdb, naive, ...),
 // so every figure has one value a repetition and a 95% interval.
+// Parts 2b and 2c are the vector index's table of held vectors
+// (vector_arm.h): GR-3, 128-d vectors put into it, naive and sharded,
+// interleaved, every growth timed (CPU and wall) and counted; GR-4, a
+// checkpointed fenecdb VECTOR(128) @hnsw collection reopened with the table
+// built from the kept tags or (naive) by the first write from every vector.
 // Part 3 measures lookups at 4 M keys beside absl::flat_hash_map and
 // std::unordered_map in the same run (interleaved rounds), and part 4 the
 // memory a key costs (smaps_rollup and the index's own accounting: a count,
@@ -19,7 +24,9 @@
 // the maximum is the finding; the wall clock's maximum of the sharded arm is
 // this shared machine's preemption), with its 95% interval against the line
 // the source's figures draw at that doubling; GR-1 adds an exact part, no
-// growth hashing a key again.
+// growth hashing a key again. GR-3 and GR-4 hold issue 11's lines (naive /
+// sharded longest growth >= 30, naive / kept first write >= 10, CPU time)
+// with exact parts (moves a 256th at a time; 0 vectors read at open).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -41,9 +48,10 @@ using fenec::kit::Harness;
 using namespace fenec::scenarios::growth;
 
 struct Options {
-  uint64_t keys = 0, terms = 0, lookup_keys = 0, lookups = 0;
+  uint64_t keys = 0, terms = 0, lookup_keys = 0, lookups = 0, vectors = 0, vector_base = 0;
   std::string key_style = "email";
   size_t plot_points = 2000;
+  bool skip_vector = false;
   bool no_side = false, skip_text = false, skip_lookup = false, skip_memory = false, skip_db = false;
 };
 
@@ -52,6 +60,52 @@ PutRun put_run(Harness& h, Kind kind, fenec::index::Arm arm, uint64_t n, const O
                         o.plot_points);
   if (run.interrupted) h.results().mark_incomplete("interrupted during " + arm_of(kind, arm));
   return run;
+}
+
+// GR-3 then GR-4, each arm once a repetition, interleaved.
+void run_vector_parts(Harness& h, const Options& o, Summary& sum) {
+  using fenec::index::vec::OpenArm;
+  using fenec::index::vec::TableArm;
+  const int reps = h.reps();
+  sum.vectors = o.vectors;
+  {
+    fenec::kit::Progress progress(fmt::format("growth: {} vector puts (GR-3)", o.vectors), 2 * static_cast<uint64_t>(reps));
+    uint64_t done = 0;
+    fenec::kit::run_interleaved(reps, 2, [&](size_t a, int rep) {
+      progress.update(done++, fmt::format("arm {} of 2, run {}", a + 1, rep + 1));
+      const TableArm arm = a == 0 ? TableArm::kNaive : TableArm::kSharded;
+      VectorPutRun run = run_vector_puts(arm, o.vectors, h.seed(), o.plot_points);
+      if (run.interrupted) h.results().mark_incomplete("interrupted during " + vector_arm_name(arm));
+      (a == 0 ? sum.vec_naive : sum.vec_sharded).push_back(std::move(run));
+    });
+    progress.finish();
+    add_vector_put_rows(h.results(), TableArm::kNaive, o.vectors, sum.vec_naive);
+    add_vector_put_rows(h.results(), TableArm::kSharded, o.vectors, sum.vec_sharded);
+    attach_vector_growths(h.results(), sum);
+  }
+  if (fenec::base::StopRequested()) return;
+  fenec::kit::Progress progress(fmt::format("growth: reopen {} vectors (GR-4)", o.vector_base),
+                                1 + 2 * static_cast<uint64_t>(reps));
+  progress.update(0, "building the collection");
+  sum.vec_base = build_vector_base(h.data_dir() + "/vector-base", o.vector_base, h.seed());
+  add_vector_base_rows(h.results(), sum.vec_base);
+  if (sum.vec_base.ok) {
+    uint64_t done = 1;
+    fenec::kit::run_interleaved(reps, 2, [&](size_t a, int rep) {
+      progress.update(done++, fmt::format("arm {} of 2, run {}", a + 1, rep + 1));
+      const OpenArm arm = a == 0 ? OpenArm::kNaive : OpenArm::kKept;
+      // A new vector each run (rows past the collection's).
+      (a == 0 ? sum.reopen_naive : sum.reopen_kept)
+          .push_back(reopen_and_write(sum.vec_base, h.data_dir() + "/vector-reopen", arm, h.seed(),
+                                      o.vector_base + 2 * static_cast<uint64_t>(rep) + a));
+    });
+    add_reopen_rows(h.results(), OpenArm::kNaive, sum.vec_base, sum.reopen_naive);
+    add_reopen_rows(h.results(), OpenArm::kKept, sum.vec_base, sum.reopen_kept);
+  }
+  progress.finish();
+  add_vector_ratio_rows(h.results(), sum);
+  std::error_code ec;
+  std::filesystem::remove_all(sum.vec_base.dir, ec);
 }
 
 }  // namespace
@@ -77,6 +131,17 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
   app.add_option("--lookups", o.lookups, "present-key lookups per map, as many absent, split over the --reps rounds (default 4000000; quick 1000000)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 34));
+  app.add_option("--vectors", o.vectors,
+                 "GR-3: 128-d vectors put into the held-vector table, each arm and run (default 1048576; quick "
+                 "1048576: the naive stall grows with n and the sharded growth does not, so the ratio is n's; a "
+                 "run takes ~1 s)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 28));
+  app.add_option("--vector-base", o.vector_base,
+                 "GR-4: vectors in the persisted @hnsw collection reopened (default 1048576, the source's ~1.1 M; "
+                 "quick 131072: building it links every vector, ~45 k a second here, and each run copies its "
+                 "folder, ~1.1 KB a vector)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 26));
+  app.add_flag("--skip-vector", o.skip_vector, "skip GR-3 and GR-4 (the vector index's held-vector table)");
   app.add_option("--key-style", o.key_style,
                  "unique keys: email (user<n>@example.com, 17-26 bytes, heap-held) or short "
                  "(u<n>, inline everywhere)")
@@ -96,6 +161,8 @@ int main(int argc, char** argv) {
   if (o.terms == 0) o.terms = h.quick() ? 1000000 : 3700000;
   if (o.lookup_keys == 0) o.lookup_keys = h.quick() ? 1000000 : 4000000;
   if (o.lookups == 0) o.lookups = h.quick() ? 1000000 : 4000000;
+  if (o.vectors == 0) o.vectors = 1048576;
+  if (o.vector_base == 0) o.vector_base = h.quick() ? 131072 : 1048576;
   const int reps = h.reps();
   const KeyStyle style = o.key_style == "short" ? KeyStyle::kShort : KeyStyle::kEmail;
   h.results().meta().set("key_style", o.key_style);
@@ -145,6 +212,7 @@ int main(int argc, char** argv) {
     add_put_rows(h.results(), Kind::kText, Arm::kNaive, o.terms, sum.text_naive);
     add_put_rows(h.results(), Kind::kText, Arm::kSharded, o.terms, sum.text_sharded);
   }
+  if (!o.skip_vector && !fenec::base::StopRequested()) run_vector_parts(h, o, sum);
   if (!o.skip_lookup && !fenec::base::StopRequested()) {
     fenec::kit::Progress progress("growth: lookups", 1);
     progress.update(0, fmt::format("{} keys x 4 maps, {} rounds", o.lookup_keys, reps));

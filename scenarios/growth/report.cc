@@ -486,6 +486,7 @@ std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s) {
     }
     out.push_back(v);
   }
+  for (auto& v : vector_verdicts(h, s)) out.push_back(std::move(v));
   return out;
 }
 

@@ -17,9 +17,12 @@
 #include "iobench/kit/verdict.h"
 #include "scenarios/growth/fenecdb_arm.h"
 #include "scenarios/growth/lookup.h"
+#include "scenarios/growth/vector_arm.h"
 #include "scenarios/growth/workload.h"
 
 namespace fenec::scenarios::growth {
+
+using kit::ExactPart;
 
 // "unique-sharded", "unique-naive", "text-sharded", "text-naive".
 std::string arm_of(Kind kind, index::Arm arm);
@@ -33,6 +36,11 @@ struct Summary {
   std::vector<LookupResult> lookups;
   std::vector<MemResult> memory;
   std::vector<RebuildResult> rebuilds;
+  // GR-3 and GR-4 (vector_arm.h): one run a repetition.
+  uint64_t vectors = 0;
+  std::vector<VectorPutRun> vec_naive, vec_sharded;
+  VectorBase vec_base;
+  std::vector<ReopenRun> reopen_naive, reopen_kept;
 };
 
 // One repetition's figures of a put run, in microseconds.
@@ -52,6 +60,26 @@ void add_memory_rows(kit::Results& r, const MemResult& m);
 void add_rebuild_rows(kit::Results& r, const RebuildResult& rb);
 // Arm "fenecdb-unique"; a failed run becomes a skip with its reason.
 void add_db_rows(kit::Results& r, const std::vector<DbRun>& runs, uint64_t n);
+
+// GR-3 and GR-4 (vector_report.cc): finding "GR-3", arms vector-naive /
+// vector-sharded, case vectors=all (;rep=N); "GR-4", arms vector-naive /
+// vector-kept, case vectors=<n> (;rep=N); the headline ratios under arms
+// "vector-naive/vector-sharded" and "vector-naive/vector-kept". Every growth
+// of every repetition goes to the JSON sidecar (gr3_growths).
+void add_vector_put_rows(kit::Results& r, index::vec::TableArm arm, uint64_t n, const std::vector<VectorPutRun>& runs);
+void attach_vector_growths(kit::Results& r, const Summary& s);
+void add_vector_base_rows(kit::Results& r, const VectorBase& base);
+void add_reopen_rows(kit::Results& r, index::vec::OpenArm arm, const VectorBase& base, const std::vector<ReopenRun>& runs);
+void add_vector_ratio_rows(kit::Results& r, const Summary& s);
+void print_vector_summary(const Summary& s);
+void write_vector_plots(kit::Harness& h, const Summary& s);
+std::vector<kit::Verdict> vector_verdicts(const kit::Harness& h, const Summary& s);
+// GR-3's exact part: every sharded growth past the split moved at most
+// index::vec::ShardGrowthBound(entries) slots, and none read a vector.
+ExactPart shard_growths_bounded(const Summary& s);
+// GR-4's exact part: vectors read to build the table, kept 0 at open and at
+// the first write, naive all of them at the first write; none relinked.
+ExactPart reads_as_designed(const Summary& s);
 
 void print_summary(const Summary& s);
 void write_plots(kit::Harness& h, const Summary& s);
@@ -74,8 +102,6 @@ std::optional<double> gr2_stall_line(uint64_t band_lo);
 // `unit`: what the index holds, "keys" or "terms".
 kit::Check stall_check(const std::vector<PutRun>& naive, const std::vector<PutRun>& sharded, uint64_t n,
                        double line, const std::string& line_source, const std::string& unit = "keys");
-
-using kit::ExactPart;
 
 // GR-1's exact part: in every run of both @unique arms, hash computations ==
 // puts + the side thread's operations (one hash each; none in any growth).

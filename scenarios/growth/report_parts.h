@@ -8,12 +8,24 @@
 #include <string>
 #include <vector>
 
+#include "iobench/kit/plot.h"
 #include "iobench/kit/stats.h"
 #include "scenarios/growth/report.h"
 
 namespace fenec::scenarios::growth::parts {
 
 double us(uint64_t ns);
+std::string rep_case(const std::string& c, size_t rep);  // "<c>;rep=<rep + 1>"
+// Each repetition's figure, then their geometric mean and 95% interval.
+void add_ratio_rows(kit::Results& r, const char* f, const std::string& arm, const std::string& c,
+                    const std::string& metric, const std::vector<double>& per_rep, const std::string& unit);
+// Put latency over the count held, run 1 of two arms: the longest put of
+// each chunk as a thin line, every put that grew as a point, `marks` as
+// dashed lines. plots/growth/<name>.png|svg.
+void write_latency_chart(kit::Harness& h, const char* name, const std::string& what, const PutRecorder* naive,
+                         const PutRecorder* sharded, const std::string& naive_arm, const std::string& sharded_arm,
+                         const std::vector<kit::Mark>& marks, uint64_t n, size_t plot_points,
+                         const std::string& unit);  // "key": "put latency over key count"
 const LookupResult* lookup_of(const Summary& s, const std::string& arm);
 std::vector<PutFigures> figures_of_all(const std::vector<PutRun>& runs, uint64_t n);
 // One figure of every repetition; over_reps: its geometric mean and 95% interval.

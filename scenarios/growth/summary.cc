@@ -130,39 +130,51 @@ void print_summary(const Summary& s) {
     }
     fmt::print("\nMemory a key (smaps_rollup Anonymous growth in a child that built only it):\n{}", t.str());
   }
+  print_vector_summary(s);
+}
+
+void parts::write_latency_chart(kit::Harness& h, const char* name, const std::string& what, const PutRecorder* naive,
+                         const PutRecorder* sharded, const std::string& naive_arm, const std::string& sharded_arm,
+                         const std::vector<kit::Mark>& marks, uint64_t n, size_t plot_points, const std::string& unit) {
+  if (!naive && !sharded) return;
+  kit::Chart c;
+  c.title = fmt::format("{}: put latency over {} count, run 1 (chunks of {} puts; dashed: naive doublings)", what, unit,
+                        std::max<uint64_t>(1, n / std::max<size_t>(1, plot_points)));
+  c.xlabel = fmt::format("{}s in the index", unit);
+  c.ylabel = "put latency (us, log)";
+  c.logy = true;
+  // The longest put of each chunk as a thin line (mostly this machine's
+  // noise floor), and in front of it every put that grew, as a point.
+  const std::pair<const PutRecorder*, const std::string*> arms[] = {{naive, &naive_arm}, {sharded, &sharded_arm}};
+  for (const auto& [rec, arm] : arms) {
+    if (!rec) continue;
+    kit::Series chunk;
+    chunk.title = fmt::format("{}: longest put per chunk", *arm);
+    chunk.style = "lines lw 0.5";
+    for (const auto& [k, ns] : rec->chunks()) chunk.points.emplace_back(static_cast<double>(k), us(ns));
+    c.series.push_back(std::move(chunk));
+  }
+  for (const auto& [rec, arm] : arms) {
+    if (!rec) continue;
+    kit::Series grew;
+    grew.title = fmt::format("{}: each put that grew", *arm);
+    grew.style = "points pt 7 ps 0.6";
+    for (const auto& [k, ns] : rec->grew()) grew.points.emplace_back(static_cast<double>(k), us(ns));
+    c.series.push_back(std::move(grew));
+  }
+  c.marks = marks;
+  if (std::string err = kit::write_chart(c, h.plot_path(name)); !err.empty())
+    fmt::print(stderr, "growth-bench: plot {} not written: {}\n", name, err);
 }
 
 void write_plots(kit::Harness& h, const Summary& s) {
   auto chart = [&](const char* name, const char* what, const std::vector<PutRun>& naive,
                    const std::vector<PutRun>& sharded, const char* naive_arm, const char* sharded_arm, uint64_t n) {
-    if (naive.empty() && sharded.empty()) return;
-    kit::Chart c;
-    c.title = fmt::format("{}: put latency over key count, run 1 (chunks of {} puts; dashed: naive doublings)",
-                          what, std::max<uint64_t>(1, n / std::max<size_t>(1, s.plot_points)));
-    c.xlabel = "keys in the index";
-    c.ylabel = "put latency (us, log)";
-    c.logy = true;
-    // The longest put of each chunk as a thin line (mostly this machine's
-    // noise floor), and in front of it every put that grew, as a point.
-    for (const auto& [runs, arm] : {std::pair{&naive, naive_arm}, std::pair{&sharded, sharded_arm}}) {
-      if (runs->empty()) continue;
-      kit::Series chunk;
-      chunk.title = fmt::format("{}: longest put per chunk", arm);
-      chunk.style = "lines lw 0.5";
-      for (const auto& [k, ns] : runs->front().rec.chunks()) chunk.points.emplace_back(static_cast<double>(k), us(ns));
-      c.series.push_back(std::move(chunk));
-    }
-    for (const auto& [runs, arm] : {std::pair{&naive, naive_arm}, std::pair{&sharded, sharded_arm}}) {
-      if (runs->empty()) continue;
-      kit::Series grew;
-      grew.title = fmt::format("{}: each put that grew", arm);
-      grew.style = "points pt 7 ps 0.6";
-      for (const auto& [k, ns] : runs->front().rec.grew()) grew.points.emplace_back(static_cast<double>(k), us(ns));
-      c.series.push_back(std::move(grew));
-    }
-    for (uint64_t d : doublings_up_to(n)) c.marks.push_back({static_cast<double>(d), fmt::format("x2 @ {}", d)});
-    if (std::string err = kit::write_chart(c, h.plot_path(name)); !err.empty())
-      fmt::print(stderr, "growth-bench: plot {} not written: {}\n", name, err);
+    std::vector<kit::Mark> marks;
+    for (uint64_t d : doublings_up_to(n)) marks.push_back({static_cast<double>(d), fmt::format("x2 @ {}", d)});
+    write_latency_chart(h, name, what, naive.empty() ? nullptr : &naive.front().rec,
+                        sharded.empty() ? nullptr : &sharded.front().rec, naive_arm, sharded_arm, marks, n,
+                        s.plot_points, "key");
   };
   chart("unique-put-latency", "@unique puts", s.unique_naive, s.unique_sharded, "unique-naive", "unique-sharded",
         s.keys);
@@ -209,6 +221,7 @@ void write_plots(kit::Harness& h, const Summary& s) {
   };
   stalls("unique-stalls", "@unique puts", s.unique_naive, s.unique_sharded, s.keys, true);
   stalls("text-stalls", "@text term puts", s.text_naive, s.text_sharded, s.terms, false);
+  write_vector_plots(h, s);
 }
 
 }  // namespace fenec::scenarios::growth

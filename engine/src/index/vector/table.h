@@ -40,6 +40,11 @@ inline uint64_t ThreadCpuNs() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
+inline uint64_t MonotonicNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
 
 template <class Slot>
 class RobinTable {
@@ -218,12 +223,12 @@ class ShardedTable {
   RobinTable<Slot>& TableOf(uint32_t h) { return shards_.empty() ? single_ : shards_[h >> (32 - kShardBits)]; }
 
   void Double(RobinTable<Slot>& t, int shard) {
-    uint64_t t0 = ThreadCpuNs();
+    uint64_t t0 = ThreadCpuNs(), w0 = MonotonicNs();
     size_t moved = t.GrowTo(std::max(kMinCapacity, t.capacity() * 2));
-    Record(shard, moved, t0);
+    Record(shard, moved, t0, w0);
   }
   void Split() {
-    uint64_t t0 = ThreadCpuNs();
+    uint64_t t0 = ThreadCpuNs(), w0 = MonotonicNs();
     std::vector<RobinTable<Slot>> shards;
     shards.reserve(kShards);
     for (size_t i = 0; i < kShards; ++i) shards.emplace_back(kShardInitialCapacity);
@@ -231,14 +236,15 @@ class ShardedTable {
     size_t moved = single_.size();
     single_ = RobinTable<Slot>();
     shards_ = std::move(shards);
-    Record(-1, moved, t0);
+    Record(-1, moved, t0, w0);
   }
-  void Record(int shard, size_t moved, uint64_t t0) {
+  void Record(int shard, size_t moved, uint64_t t0, uint64_t w0) {
     GrowthEvent e;
     e.entries_before = size_;
     e.moved = moved;
     e.shard = static_cast<int16_t>(shard);
     e.cpu_ns = ThreadCpuNs() - t0;
+    e.wall_ns = MonotonicNs() - w0;
     log_.push_back(e);
   }
 

@@ -35,7 +35,7 @@ void VectorTable::Insert(uint32_t tag, uint32_t node) {
 }
 
 void VectorTable::GrowNaive() {
-  uint64_t t0 = ThreadCpuNs();
+  uint64_t t0 = ThreadCpuNs(), w0 = MonotonicNs();
   size_t cap = std::max<size_t>(16, naive_.capacity() * 2);
   RobinTable<Slot> next(cap);
   uint64_t read = 0;
@@ -50,6 +50,7 @@ void VectorTable::GrowNaive() {
   e.vectors_read = read;
   naive_ = std::move(next);
   e.cpu_ns = ThreadCpuNs() - t0;
+  e.wall_ns = MonotonicNs() - w0;
   naive_log_.push_back(e);
   vectors_read_ += read;
 }

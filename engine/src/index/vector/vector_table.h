@@ -25,6 +25,7 @@
 // never use it).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -41,6 +42,15 @@ uint64_t HashVector(const float* v, uint32_t dim);
 inline uint32_t TagOf(uint64_t hash64) {
   uint32_t t = static_cast<uint32_t>(hash64 >> 32);
   return t == 0 ? 1 : t;
+}
+
+// The most a sharded growth past the split may move, in a table of
+// `entries`: a 256th of them plus the spread of one shard around its mean
+// (binomial: 6 sigma, so no seed fails) and 64. Tests and growth-bench
+// hold every shard growth to it.
+inline uint64_t ShardGrowthBound(uint64_t entries) {
+  const double per_shard = std::ceil(static_cast<double>(entries) / 256.0);
+  return static_cast<uint64_t>(per_shard + 6.0 * std::sqrt(per_shard) + 64.0);
 }
 
 struct TableStats {

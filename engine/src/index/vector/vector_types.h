@@ -80,6 +80,7 @@ struct GrowthEvent {
   uint64_t moved = 0;           // slots placed into the new table(s)
   uint64_t vectors_read = 0;    // vectors read and hashed to place them (naive arm only)
   uint64_t cpu_ns = 0;          // the growing thread's CPU time
+  uint64_t wall_ns = 0;         // the same growth on the monotonic clock (preemption included)
   int16_t shard = -1;           // -1: the single table
 };
 
