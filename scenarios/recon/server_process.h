@@ -23,6 +23,12 @@ class ServerProcess {
   int port() const { return port_; }
   // SIGTERM, then waits (up to 60 s, then SIGKILL). Returns the exit code, or -1 if killed or signalled.
   int Stop();
+  // A crash on purpose: SIGKILL and reap. Returns false when the server had
+  // already ended on its own (a crash of its own; *how says how it ended).
+  bool Kill(std::string* how = nullptr);
+  // False once the server has ended on its own (reaped; *how says how).
+  bool Running(std::string* how = nullptr);
+  pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = -1;
