@@ -20,10 +20,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "scenarios/conns/loopback.h"
+#include "scenarios/procs/loopback.h"
 
-using fenec::scenarios::conns::ClosedByPeer;
-using fenec::scenarios::conns::SendAll;
+using fenec::scenarios::procs::ClosedByPeer;
+using fenec::scenarios::procs::SendAll;
 
 int main(int argc, char** argv) {
   CLI::App app{"conns-holder: holds idle and slow-drip connections open against a server on 127.0.0.1", "conns-holder"};
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   slow_fds.reserve(static_cast<size_t>(slow));
   static constexpr char kBegin[] = "GET /health HTTP/1.1\r\nHost: holder\r\nX-Drip: ";
   for (int i = 0; i < idle + slow; ++i) {
-    int fd = fenec::scenarios::conns::ConnectLoopback(static_cast<uint16_t>(port));
+    int fd = fenec::scenarios::procs::ConnectLoopback(static_cast<uint16_t>(port));
     if (fd < 0) {
       fmt::print(stderr, "conns-holder: connection {} of {}: {}\n", i + 1, idle + slow, std::strerror(-fd));
       return 1;

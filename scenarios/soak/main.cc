@@ -20,7 +20,7 @@
 
 #include "engine/src/base/interrupt.h"
 #include "iobench/kit/harness.h"
-#include "scenarios/conns/child.h"
+#include "scenarios/procs/child.h"
 #include "scenarios/soak/report.h"
 #include "scenarios/soak/run.h"
 
@@ -58,8 +58,8 @@ int main(int argc, char** argv) {
   c.unloaded_s = unloaded > 0 ? unloaded : (h.quick() ? 2 : 5);
   c.unloaded_s = std::min(c.unloaded_s, c.seconds / c.cycles / 2);
   c.seed = h.seed();
-  if (c.server_bin.empty()) c.server_bin = fenec::scenarios::conns::BuildTreeBinary("engine/server/fenec-server");
-  if (c.holder_bin.empty()) c.holder_bin = fenec::scenarios::conns::BuildTreeBinary("scenarios/conns/conns-holder");
+  if (c.server_bin.empty()) c.server_bin = fenec::scenarios::procs::BuildTreeBinary("engine/server/fenec-server");
+  if (c.holder_bin.empty()) c.holder_bin = fenec::scenarios::procs::BuildTreeBinary("scenarios/conns/conns-holder");
   for (const auto& [what, path] : {std::pair<const char*, std::string>{"fenec-server", c.server_bin},
                                    {"conns-holder", c.holder_bin}}) {
     if (path.empty() || !std::filesystem::exists(path)) {

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "scenarios/conns/loopback.h"
+#include "scenarios/procs/loopback.h"
 
 namespace fenec::scenarios::soak {
 namespace {
@@ -50,7 +50,7 @@ std::string HttpBytes(const std::string& method, const std::string& target, cons
 
 RawAnswer RawExchange(int port, const std::string& bytes, int timeout_ms) {
   RawAnswer a;
-  const int fd = conns::ConnectLoopback(static_cast<uint16_t>(port));
+  const int fd = procs::ConnectLoopback(static_cast<uint16_t>(port));
   if (fd < 0) {
     a.error = fmt::format("connect: {}", std::strerror(-fd));
     a.connect_failed = true;
@@ -58,7 +58,7 @@ RawAnswer RawExchange(int port, const std::string& bytes, int timeout_ms) {
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   // A refusal may come (and the server stop reading) before all is sent: the answer decides.
-  (void)conns::SendAll(fd, bytes.data(), bytes.size());
+  (void)procs::SendAll(fd, bytes.data(), bytes.size());
   std::string got, why;
   size_t head_end = std::string::npos;
   while ((head_end = got.find("\r\n\r\n")) == std::string::npos) {

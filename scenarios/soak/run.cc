@@ -12,10 +12,10 @@
 #include <simdjson.h>
 
 #include "engine/src/base/smaps.h"
-#include "scenarios/conns/child.h"
-#include "scenarios/conns/loopback.h"
-#include "scenarios/conns/probe.h"
-#include "scenarios/recon/server_process.h"
+#include "scenarios/procs/child.h"
+#include "scenarios/procs/loopback.h"
+#include "scenarios/procs/metrics.h"
+#include "scenarios/procs/server_process.h"
 
 namespace fenec::scenarios::soak {
 namespace {
@@ -76,7 +76,7 @@ class Soak {
   const SoakConfig& c_;
   std::function<bool()> stop_;
   SoakReport r_;
-  recon::ServerProcess server_;
+  procs::ServerProcess server_;
   int port_ = 0;
   bool died_ = false;  // the server ended on its own since the last start
 };
@@ -117,7 +117,7 @@ void Soak::Hold(Clock::time_point end) {
 
 // One wave of held connections: open, held past every deadline, let go.
 void Soak::Wave(Clock::time_point wave_end) {
-  conns::Child holder;
+  procs::Child holder;
   if (c_.idle + c_.slow > 0) {
     std::string said;
     const std::string err =
@@ -136,9 +136,9 @@ void Soak::Wave(Clock::time_point wave_end) {
   const std::string half = "POST /query HTTP/1.1\r\nHost: soak\r\nContent-Type: application/json\r\n"
                            "Content-Length: 1000\r\n\r\n{\"statement\": ";
   for (int i = 0; i < c_.slow_body; ++i) {
-    const int fd = conns::ConnectLoopback(static_cast<uint16_t>(port_));
+    const int fd = procs::ConnectLoopback(static_cast<uint16_t>(port_));
     if (fd < 0) continue;
-    if (conns::SendAll(fd, half.data(), half.size())) {
+    if (procs::SendAll(fd, half.data(), half.size())) {
       fds.push_back(fd);
     } else {
       ::close(fd);
@@ -147,7 +147,7 @@ void Soak::Wave(Clock::time_point wave_end) {
   Hold(wave_end);
   r_.slow_body_sent += fds.size();
   for (int fd : fds) {
-    r_.slow_body_closed += conns::ClosedByPeer(fd) ? 1 : 0;
+    r_.slow_body_closed += procs::ClosedByPeer(fd) ? 1 : 0;
     ::close(fd);
   }
   if (holder.running()) holder.Stop(std::chrono::milliseconds(5000));
@@ -164,7 +164,7 @@ void Soak::Load(Clock::time_point end) {
 }
 
 void Soak::AddMetrics(const std::string& m) {
-  auto v = [&m](const char* s) { return std::max(0.0, conns::PromValue(m, s)); };
+  auto v = [&m](const char* s) { return std::max(0.0, procs::PromValue(m, s)); };
   r_.closed_idle += v("fenec_http_connections_closed_total{reason=\"idle_timeout\"}");
   r_.closed_header += v("fenec_http_connections_closed_total{reason=\"header_timeout\"}");
   r_.closed_body += v("fenec_http_connections_closed_total{reason=\"body_timeout\"}");
@@ -230,7 +230,7 @@ SoakReport Soak::Run() {
       const base::MemSample m = base::ReadSmapsRollup(server_.pid(), &ok);
       f.rss_loaded = ok ? static_cast<double>(m.rss_kb) * 1024 : 0;
       r_.rss_end = f.rss_loaded;
-      AddMetrics(conns::FetchMetrics(port_));
+      AddMetrics(procs::FetchMetrics(port_));
     }
 
     // The crash, while the load still runs: writes are in flight.

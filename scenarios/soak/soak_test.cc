@@ -12,7 +12,7 @@
 
 #include "engine/src/base/scratch.h"
 #include "engine/src/base/seed.h"
-#include "scenarios/recon/server_process.h"
+#include "scenarios/procs/server_process.h"
 #include "scenarios/soak/acked.h"
 #include "scenarios/soak/malformed.h"
 #include "scenarios/soak/run.h"
@@ -116,7 +116,7 @@ TEST(SoakLive, EveryMalformedRequestIsRefusedAndEdgeIsUnchanged) {
   const std::string bin = Env("FENEC_SERVER_BIN");
   if (bin.empty()) GTEST_SKIP() << "FENEC_SERVER_BIN not set";
   base::ScratchDir dir;
-  recon::ServerProcess server;
+  procs::ServerProcess server;
   ASSERT_EQ(server.Start(bin, {"--data", dir.path() + "/db", "--durable"}, dir.path() + "/server.log"), "");
   ASSERT_EQ(CreateCollections(server.port()), "");
   std::map<std::string, int> per_kind;

@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace fenec::scenarios::conns {
+namespace fenec::scenarios::procs {
 
 // A connected socket's descriptor, or -errno.
 inline int ConnectLoopback(uint16_t port) {
@@ -49,4 +49,4 @@ inline bool ClosedByPeer(int fd) {
   return ::recv(fd, &c, 1, MSG_DONTWAIT) <= 0;
 }
 
-}  // namespace fenec::scenarios::conns
+}  // namespace fenec::scenarios::procs

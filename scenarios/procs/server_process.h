@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace fenec::scenarios::recon {
+namespace fenec::scenarios::procs {
 
 class ServerProcess {
  public:
@@ -39,4 +39,4 @@ class ServerProcess {
 // (<build>/scenarios/recon/recon-bench -> <build>/engine/server/fenec-server), or "".
 std::string DefaultServerBinary();
 
-}  // namespace fenec::scenarios::recon
+}  // namespace fenec::scenarios::procs
