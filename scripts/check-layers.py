@@ -14,6 +14,7 @@ Layers, bottom first (README.md, "Layers"):
   iobench/kit            the bench harness: results, plots, CLI; the base only
   iobench/src            the iobench tool
   scenarios/pg           the scratch PostgreSQL cluster the benches start; the base only
+  scenarios/procs        the child processes the benches start (fenec-server, conns-holder); the base only
   scenarios/<name>       the benches: anything below, scenarios/pg, and their own folder
   fuzz                   the fuzz targets: anything
 
@@ -45,9 +46,11 @@ RULES += [
     ('iobench/src/', BASE + ['iobench/kit/']),
     # A scenario may use every layer below it, but not another scenario's
     # files; scenarios/pg/ (the scratch PostgreSQL cluster, not a scenario)
-    # is there for every scenario that starts one.
+    # is there for every scenario that starts one, scenarios/procs/ (the
+    # child processes: fenec-server, conns-holder) for those that start those.
     ('scenarios/pg/', BASE),
-    ('scenarios/', BASE + PUBLIC + ['engine/', 'iobench/', 'scenarios/pg/']),
+    ('scenarios/procs/', BASE),
+    ('scenarios/', BASE + PUBLIC + ['engine/', 'iobench/', 'scenarios/pg/', 'scenarios/procs/']),
     # The fuzz targets feed every input path, so they reach into every layer.
     ('fuzz/', BASE + PUBLIC + ['engine/', 'iobench/', 'scenarios/']),
 ]

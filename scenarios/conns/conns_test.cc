@@ -10,11 +10,16 @@
 #include <thread>
 
 #include "engine/src/base/testing.h"
-#include "scenarios/conns/child.h"
 #include "scenarios/conns/probe.h"
+#include "scenarios/procs/child.h"
+#include "scenarios/procs/metrics.h"
 
 namespace fenec::scenarios::conns {
 namespace {
+
+using procs::Child;
+using procs::FetchMetrics;
+using procs::PromValue;
 
 class ConnsTest : public ::testing::Test {
  protected:

@@ -7,11 +7,8 @@
 //
 // Prints "holding N idle M slow in S s" once every connection is open; on
 // exit prints on stderr how many the server closed meanwhile.
-#include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,42 +20,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-namespace {
+#include "scenarios/procs/loopback.h"
 
-int Connect(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -errno;
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
-    int err = errno;
-    ::close(fd);
-    return -err;
-  }
-  return fd;
-}
-
-bool SendAll(int fd, const char* p, size_t n) {
-  while (n > 0) {
-    ssize_t w = ::send(fd, p, n, MSG_NOSIGNAL);
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
-
-// A socket the server has closed reads as end of file (or an error) at once.
-bool ClosedByPeer(int fd) {
-  pollfd p{fd, POLLIN, 0};
-  if (::poll(&p, 1, 0) <= 0) return false;
-  char c;
-  return ::recv(fd, &c, 1, MSG_DONTWAIT) <= 0;
-}
-
-}  // namespace
+using fenec::scenarios::procs::ClosedByPeer;
+using fenec::scenarios::procs::SendAll;
 
 int main(int argc, char** argv) {
   CLI::App app{"conns-holder: holds idle and slow-drip connections open against a server on 127.0.0.1", "conns-holder"};
@@ -85,7 +50,7 @@ int main(int argc, char** argv) {
   slow_fds.reserve(static_cast<size_t>(slow));
   static constexpr char kBegin[] = "GET /health HTTP/1.1\r\nHost: holder\r\nX-Drip: ";
   for (int i = 0; i < idle + slow; ++i) {
-    int fd = Connect(static_cast<uint16_t>(port));
+    int fd = fenec::scenarios::procs::ConnectLoopback(static_cast<uint16_t>(port));
     if (fd < 0) {
       fmt::print(stderr, "conns-holder: connection {} of {}: {}\n", i + 1, idle + slow, std::strerror(-fd));
       return 1;

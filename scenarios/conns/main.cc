@@ -26,14 +26,16 @@
 
 #include "engine/src/base/interrupt.h"
 #include "iobench/kit/harness.h"
-#include "scenarios/conns/child.h"
 #include "scenarios/conns/probe.h"
 #include "scenarios/conns/report.h"
+#include "scenarios/procs/child.h"
+#include "scenarios/procs/metrics.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace fenec::scenarios::conns;
+using namespace fenec::scenarios::procs;
 
 struct Flags {
   std::string server, holder;

@@ -8,8 +8,12 @@
 #include <fmt/format.h>
 
 #include "engine/src/base/histogram.h"
+#include "scenarios/procs/metrics.h"
 
 namespace fenec::scenarios::conns {
+
+using procs::FetchMetrics;
+using procs::PromValue;
 
 std::string Prefill(int port, int docs) {
   httplib::Client cli("127.0.0.1", port);
@@ -60,21 +64,6 @@ GetFigures MeasureGets(int port, int docs, int warmup, int count, const std::fun
   f.p50_us = static_cast<double>(rt.Percentile(50)) / 1e3;
   f.p99_us = static_cast<double>(rt.Percentile(99)) / 1e3;
   return f;
-}
-
-std::string FetchMetrics(int port) {
-  httplib::Client cli("127.0.0.1", port);
-  cli.set_read_timeout(30, 0);
-  auto r = cli.Get("/metrics");
-  return r && r->status == 200 ? r->body : "";
-}
-
-double PromValue(const std::string& text, const std::string& series) {
-  const std::string key = "\n" + series + " ";
-  const std::string padded = "\n" + text;
-  size_t at = padded.find(key);
-  if (at == std::string::npos) return -1;
-  return std::stod(padded.substr(at + key.size()));
 }
 
 double WaitForGauge(int port, const std::function<bool(double)>& ok, int bound_ms) {

@@ -24,11 +24,6 @@ struct GetFigures {
 // timing each round trip; stops early once stop() says so.
 GetFigures MeasureGets(int port, int docs, int warmup, int count, const std::function<bool()>& stop);
 
-// GET /metrics, or "" if it failed.
-std::string FetchMetrics(int port);
-// One series' value from Prometheus text ("name{labels} value"), -1 when absent.
-double PromValue(const std::string& text, const std::string& series);
-
 // Polls the server's fenec_http_connections gauge (every 20 ms, up to
 // `bound_ms`) until ok(gauge); returns the last value read (-1 if none).
 double WaitForGauge(int port, const std::function<bool(double)>& ok, int bound_ms);

@@ -22,10 +22,10 @@
 #include "iobench/kit/console.h"
 #include "iobench/kit/harness.h"
 #include "engine/src/base/histogram.h"
+#include "scenarios/procs/server_process.h"
 #include "scenarios/recon/ledger.h"
 #include "scenarios/recon/report.h"
 #include "scenarios/recon/run.h"
-#include "scenarios/recon/server_process.h"
 #include "engine/src/base/interrupt.h"
 
 namespace {
@@ -33,6 +33,8 @@ namespace {
 namespace fs = std::filesystem;
 using fenec::kit::Harness;
 using namespace fenec::scenarios::recon;
+using fenec::scenarios::procs::DefaultServerBinary;
+using fenec::scenarios::procs::ServerProcess;
 
 struct Flags {
   std::string server;

@@ -11,13 +11,15 @@
 
 #include "engine/src/base/testing.h"
 #include "iobench/kit/results.h"
+#include "scenarios/procs/server_process.h"
 #include "scenarios/recon/ledger.h"
 #include "scenarios/recon/report.h"
 #include "scenarios/recon/run.h"
-#include "scenarios/recon/server_process.h"
 
 namespace fenec::scenarios::recon {
 namespace {
+
+using procs::ServerProcess;
 
 const bool kSigpipeIgnored = [] {
   signal(SIGPIPE, SIG_IGN);

@@ -1,8 +1,9 @@
 // A child process the bench talks to only over loopback: fenec-server, and
-// the holder that keeps thousands of connections open (holder.cc). The
-// holder lives in its own process because the target's connections must not
-// share the bench's descriptors (20 000 a process here) or its CPU
-// accounting, and because that is how a crowd of clients looks to a server.
+// the holder that keeps thousands of connections open
+// (scenarios/conns/holder.cc). The holder lives in its own process because
+// the target's connections must not share the bench's descriptors (20 000 a
+// process here) or its CPU accounting, and because that is how a crowd of
+// clients looks to a server.
 #pragma once
 
 #include <sys/types.h>
@@ -12,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace fenec::scenarios::conns {
+namespace fenec::scenarios::procs {
 
 class Child {
  public:
@@ -45,4 +46,4 @@ class Child {
 // <build>/<relative>; "" if absent.
 std::string BuildTreeBinary(const std::string& relative);
 
-}  // namespace fenec::scenarios::conns
+}  // namespace fenec::scenarios::procs

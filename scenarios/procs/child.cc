@@ -1,4 +1,4 @@
-#include "scenarios/conns/child.h"
+#include "scenarios/procs/child.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -17,7 +17,7 @@
 
 extern char** environ;
 
-namespace fenec::scenarios::conns {
+namespace fenec::scenarios::procs {
 
 Child::~Child() {
   if (pid_ > 0) {
@@ -130,4 +130,4 @@ std::string BuildTreeBinary(const std::string& relative) {
   return std::filesystem::exists(bin, ec) ? bin.string() : "";
 }
 
-}  // namespace fenec::scenarios::conns
+}  // namespace fenec::scenarios::procs

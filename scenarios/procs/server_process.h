@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace fenec::scenarios::recon {
+namespace fenec::scenarios::procs {
 
 class ServerProcess {
  public:
@@ -23,6 +23,12 @@ class ServerProcess {
   int port() const { return port_; }
   // SIGTERM, then waits (up to 60 s, then SIGKILL). Returns the exit code, or -1 if killed or signalled.
   int Stop();
+  // A crash on purpose: SIGKILL and reap. Returns false when the server had
+  // already ended on its own (a crash of its own; *how says how it ended).
+  bool Kill(std::string* how = nullptr);
+  // False once the server has ended on its own (reaped; *how says how).
+  bool Running(std::string* how = nullptr);
+  pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = -1;
@@ -33,4 +39,4 @@ class ServerProcess {
 // (<build>/scenarios/recon/recon-bench -> <build>/engine/server/fenec-server), or "".
 std::string DefaultServerBinary();
 
-}  // namespace fenec::scenarios::recon
+}  // namespace fenec::scenarios::procs

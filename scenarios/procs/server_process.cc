@@ -1,4 +1,4 @@
-#include "scenarios/recon/server_process.h"
+#include "scenarios/procs/server_process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -16,7 +16,7 @@
 
 extern char** environ;
 
-namespace fenec::scenarios::recon {
+namespace fenec::scenarios::procs {
 
 ServerProcess::~ServerProcess() {
   if (pid_ > 0) {
@@ -87,6 +87,39 @@ int ServerProcess::Stop() {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+namespace {
+
+std::string HowEnded(int status) {
+  if (WIFEXITED(status)) return fmt::format("exited {}", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return fmt::format("killed by signal {}", WTERMSIG(status));
+  return fmt::format("ended with status {}", status);
+}
+
+}  // namespace
+
+bool ServerProcess::Running(std::string* how) {
+  if (pid_ <= 0) return false;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) != pid_) return true;
+  pid_ = -1;
+  if (how != nullptr) *how = HowEnded(status);
+  return false;
+}
+
+bool ServerProcess::Kill(std::string* how) {
+  if (!Running(how)) return false;
+  kill(pid_, SIGKILL);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  // Ended between the check and the signal: its own doing unless SIGKILL did it.
+  if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)) {
+    if (how != nullptr) *how = HowEnded(status);
+    return false;
+  }
+  return true;
+}
+
 std::string DefaultServerBinary() {
   std::error_code ec;
   auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -95,4 +128,4 @@ std::string DefaultServerBinary() {
   return std::filesystem::exists(bin, ec) ? bin.string() : "";
 }
 
-}  // namespace fenec::scenarios::recon
+}  // namespace fenec::scenarios::procs

@@ -1,0 +1,162 @@
+#include "scenarios/soak/report.h"
+
+#include <fmt/format.h>
+
+#include "iobench/kit/plot.h"
+#include "iobench/kit/stats.h"
+
+namespace fenec::scenarios::soak {
+namespace {
+
+constexpr const char* kFinding = "SOAK";
+
+}  // namespace
+
+kit::Verdict Judge(kit::Harness& h, const SoakConfig& c, const SoakReport& r) {
+  kit::Results& rows = h.results();
+  const std::string shape = fmt::format("clients={};rate={};cycles={}", c.clients, c.rate, c.cycles);
+  std::vector<double> alone, loaded;
+  std::vector<std::pair<double, double>> p_alone, p_loaded, p_served;
+  for (size_t i = 0; i < r.cycles.size(); ++i) {
+    const CycleFigures& f = r.cycles[i];
+    const std::string cs = fmt::format("cycle={}", i + 1);
+    rows.add(kFinding, "unloaded", cs, "client0_p50_us", f.unloaded_p50_us, "us");
+    rows.add(kFinding, "unloaded", cs, "client0_p99_us", f.unloaded_p99_us, "us");
+    rows.add(kFinding, "unloaded", cs, "client0_requests", static_cast<double>(f.unloaded_requests), "count");
+    rows.add(kFinding, "loaded", cs, "client0_p50_us", f.loaded_p50_us, "us");
+    rows.add(kFinding, "loaded", cs, "client0_p99_us", f.loaded_p99_us, "us");
+    rows.add(kFinding, "loaded", cs, "client0_requests", static_cast<double>(f.loaded_requests), "count");
+    rows.add(kFinding, "loaded", cs, "served_p99_us", f.served_p99_us, "us");
+    rows.add(kFinding, "loaded", cs, "server_rss_bytes", f.rss_loaded, "bytes");
+    rows.add(kFinding, "restart", cs, "acknowledged_so_far", static_cast<double>(f.acked), "count");
+    rows.add(kFinding, "restart", cs, "verified", static_cast<double>(f.verify.checked), "count");
+    rows.add(kFinding, "restart", cs, "missing", static_cast<double>(f.verify.missing), "count");
+    rows.add(kFinding, "restart", cs, "altered", static_cast<double>(f.verify.altered), "count");
+    rows.add(kFinding, "restart", cs, "restart_s", f.restart_s, "s");
+    rows.add(kFinding, "restart", cs, "verify_s", f.verify_s, "s");
+    rows.add(kFinding, "restart", cs, "killed_by_us", f.killed_by_us ? 1 : 0, "bool");
+    alone.push_back(f.unloaded_p99_us);
+    loaded.push_back(f.loaded_p99_us);
+    p_alone.emplace_back(static_cast<double>(i + 1), f.unloaded_p99_us);
+    p_loaded.emplace_back(static_cast<double>(i + 1), f.loaded_p99_us);
+    p_served.emplace_back(static_cast<double>(i + 1), f.served_p99_us);
+  }
+  // Each cycle measures client 0 alone, then beside everything: one pair a
+  // cycle, so the ratio's interval is over the cycles.
+  const kit::Ratio p99 = kit::paired_ratio(loaded, alone);
+  rows.add_ratio(kFinding, "loaded/unloaded", shape, "client0_p99_ratio", p99);
+  auto total = [&](const std::string& arm, const std::string& metric, double v, const char* unit = "count") {
+    rows.add(kFinding, arm, shape, metric, v, unit);
+  };
+  const auto& v = r.valid;
+  total("all", "acknowledged_writes", static_cast<double>(r.acked));
+  total("all", "lost", static_cast<double>(r.lost()));
+  total("all", "missing", static_cast<double>(r.missing));
+  total("all", "altered", static_cast<double>(r.altered));
+  total("all", "restarts", r.restarts);
+  total("all", "own_crashes", r.own_crashes);
+  total("all", "final_exit_code", r.final_exit, "code");
+  total("all", "elapsed_s", r.elapsed_s, "s");
+  total("valid", "answers_2xx", static_cast<double>(v.classes.ok));
+  total("valid", "answers_4xx", static_cast<double>(v.classes.c4xx));
+  total("valid", "answers_5xx", static_cast<double>(v.classes.c5xx));
+  total("valid", "connection_errors", static_cast<double>(v.classes.conn_errors));
+  total("valid", "connection_errors_at_kill", static_cast<double>(v.classes.conn_errors_at_kill));
+  total("valid", "puts_acknowledged", static_cast<double>(v.puts));
+  total("valid", "gets", static_cast<double>(v.gets));
+  total("valid", "get_mismatches", static_cast<double>(v.get_mismatches));
+  total("valid", "bad_answers", static_cast<double>(v.bad_answers));
+  total("valid", "finds", static_cast<double>(v.finds));
+  total("valid", "contains", static_cast<double>(v.contains));
+  total("valid", "counts", static_cast<double>(v.counts));
+  total("valid", "nears", static_cast<double>(v.nears));
+  rows.add_latency(kFinding, "valid", shape, v.rt_ns, "rt");
+  const auto& m = r.malformed;
+  total("malformed", "sent", static_cast<double>(m.sent));
+  total("malformed", "refused_4xx_json", static_cast<double>(m.refused_right));
+  total("malformed", "wrong", static_cast<double>(m.wrong));
+  total("malformed", "answers_2xx", static_cast<double>(m.classes.ok));
+  total("malformed", "answers_4xx", static_cast<double>(m.classes.c4xx));
+  total("malformed", "answers_5xx", static_cast<double>(m.classes.c5xx));
+  total("malformed", "connection_errors", static_cast<double>(m.classes.conn_errors));
+  total("malformed", "unanswered_at_kill", static_cast<double>(m.conn_errors_at_kill));
+  total("malformed", "edge_collection_changed", static_cast<double>(r.edge_changed));
+  total("held", "waves", static_cast<double>(r.waves));
+  total("held", "idle_connections", static_cast<double>(r.held_idle));
+  total("held", "slow_drip_connections", static_cast<double>(r.held_slow));
+  total("held", "slow_body_connections", static_cast<double>(r.slow_body_sent));
+  total("held", "slow_body_closed_by_server", static_cast<double>(r.slow_body_closed));
+  total("held", "server_closed_idle_timeout", r.closed_idle);
+  total("held", "server_closed_header_timeout", r.closed_header);
+  total("held", "server_closed_body_timeout", r.closed_body);
+  total("held", "server_rejected", r.rejected);
+  total("server", "rss_start_bytes", r.rss_start, "bytes");
+  total("server", "rss_peak_bytes", r.rss_peak, "bytes");
+  total("server", "rss_end_bytes", r.rss_end, "bytes");
+
+  kit::Chart chart;
+  chart.title = "soak: round-trip p99 per kill -9 cycle, client 0 alone and beside the whole load";
+  chart.xlabel = "cycle (each ends in kill -9, restart, verification)";
+  chart.ylabel = "p99 (us)";
+  chart.logy = true;
+  chart.series = {kit::Series("client 0 alone", p_alone), kit::Series("client 0 loaded", p_loaded),
+                  kit::Series("all clients loaded", p_served)};
+  std::string plot = h.plot_path("p99");
+  if (r.cycles.empty() || !kit::write_chart(chart, plot).empty()) plot.clear();
+
+  kit::Verdict verdict;
+  verdict.finding = kFinding;
+  verdict.claim = "0 acknowledged writes lost across kill -9 / restart cycles under valid, malformed and "
+                  "held-connection load (fenec-server --durable)";
+  verdict.source = "issue 13's target: 'Soak: 0 acknowledged writes lost over the full run'";
+  verdict.plot = plot.empty() ? "" : plot + ".png";
+  size_t verified = 0;
+  for (const auto& f : r.cycles) verified += f.verify.error.empty() && f.verify.checked == f.acked ? 1 : 0;
+  verdict.ours = fmt::format("{} acknowledged, {} lost ({} missing, {} altered) over {} restarts; {} own crashes; "
+                             "client 0 p99 loaded/alone {}; server RSS {:.1f} / {:.1f} / {:.1f} MiB (start / peak / end)",
+                             r.acked, r.lost(), r.missing, r.altered, r.restarts, r.own_crashes,
+                             kit::format_ratio(p99), r.rss_start / 1048576, r.rss_peak / 1048576, r.rss_end / 1048576);
+  if (r.acked == 0 || verified == 0) {
+    verdict.skipped(r.error.empty() ? "no acknowledged write was verified" : r.error);
+    return verdict;
+  }
+  if (r.lost() > 0) {
+    verdict.set(kit::judge({}, {{fmt::format("0 of {} acknowledged writes lost ({} were)", r.acked, r.lost()), false}}));
+    return verdict;
+  }
+  if (verified < r.cycles.size() || !r.error.empty()) {
+    verdict.outcome = kit::Outcome::kInconclusive;
+    verdict.reason = fmt::format("none lost, but only {} of {} restarts verified in full{}", verified, r.cycles.size(),
+                                 r.error.empty() ? "" : ": " + r.error);
+    return verdict;
+  }
+  verdict.set(kit::judge({}, {{fmt::format("every restart found all {} acknowledged writes so far, field by field "
+                                           "({} restarts)", r.acked, r.restarts),
+                               true}}));
+  return verdict;
+}
+
+std::string Summary(const SoakReport& r) {
+  const auto& v = r.valid.classes;
+  const auto& m = r.malformed;
+  std::string s = fmt::format(
+      "acknowledged writes {}, lost {} ({} missing, {} altered); restarts {}, own crashes {}{}\n"
+      "valid answers: 2xx {}, 4xx {}, 5xx {}, connection errors {} (+{} at our kills); gets read back {} "
+      "({} differed)\n"
+      "malformed: {} sent, {} answered 4xx with a JSON message, {} wrong (2xx {}, 5xx {}, no answer {}); "
+      "edge collection changed {} times\n"
+      "held: {} waves, {} idle + {} slow-drip + {} slow-body connections; the server closed {} idle, {} header, {} "
+      "body at its deadlines ({} slow-body seen closed)\n"
+      "server RSS start {:.1f} MiB, peak {:.1f} MiB, end {:.1f} MiB; final SIGTERM exit {}; {:.0f} s\n",
+      r.acked, r.lost(), r.missing, r.altered, r.restarts, r.own_crashes,
+      r.crashes.empty() ? "" : fmt::format(" ({})", fmt::join(r.crashes, "; ")), v.ok, v.c4xx, v.c5xx, v.conn_errors,
+      v.conn_errors_at_kill, r.valid.gets, r.valid.get_mismatches, m.sent, m.refused_right, m.wrong, m.classes.ok,
+      m.classes.c5xx, m.classes.conn_errors, r.edge_changed, r.waves, r.held_idle, r.held_slow, r.slow_body_sent,
+      r.closed_idle, r.closed_header, r.closed_body, r.slow_body_closed, r.rss_start / 1048576, r.rss_peak / 1048576,
+      r.rss_end / 1048576, r.final_exit, r.elapsed_s);
+  if (!r.error.empty()) s += "error: " + r.error + "\n";
+  for (const auto& p : r.problems) s += "  " + p + "\n";
+  return s;
+}
+
+}  // namespace fenec::scenarios::soak
