@@ -10,10 +10,10 @@ namespace fenec::scenarios::requests {
 
 std::string CheckLoaded(int port, const std::string& conninfo, const Dataset& d, int draws) {
   uint64_t n = 0;
-  if (std::string err = CountFenec(port, &n); !err.empty()) return "counting fenec-server's rows: " + err;
+  if (std::string err = CountFenec(port, kItems, &n); !err.empty()) return "counting fenec-server's rows: " + err;
   if (n != d.rows.size()) return fmt::format("fenec-server holds {} rows, not the {} loaded", n, d.rows.size());
   if (conninfo.empty()) return "";
-  if (std::string err = CountPg(conninfo, &n); !err.empty()) return "counting postgres's rows: " + err;
+  if (std::string err = CountPg(conninfo, kItems, &n); !err.empty()) return "counting postgres's rows: " + err;
   if (n != d.rows.size()) return fmt::format("postgres holds {} rows, not the {} loaded", n, d.rows.size());
   std::unique_ptr<Conn> fenec, pg;
   if (std::string err = ConnectFenec(port, d, &fenec); !err.empty()) return err;

@@ -46,18 +46,25 @@ std::string VectorPg(const std::vector<float>& v);
 // {"name":"...","n":7,"vec":[...]}
 std::string DocJson(const Row& r);
 
-// Creates collection `items` (name TEXT, n INT, vec VECTOR(128) @hnsw) and
-// puts every row, then waits for the linker. "" or why not.
+// Puts land in a collection (table) of their own, `puts`, of the same shape
+// and index: the rows the reads ask stay the N loaded however many puts a
+// run lands (a full run lands hundreds of thousands, and an exact near over
+// them would time the puts' rows, not the N asked).
+inline constexpr const char* kItems = "items";
+inline constexpr const char* kPuts = "puts";
+
+// Creates collections `items` and `puts` (name TEXT, n INT, vec VECTOR(128)
+// @hnsw), puts every row into items, then waits for the linker. "" or why not.
 std::string LoadFenec(int port, const Dataset& d);
-// AGGREGATE items COUNT(*), into *count. "" or why not.
-std::string CountFenec(int port, uint64_t* count);
+// AGGREGATE <collection> COUNT(*), into *count. "" or why not.
+std::string CountFenec(int port, const std::string& collection, uint64_t* count);
 // GET /metrics over a new connection, or "" if it failed.
 std::string FenecMetrics(int port);
 
-// Creates table `items` (id bigint identity primary key, name text, n bigint,
-// vec float4[]) afresh and COPYs every row with its id; puts continue the
-// identity after them. "" or why not.
+// Creates tables `items` and `puts` (id bigint identity primary key, name
+// text, n bigint, vec float4[]) afresh and COPYs every row into items with
+// its id. "" or why not.
 std::string LoadPg(const std::string& conninfo, const Dataset& d);
-std::string CountPg(const std::string& conninfo, uint64_t* count);
+std::string CountPg(const std::string& conninfo, const std::string& table, uint64_t* count);
 
 }  // namespace fenec::scenarios::requests

@@ -32,8 +32,8 @@
 #include "iobench/kit/console.h"
 #include "iobench/kit/harness.h"
 #include "scenarios/pg/pg_cluster.h"
-#include "scenarios/recon/report.h"
-#include "scenarios/recon/server_process.h"
+#include "scenarios/common/prom.h"
+#include "scenarios/common/server_process.h"
 #include "scenarios/requests/cell.h"
 #include "scenarios/requests/check.h"
 #include "scenarios/requests/report.h"
@@ -43,7 +43,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace fenec::scenarios::requests;
-using fenec::scenarios::recon::PromValue;
+using fenec::scenarios::PromValue;
 using Pool = std::vector<std::unique_ptr<Conn>>;
 
 struct Flags {
@@ -168,9 +168,17 @@ std::string OpenPool(int n, const std::function<std::string(std::unique_ptr<Conn
   return "";
 }
 
+// --idle-timeout past the run: the pool's connections sit idle while
+// PostgreSQL's cells run (an exact near with eight clients takes seconds),
+// and the default 60 s closed them under a full run.
 std::vector<std::string> ServerArgs(const std::string& data, bool durable, int sync_ms) {
-  if (durable) return {"--data", data, "--durable"};
-  return {"--data", data, "--sync", std::to_string(sync_ms)};
+  std::vector<std::string> a = {"--data", data, "--idle-timeout", "86400"};
+  if (durable) {
+    a.push_back("--durable");
+  } else {
+    a.insert(a.end(), {"--sync", std::to_string(sync_ms)});
+  }
+  return a;
 }
 
 }  // namespace
@@ -196,7 +204,7 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   if (f.seconds == 0) f.seconds = h.quick() ? 0.15 : 1.5;
   if (f.wrk_seconds < 0) f.wrk_seconds = h.quick() ? 1 : 2;
-  if (f.server.empty()) f.server = fenec::scenarios::recon::DefaultServerBinary();
+  if (f.server.empty()) f.server = fenec::scenarios::DefaultServerBinary();
   auto& meta = h.results().meta();
   meta.set("rows", std::to_string(f.rows));
   meta.set("clients", std::to_string(f.clients));
@@ -233,7 +241,7 @@ int main(int argc, char** argv) {
     broken = true;
   };
   const std::string log = h.data_dir() + "/server.log", data = h.data_dir() + "/fenec";
-  auto server = std::make_unique<fenec::scenarios::recon::ServerProcess>();
+  auto server = std::make_unique<fenec::scenarios::ServerProcess>();
   if (std::string err = server->Start(f.server, ServerArgs(data, false, f.sync_ms), log); !err.empty()) {
     fail(err);
     // PostgreSQL is stopped before finish() removes the scratch folder that holds its cluster.
@@ -294,7 +302,7 @@ int main(int argc, char** argv) {
     fmt::print("durable pair: fenec-server --durable, postgres synchronous_commit on (puts) ({:.1f} s)\n", Elapsed());
     fenec_pool.clear();
     if (const int code = server->Stop(); code != 0) fail(fmt::format("fenec-server exited {} (see {})", code, log));
-    server = std::make_unique<fenec::scenarios::recon::ServerProcess>();
+    server = std::make_unique<fenec::scenarios::ServerProcess>();
     if (!broken) {
       if (std::string err = server->Start(f.server, ServerArgs(data, true, f.sync_ms), log); !err.empty()) fail(err);
     }

@@ -60,7 +60,7 @@ class FenecConn : public Conn {
                                   VectorJson(q)));
     }
     for (const auto& r : d.puts) {
-      put_.push_back(fmt::format(R"({{"statement":"PUT items {{name: $1, n: $2, vec: $3}}","params":["{}",{},{}]}})",
+      put_.push_back(fmt::format(R"({{"statement":"PUT puts {{name: $1, n: $2, vec: $3}}","params":["{}",{},{}]}})",
                                  r.name, r.n, VectorJson(r.vec)));
     }
   }
@@ -145,7 +145,7 @@ class PgConn : public Conn {
         {"near", fmt::format("SELECT id, name, n, vec, (SELECT sum((a - b) * (a - b)) FROM unnest(vec, $1::float4[]) "
                              "AS t(a, b)) AS distance FROM items ORDER BY distance LIMIT {}",
                              kLimit)},
-        {"put", "INSERT INTO items (name, n, vec) VALUES ($1, $2, $3) RETURNING id"}};
+        {"put", "INSERT INTO puts (name, n, vec) VALUES ($1, $2, $3) RETURNING id"}};
     for (const auto& [name, sql] : statements) {
       std::unique_ptr<PGresult, decltype(&PQclear)> r(PQprepare(c_.get(), name, sql.c_str(), 0, nullptr), PQclear);
       if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) return pg::Error(c_.get(), std::string("prepare ") + name);

@@ -11,7 +11,7 @@
 //   get-by-id  GET items $1                                            SELECT ... WHERE id = $1
 //   filter     FIND items WHERE n >= $1 LIMIT 10                       ... WHERE n >= $1 ORDER BY id LIMIT 10
 //   near       FIND items NEAR vec $1 LIMIT 10  (the @hnsw graph)      ORDER BY an L2 distance in SQL LIMIT 10
-//   put        PUT items {name: $1, n: $2, vec: $3}                    INSERT ... RETURNING id
+//   put        PUT puts {name: $1, n: $2, vec: $3}                     INSERT INTO puts ... RETURNING id
 //
 // PostgreSQL's near is an exact scan (postgres-exact): pgvector is not
 // packaged for Debian 12, so this is what a user of Debian's PostgreSQL

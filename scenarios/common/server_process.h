@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace fenec::scenarios::recon {
+namespace fenec::scenarios {
 
 class ServerProcess {
  public:
@@ -30,7 +30,7 @@ class ServerProcess {
 };
 
 // The fenec-server beside this binary in the build tree
-// (<build>/scenarios/recon/recon-bench -> <build>/engine/server/fenec-server), or "".
+// (<build>/scenarios/<name>/<name>-bench -> <build>/engine/server/fenec-server), or "".
 std::string DefaultServerBinary();
 
-}  // namespace fenec::scenarios::recon
+}  // namespace fenec::scenarios
