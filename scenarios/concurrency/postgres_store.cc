@@ -16,39 +16,10 @@
 #include <thread>
 
 #include "scenarios/concurrency/store.h"
+#include "scenarios/pg/pq.h"
 
 namespace fenec::scenarios::concurrency {
 namespace {
-
-std::string pq_error(PGconn* c, const std::string& what) {
-  std::string m = c != nullptr ? PQerrorMessage(c) : "no connection";
-  while (!m.empty() && (m.back() == '\n' || m.back() == ' ')) m.pop_back();
-  return fmt::format("postgres {}: {}", what, m);
-}
-
-// Runs a statement with no parameters; "" when it returned `ok`.
-std::string exec(PGconn* c, const std::string& sql, ExecStatusType ok = PGRES_COMMAND_OK,
-                 PGresult** keep = nullptr) {
-  PGresult* r = PQexec(c, sql.c_str());
-  const bool good = PQresultStatus(r) == ok;
-  std::string err = good ? "" : pq_error(c, sql.substr(0, 60));
-  if (keep != nullptr && good) {
-    *keep = r;
-  } else {
-    PQclear(r);
-  }
-  return err;
-}
-
-PGconn* connect(const std::string& conninfo, std::string* err) {
-  PGconn* c = PQconnectdb(conninfo.c_str());
-  if (PQstatus(c) != CONNECTION_OK) {
-    *err = pq_error(c, "connect");
-    PQfinish(c);
-    return nullptr;
-  }
-  return c;
-}
 
 std::atomic<uint64_t> g_tables{0};  // a fresh table per store, in one database
 
@@ -78,15 +49,15 @@ class PgStore : public Store {
 
   std::string create() {
     std::string err;
-    admin_ = connect(conninfo_, &err);
+    admin_ = pg::Connect(conninfo_, &err);
     if (admin_ == nullptr) return err;
     table_ = fmt::format("docs_{}_{}", getpid(), g_tables.fetch_add(1));
-    return exec(admin_, fmt::format("CREATE TABLE {} (id bigserial PRIMARY KEY, body text NOT NULL, n bigint NOT NULL)",
+    return pg::Exec(admin_, fmt::format("CREATE TABLE {} (id bigserial PRIMARY KEY, body text NOT NULL, n bigint NOT NULL)",
                                     table_));
   }
 
   std::unique_ptr<Session> session(std::string* err) override {
-    PGconn* c = connect(conninfo_, err);
+    PGconn* c = pg::Connect(conninfo_, err);
     if (c == nullptr) return nullptr;
     auto s = std::make_unique<PgSession>(this, c);
     if (*err = s->prepare(table_, durable_); !err->empty()) return nullptr;
@@ -109,7 +80,7 @@ class PgStore : public Store {
 
   std::string close() override {
     if (admin_ == nullptr) return "";
-    std::string err = table_.empty() ? "" : exec(admin_, "DROP TABLE IF EXISTS " + table_);
+    std::string err = table_.empty() ? "" : pg::Exec(admin_, "DROP TABLE IF EXISTS " + table_);
     PQfinish(admin_);
     admin_ = nullptr;
     return err;
@@ -130,7 +101,7 @@ class PgStore : public Store {
     WalCounts w;
     for (int i = 0; settle && i < 500; ++i) {
       PGresult* r = nullptr;
-      if (!exec(admin_,
+      if (!pg::Exec(admin_,
                 "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
                 "AND datname = current_database() AND pid <> pg_backend_pid()",
                 PGRES_TUPLES_OK, &r)
@@ -143,7 +114,7 @@ class PgStore : public Store {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     PGresult* r = nullptr;
-    if (exec(admin_, "SELECT wal_sync, wal_write FROM pg_stat_wal", PGRES_TUPLES_OK, &r).empty()) {
+    if (pg::Exec(admin_, "SELECT wal_sync, wal_write FROM pg_stat_wal", PGRES_TUPLES_OK, &r).empty()) {
       w.syncs = std::stoull(PQgetvalue(r, 0, 0));
       w.writes = std::stoull(PQgetvalue(r, 0, 1));
       PQclear(r);
@@ -160,7 +131,7 @@ class PgStore : public Store {
 };
 
 std::string PgSession::prepare(const std::string& table, bool durable) {
-  if (auto e = exec(c_, fmt::format("SET synchronous_commit = {}", durable ? "on" : "off")); !e.empty()) return e;
+  if (auto e = pg::Exec(c_, fmt::format("SET synchronous_commit = {}", durable ? "on" : "off")); !e.empty()) return e;
   const std::pair<const char*, std::string> stmts[] = {
       {"ins", fmt::format("INSERT INTO {} (body, n) VALUES ($1, $2::bigint)", table)},
       {"get", fmt::format("SELECT body, n FROM {} WHERE id = $1::bigint", table)},
@@ -170,7 +141,7 @@ std::string PgSession::prepare(const std::string& table, bool durable) {
     PGresult* r = PQprepare(c_, name, sql.c_str(), 0, nullptr);
     const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
     PQclear(r);
-    if (!ok) return pq_error(c_, std::string("prepare ") + name);
+    if (!ok) return pg::Error(c_, std::string("prepare ") + name);
   }
   return "";
 }
@@ -181,7 +152,7 @@ std::string PgSession::insert(const Doc& doc) {
   PGresult* r = PQexecPrepared(c_, "ins", 2, values, nullptr, nullptr, 0);
   const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
   PQclear(r);
-  return ok ? "" : pq_error(c_, "insert");
+  return ok ? "" : pg::Error(c_, "insert");
 }
 
 // Autocommit: the INSERT is its own transaction, as a row a write is.
@@ -192,14 +163,14 @@ std::string PgSession::put(const Doc& doc) {
 }
 
 std::string PgSession::put_batch(const std::vector<Doc>& docs) {
-  if (auto e = exec(c_, "BEGIN"); !e.empty()) return e;
+  if (auto e = pg::Exec(c_, "BEGIN"); !e.empty()) return e;
   for (const Doc& d : docs) {
     if (auto e = insert(d); !e.empty()) {
-      (void)exec(c_, "ROLLBACK");
+      (void)pg::Exec(c_, "ROLLBACK");
       return e;
     }
   }
-  if (auto e = exec(c_, "COMMIT"); !e.empty()) return e;
+  if (auto e = pg::Exec(c_, "COMMIT"); !e.empty()) return e;
   store_->count_commit();
   return "";
 }
@@ -211,7 +182,7 @@ std::string PgSession::get(uint64_t id, Doc* out, bool* found) {
   std::string err;
   *found = false;
   if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-    err = pq_error(c_, "get");
+    err = pg::Error(c_, "get");
   } else if (PQntuples(r) == 1) {
     *found = true;
     out->body.assign(PQgetvalue(r, 0, 0), static_cast<size_t>(PQgetlength(r, 0, 0)));
@@ -225,7 +196,7 @@ std::string PgSession::aggregate(Aggregate* out) {
   PGresult* r = PQexecPrepared(c_, "agg", 0, nullptr, nullptr, nullptr, 0);
   std::string err;
   if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
-    err = pq_error(c_, "aggregate");
+    err = pg::Error(c_, "aggregate");
   } else {
     out->count = std::stoull(PQgetvalue(r, 0, 0));
     out->sum = std::stoll(PQgetvalue(r, 0, 1));

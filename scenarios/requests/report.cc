@@ -1,0 +1,227 @@
+#include "scenarios/requests/report.h"
+
+#include <fmt/format.h>
+
+#include "iobench/kit/console.h"
+#include "iobench/kit/plot.h"
+#include "iobench/kit/stats.h"
+
+namespace fenec::scenarios::requests {
+namespace {
+
+using Field = double Figures::*;
+
+std::vector<double> Column(const Cells& cells, const std::string& arm, const std::string& case_, Field f) {
+  std::vector<double> out;
+  if (auto it = cells.find({arm, case_}); it != cells.end()) {
+    for (const Figures& x : it->second) out.push_back(x.*f);
+  }
+  return out;
+}
+
+kit::Ratio Of(const Cells& cells, const std::string& arm, const std::string& case_, Field f) {
+  return kit::of_reps(Column(cells, arm, case_, f));
+}
+
+kit::Ratio Paired(const Cells& cells, const std::string& a, const std::string& b, const std::string& case_, Field f) {
+  return kit::paired_ratio(Column(cells, a, case_, f), Column(cells, b, case_, f));
+}
+
+std::string Us(const kit::Ratio& r) { return r.known() ? kit::format_us(r.value) : "-"; }
+
+struct TableRow {
+  Kind kind;
+  int clients;
+  bool durable;
+};
+
+std::vector<TableRow> AllRows(int clients) {
+  std::vector<TableRow> rows;
+  for (int c : {1, clients}) {
+    for (Kind k : kKinds) rows.push_back({k, c, false});
+  }
+  for (int c : {1, clients}) rows.push_back({Kind::kPut, c, true});
+  return rows;
+}
+
+}  // namespace
+
+const char* PgArm(Kind k) { return k == Kind::kNear ? kPostgresExact : kPostgres; }
+
+std::string CaseName(Kind k, int clients, bool durable) {
+  return fmt::format("request={};clients={}{}", KindName(k), clients, durable ? ";commit=durable" : "");
+}
+
+void AddRep(kit::Results& results, Cells& cells, const std::string& arm, const std::string& case_, int rep,
+            const Figures& f) {
+  const std::string c = fmt::format("{};rep={}", case_, rep);
+  results.add(kFinding, arm, c, "roundtrip_p50_us", f.p50_us, "us");
+  results.add(kFinding, arm, c, "roundtrip_p99_us", f.p99_us, "us");
+  results.add(kFinding, arm, c, "requests_per_s", f.per_s, "requests/s");
+  if (f.handle_mean_us >= 0) results.add(kFinding, arm, c, "server_handle_mean_us", f.handle_mean_us, "us");
+  if (f.handle_p50_us >= 0) results.add(kFinding, arm, c, "server_handle_p50_us", f.handle_p50_us, "us");
+  if (f.cpu_us_per_request >= 0) {
+    results.add(kFinding, arm, c, "client_cpu_us_per_request", f.cpu_us_per_request, "us");
+    results.add(kFinding, arm, c, "client_cpu_cores", f.cpu_cores, "cores");
+  }
+  cells[{arm, case_}].push_back(f);
+}
+
+void AddSummary(kit::Results& results, const Cells& cells, int clients) {
+  for (const auto& [key, reps] : cells) {
+    const auto& [arm, case_] = key;
+    results.add_ratio(kFinding, arm, case_, "roundtrip_p50_us", Of(cells, arm, case_, &Figures::p50_us), "us");
+    results.add_ratio(kFinding, arm, case_, "roundtrip_p99_us", Of(cells, arm, case_, &Figures::p99_us), "us");
+    results.add_ratio(kFinding, arm, case_, "requests_per_s", Of(cells, arm, case_, &Figures::per_s), "requests/s");
+    if (reps.front().handle_mean_us > 0) {
+      results.add_ratio(kFinding, arm, case_, "server_handle_mean_us", Of(cells, arm, case_, &Figures::handle_mean_us), "us");
+    }
+    if (reps.front().cpu_us_per_request > 0) {
+      results.add_ratio(kFinding, arm, case_, "client_cpu_us_per_request",
+                        Of(cells, arm, case_, &Figures::cpu_us_per_request), "us");
+    }
+  }
+  kit::Table t({"request", "clients", "commit", "fenec p50", "p99", "req/s", "server handling", "postgres p50", "p99",
+                "req/s", "fenec/pg p50", "fenec/pg req/s", "source pg p50"});
+  for (const TableRow& r : AllRows(clients)) {
+    const std::string c = CaseName(r.kind, r.clients, r.durable), pg = PgArm(r.kind);
+    const double source = r.clients != 1 || r.durable ? 0
+                          : r.kind == Kind::kEmpty    ? kSourceEmptyUs
+                          : r.kind == Kind::kGetById  ? kSourceByIdUs
+                          : r.kind == Kind::kNear     ? kSourceNearUs
+                                                      : 0;
+    const kit::Ratio p50 = Paired(cells, kFenec, pg, c, &Figures::p50_us);
+    const kit::Ratio rate = Paired(cells, kFenec, pg, c, &Figures::per_s);
+    results.add_ratio(kFinding, fmt::format("{}/{}", kFenec, pg), c, "roundtrip_p50_ratio", p50);
+    results.add_ratio(kFinding, fmt::format("{}/{}", kFenec, pg), c, "requests_per_s_ratio", rate);
+    t.row({KindName(r.kind), std::to_string(r.clients), r.durable ? "durable" : "sync 250 / off",
+           Us(Of(cells, kFenec, c, &Figures::p50_us)), Us(Of(cells, kFenec, c, &Figures::p99_us)),
+           kit::format_count(Of(cells, kFenec, c, &Figures::per_s).value),
+           Us(Of(cells, kFenec, c, &Figures::handle_mean_us)), Us(Of(cells, pg, c, &Figures::p50_us)),
+           Us(Of(cells, pg, c, &Figures::p99_us)), kit::format_count(Of(cells, pg, c, &Figures::per_s).value),
+           p50.known() ? kit::format_ratio(p50) : "-", rate.known() ? kit::format_ratio(rate) : "-",
+           source > 0 ? kit::format_us(source) : ""});
+  }
+  fmt::print("\n{}", t.str());
+  for (int c : {1, clients}) {
+    const std::string case_ = CaseName(Kind::kGetById, c, false);
+    const kit::Ratio p50 = Paired(cells, kFenec, kWrk, case_, &Figures::p50_us);
+    const kit::Ratio rate = Paired(cells, kFenec, kWrk, case_, &Figures::per_s);
+    results.add_ratio(kFinding, fmt::format("{}/{}", kFenec, kWrk), case_, "roundtrip_p50_ratio", p50);
+    results.add_ratio(kFinding, fmt::format("{}/{}", kFenec, kWrk), case_, "requests_per_s_ratio", rate);
+    if (p50.known()) {
+      fmt::print("get by id, {} client(s): our client p50 {} and {} req/s, wrk's {} and {} req/s: ours/wrk p50 {}, "
+                 "req/s {}\n",
+                 c, Us(Of(cells, kFenec, case_, &Figures::p50_us)),
+                 kit::format_count(Of(cells, kFenec, case_, &Figures::per_s).value),
+                 Us(Of(cells, kWrk, case_, &Figures::p50_us)),
+                 kit::format_count(Of(cells, kWrk, case_, &Figures::per_s).value), kit::format_ratio(p50),
+                 kit::format_ratio(rate));
+    }
+  }
+}
+
+std::string WritePlot(kit::Harness& h, const Cells& cells, int clients) {
+  kit::Chart chart;
+  chart.title = "RQ-1: round trip p50 per request on loopback (log scale)";
+  chart.xlabel = "request: 1 empty, 2 get-by-id, 3 filter, 4 near (postgres: exact scan), 5 put, 6 put durable";
+  chart.ylabel = "round trip p50 (us)";
+  chart.logy = true;
+  auto series = [&](const std::string& title, bool fenec, int c, Field f) {
+    std::vector<std::pair<double, double>> pts;
+    for (int x = 1; x <= 6; ++x) {
+      const Kind k = x <= 5 ? kKinds[x - 1] : Kind::kPut;
+      const kit::Ratio r = Of(cells, fenec ? kFenec : PgArm(k), CaseName(k, c, x == 6), f);
+      if (r.known() && r.value > 0) pts.emplace_back(x, r.value);
+    }
+    if (!pts.empty()) chart.series.push_back(kit::Series(title, pts));
+  };
+  for (int c : {1, clients}) {
+    series(fmt::format("fenec-server, {} client(s)", c), true, c, &Figures::p50_us);
+    series(fmt::format("postgres, {} client(s)", c), false, c, &Figures::p50_us);
+  }
+  series("fenec-server's own handling (mean), 1 client", true, 1, &Figures::handle_mean_us);
+  chart.series.push_back(kit::Series("source: postgres (pgvector, Docker on an M1), 1 client",
+                                     {{1, kSourceEmptyUs}, {2, kSourceByIdUs}, {4, kSourceNearUs}}, "points"));
+  std::string base = h.plot_path("latency");
+  if (std::string err = kit::write_chart(chart, base); !err.empty()) {
+    fmt::print(stderr, "requests-bench: plot: {}\n", err);
+    return "";
+  }
+  return base + ".png";
+}
+
+std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, const std::string& plot,
+                                       const std::string& pg_skip, const std::string& wrk_skip) {
+  const std::string by1 = CaseName(Kind::kGetById, 1, false), byn = CaseName(Kind::kGetById, clients, false),
+                    putn = CaseName(Kind::kPut, clients, true);
+  const std::string source = fmt::format(
+      "PostgreSQL (pgvector, in Docker's VM on an M1): {:.3f} ms by id, {:.3f} ms near, {:.3f} ms the empty query",
+      kSourceByIdUs / 1e3, kSourceNearUs / 1e3, kSourceEmptyUs / 1e3);
+  auto fig = [&](const std::string& arm, const std::string& c, Field f) { return Of(cells, arm, c, f); };
+  std::vector<kit::Verdict> out;
+  auto verdict = [&](std::string claim, std::string ours, std::vector<kit::Check> checks, const std::string& skip) {
+    kit::Verdict v;
+    v.finding = kFinding;
+    v.claim = std::move(claim);
+    v.source = source;
+    v.plot = plot;
+    v.ours = std::move(ours);
+    if (!skip.empty()) {
+      v.skipped(skip);
+    } else {
+      v.set(kit::judge(checks));
+    }
+    out.push_back(std::move(v));
+  };
+
+  // The finding: most of a get by id's round trip is the loopback.
+  std::vector<double> share;
+  for (const Figures& f : cells.count({kFenec, by1}) ? cells.at({kFenec, by1}) : std::vector<Figures>{}) {
+    if (f.handle_mean_us > 0 && f.p50_us > 0) share.push_back(f.handle_mean_us / f.p50_us);
+  }
+  const kit::Ratio handle_share = kit::of_reps(share);
+  verdict("most of a get by id's round trip on loopback is the loopback: fenec-server's own handling is a few us",
+          fmt::format("get by id, 1 client: round trip p50 {}, the server's handling {} (mean): {} of it",
+                      Us(fig(kFenec, by1, &Figures::p50_us)), Us(fig(kFenec, by1, &Figures::handle_mean_us)),
+                      kit::format_ratio(handle_share)),
+          {{"server handling / round trip p50, get by id, 1 client", handle_share, 0.5, false}}, "");
+
+  const kit::Ratio p50 = Paired(cells, kFenec, kPostgres, by1, &Figures::p50_us);
+  verdict("issue 12's target: fenec-server's get-by-id p50, one client, at most 0.7x PostgreSQL's (prepared, libpq)",
+          fmt::format("p50 fenec-server {}, postgres {} (source's postgres {}): {}; empty request {} vs {}",
+                      Us(fig(kFenec, by1, &Figures::p50_us)), Us(fig(kPostgres, by1, &Figures::p50_us)),
+                      kit::format_us(kSourceByIdUs), kit::format_ratio(p50),
+                      Us(fig(kFenec, CaseName(Kind::kEmpty, 1, false), &Figures::p50_us)),
+                      Us(fig(kPostgres, CaseName(Kind::kEmpty, 1, false), &Figures::p50_us))),
+          {{"fenec/postgres get-by-id p50, 1 client", p50, 0.7, false}}, pg_skip);
+
+  const kit::Ratio rate = Paired(cells, kFenec, kPostgres, byn, &Figures::per_s);
+  verdict(fmt::format("issue 12's target: {} clients' gets by id, fenec-server at least 1.5x PostgreSQL's requests/s",
+                      clients),
+          fmt::format("fenec-server {}/s, postgres {}/s: {}", kit::format_count(fig(kFenec, byn, &Figures::per_s).value),
+                      kit::format_count(fig(kPostgres, byn, &Figures::per_s).value), kit::format_ratio(rate)),
+          {{fmt::format("fenec/postgres get-by-id requests/s, {} clients", clients), rate, 1.5, true}}, pg_skip);
+
+  const kit::Ratio puts = Paired(cells, kFenec, kPostgres, putn, &Figures::per_s);
+  verdict(fmt::format("issue 12's target: durable puts from {} clients, fenec-server --durable at least 2x PostgreSQL's "
+                      "(synchronous_commit on) requests/s",
+                      clients),
+          fmt::format("fenec-server {}/s, postgres {}/s: {}", kit::format_count(fig(kFenec, putn, &Figures::per_s).value),
+                      kit::format_count(fig(kPostgres, putn, &Figures::per_s).value), kit::format_ratio(puts)),
+          {{fmt::format("fenec/postgres durable puts/s, {} clients", clients), puts, 2.0, true}}, pg_skip);
+
+  const kit::Ratio wp50 = Paired(cells, kFenec, kWrk, by1, &Figures::p50_us);
+  const kit::Ratio wrate = Paired(cells, kFenec, kWrk, byn, &Figures::per_s);
+  verdict("issue 12's target: the bench's HTTP client within 15% of wrk on get by id (a check of the client only)",
+          fmt::format("1 client p50 ours {}, wrk {}: {}; {} clients ours {}/s, wrk {}/s: {}",
+                      Us(fig(kFenec, by1, &Figures::p50_us)), Us(fig(kWrk, by1, &Figures::p50_us)),
+                      kit::format_ratio(wp50), clients, kit::format_count(fig(kFenec, byn, &Figures::per_s).value),
+                      kit::format_count(fig(kWrk, byn, &Figures::per_s).value), kit::format_ratio(wrate)),
+          {{"ours/wrk get-by-id p50, 1 client", wp50, 1.15, false},
+           {fmt::format("ours/wrk get-by-id requests/s, {} clients", clients), wrate, 0.85, true}},
+          wrk_skip);
+  return out;
+}
+
+}  // namespace fenec::scenarios::requests

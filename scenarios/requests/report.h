@@ -1,0 +1,65 @@
+// RQ-1's rows, table, plot and verdicts from every cell's repetitions.
+//
+// A cell is (arm, case): arm fenec-server, postgres (postgres-exact for
+// near) or wrk; case "request=<kind>;clients=<n>", with ";commit=durable"
+// for the durable pair (fenec-server --durable against synchronous_commit
+// on; without it, --sync 250 against synchronous_commit off). Rows with
+// ";rep=R" hold one repetition; rows without it the geometric mean over the
+// repetitions with its 95% interval (kit::of_reps), and the fenec-server /
+// PostgreSQL and ours / wrk ratios paired by repetition.
+//
+// Verdict rows, each a ratio's 95% interval against its line:
+//   the finding: a get by id's server handling / its round trip p50 < 0.5
+//     (most of the round trip is the loopback);
+//   issue 12's targets: fenec-server's get-by-id one-client p50 <= 0.7x
+//     PostgreSQL's; eight clients' get-by-id requests/s >= 1.5x; durable puts
+//     with eight clients >= 2x; and our client against wrk on get by id
+//     (p50 at most 1.15x wrk's, requests/s at least 0.85x).
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "iobench/kit/harness.h"
+#include "iobench/kit/verdict.h"
+#include "scenarios/requests/targets.h"
+
+namespace fenec::scenarios::requests {
+
+inline constexpr const char* kFinding = "RQ-1";
+inline constexpr const char* kFenec = "fenec-server";
+inline constexpr const char* kPostgres = "postgres";
+inline constexpr const char* kPostgresExact = "postgres-exact";
+inline constexpr const char* kWrk = "wrk";
+
+// The source's PostgreSQL figures (pgvector, in Docker's VM on an M1), us.
+inline constexpr double kSourceEmptyUs = 127, kSourceByIdUs = 142, kSourceNearUs = 653;
+
+struct Figures {
+  double p50_us = 0, p99_us = 0, per_s = 0;
+  double handle_mean_us = -1;  // fenec-server's own handling, from /metrics; -1 where none
+  double handle_p50_us = -1;   // only where the server's summary held (almost) only this cell's requests
+  double cpu_us_per_request = -1, cpu_cores = -1;  // the client threads' own CPU; -1 for wrk
+};
+
+// Every cell's figures, one a repetition, in order.
+using Cells = std::map<std::pair<std::string, std::string>, std::vector<Figures>>;
+
+const char* PgArm(Kind k);  // postgres-exact for near, postgres otherwise
+std::string CaseName(Kind k, int clients, bool durable);
+
+// The repetition's rows, and the figures kept for the summary.
+void AddRep(kit::Results& results, Cells& cells, const std::string& arm, const std::string& case_, int rep,
+            const Figures& f);
+// Summary rows, ratio rows, the console table.
+void AddSummary(kit::Results& results, const Cells& cells, int clients);
+// plots/requests/latency: round-trip p50 per request kind and system, 1 and
+// `clients` clients, the server's handling and the source's figures beside.
+std::string WritePlot(kit::Harness& h, const Cells& cells, int clients);
+// pg_skip / wrk_skip: why that arm did not run ("" when it did).
+std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, const std::string& plot,
+                                       const std::string& pg_skip, const std::string& wrk_skip);
+
+}  // namespace fenec::scenarios::requests

@@ -1,0 +1,71 @@
+// The requests RQ-1 asks, and a connection to each system that asks them.
+//
+// Both systems are asked the same thing for the same draw (a number the
+// client loop derives from the seed, the client and the request's index):
+// the same id, the same filter bound, the same query vector, the same row
+// to put. Each answer is the rows whole (name, n, vec), as an application
+// reading them would want.
+//
+//   request    fenec-server (POST /query, parameters beside the text)   PostgreSQL (prepared)
+//   empty      GET /health                                             ";" (the empty query)
+//   get-by-id  GET items $1                                            SELECT ... WHERE id = $1
+//   filter     FIND items WHERE n >= $1 LIMIT 10                       ... WHERE n >= $1 ORDER BY id LIMIT 10
+//   near       FIND items NEAR vec $1 LIMIT 10  (the @hnsw graph)      ORDER BY an L2 distance in SQL LIMIT 10
+//   put        PUT puts {name: $1, n: $2, vec: $3}                     INSERT INTO puts ... RETURNING id
+//
+// PostgreSQL's near is an exact scan (postgres-exact): pgvector is not
+// packaged for Debian 12, so this is what a user of Debian's PostgreSQL
+// writes: a float4[] column and the distance in SQL over unnest().
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scenarios/pg/pq.h"
+#include "scenarios/requests/dataset.h"
+#include "scenarios/requests/http_client.h"
+
+namespace fenec::scenarios::requests {
+
+enum class Kind { kEmpty, kGetById, kFilter, kNear, kPut };
+inline constexpr Kind kKinds[] = {Kind::kEmpty, Kind::kGetById, Kind::kFilter, Kind::kNear, Kind::kPut};
+inline constexpr int kLimit = 10;
+
+// "empty", "get-by-id", "filter", "near", "put".
+const char* KindName(Kind k);
+
+// What the rows of an answer hold, read back for comparing the systems.
+struct AnswerRow {
+  int64_t id = 0;
+  std::string name;
+  int64_t n = 0;
+  std::vector<float> vec;
+  bool operator==(const AnswerRow&) const = default;
+};
+
+class Conn {
+ public:
+  virtual ~Conn() = default;
+  // Asks request `k` with draw `draw`; "" when answered as it must be (200;
+  // the rows a get, a filter or a near must have), else why not. With `rows`,
+  // the answer's rows are read back into it (not on the timed path).
+  virtual std::string Do(Kind k, uint64_t draw, std::vector<AnswerRow>* rows = nullptr) = 0;
+};
+
+// The parameters of draw `draw`, for both systems alike.
+int64_t DrawId(const Dataset& d, uint64_t draw);
+int64_t DrawBound(const Dataset& d, uint64_t draw);
+size_t DrawQuery(const Dataset& d, uint64_t draw);
+size_t DrawPut(const Dataset& d, uint64_t draw);
+
+// One kept-alive connection to fenec-server on 127.0.0.1:port. "" or why not.
+std::string ConnectFenec(int port, const Dataset& d, std::unique_ptr<Conn>* out);
+// One libpq connection over TCP loopback, its statements prepared, with
+// synchronous_commit on (durable) or off. "" or why not.
+std::string ConnectPg(const std::string& conninfo, const Dataset& d, bool durable, std::unique_ptr<Conn>* out);
+
+}  // namespace fenec::scenarios::requests
