@@ -329,12 +329,14 @@ std::string probe_json(const ProbeResult& p) {
   return fmt::format(
       "{{\"dir\":{},\"fs_type\":{},\"fs_magic\":{},\"mount_point\":{},\"mount_source\":{},"
       "\"memory_backed\":{},\"device\":{},\"model\":{},\"rotational\":{},\"write_cache\":{},"
-      "\"scheduler\":{},\"schedulers\":{},\"logical_block\":{},\"physical_block\":{},\"o_direct\":{},\"o_direct_note\":{},"
+      "\"scheduler\":{},\"schedulers\":{},\"logical_block\":{},\"physical_block\":{},\"o_direct\":{},"
+      "\"o_direct_note\":{},"
       "\"direct_io_align\":{},\"direct_mem_align\":{},\"statx_io_align\":{},\"statx_mem_align\":{},"
       "\"o_dsync\":{},\"rwf_dsync\":{},\"fallocate\":{},\"hard_links\":{},\"io_uring\":{},"
       "\"io_uring_note\":{},\"error\":{}}}",
       s(p.dir), s(p.fs_type), s(p.fs_magic), s(p.mount_point), s(p.mount_source), b(p.memory_backed),
-      s(p.device), s(p.model), p.rotational, s(p.write_cache), s(p.scheduler), offered_json, p.logical_block, p.physical_block,
+      s(p.device), s(p.model), p.rotational, s(p.write_cache), s(p.scheduler), offered_json, p.logical_block,
+      p.physical_block,
       b(p.o_direct), s(p.o_direct_note), p.direct_io_align, p.direct_mem_align, p.statx_io_align,
       p.statx_mem_align, b(p.o_dsync), b(p.rwf_dsync), b(p.fallocate), b(p.hard_links), b(p.io_uring),
       s(p.io_uring_note), s(p.error));

@@ -138,8 +138,8 @@ kit::Verdict prio_verdict(const PrioDevice& d, const std::string& plot_png) {
   ours += fmt::format("control: normal writer's share beside IDLE / beside equal {}", kit::format_ratio(ctl.ratio));
   for (const auto& [key, reps] : d.cells) {
     const auto& [flusher, prio] = key;
-    ours += fmt::format("; {} {} p99 {} (bg {})", flusher, prio, kit::format_interval(kit::of_reps(p99s(reps)), "us", 0),
-                        kit::format_interval(kit::of_reps(bg_mbs(reps)), "MB/s", 0));
+    ours += fmt::format("; {} {} p99 {} (bg {})", flusher, prio,
+                        kit::format_interval(kit::of_reps(p99s(reps)), "us", 0), kit::format_interval(kit::of_reps(bg_mbs(reps)), "MB/s", 0));
   }
   v.ours = ours;
   switch (kit::check_result(ctl)) {
