@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "iobench/kit/block_device.h"
 #include "iobench/kit/results.h"
 
 namespace fenec::kit {
@@ -135,16 +136,6 @@ std::string existing_ancestor(const std::string& dir) {
   }
   fs::path canon = fs::canonical(p, ec);
   return ec ? p.string() : canon.string();
-}
-
-// Whole-disk sysfs dir for a block device number (a partition's parent holds model/queue).
-std::string disk_sysfs(unsigned major, unsigned minor) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::path p = fs::canonical(fmt::format("/sys/dev/block/{}:{}", major, minor), ec);
-  if (ec) return "";
-  if (fs::exists(p / "partition", ec)) p = p.parent_path();
-  return p.string();
 }
 
 void add_device(Metadata& m, const Mount& mount) {

@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "iobench/kit/block_device.h"
 #include "iobench/kit/console.h"
 #include "iobench/kit/results.h"
 #include "iobench/src/files.h"
@@ -85,10 +86,9 @@ void read_device(const std::string& dir, ProbeResult* p) {
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0 || major(st.st_dev) == 0) return;
   std::error_code ec;
-  fs::path sys = fs::canonical(fmt::format("/sys/dev/block/{}:{}", major(st.st_dev), minor(st.st_dev)), ec);
-  if (ec) return;
   // A partition's queue settings are its disk's, one level up.
-  if (fs::exists(sys / "partition")) sys = sys.parent_path();
+  const fs::path sys = kit::disk_sysfs(major(st.st_dev), minor(st.st_dev));
+  if (sys.empty()) return;
   p->device = sys.filename().string();
   fs::path q = sys / "queue";
   std::string rot = read_line(q / "rotational");
@@ -97,6 +97,9 @@ void read_device(const std::string& dir, ProbeResult* p) {
   if (!wc.empty()) p->write_cache = wc;
   p->logical_block = static_cast<uint32_t>(std::atoi(read_line(q / "logical_block_size").c_str()));
   p->physical_block = static_cast<uint32_t>(std::atoi(read_line(q / "physical_block_size").c_str()));
+  const kit::BlockSchedulers sched = kit::read_block_schedulers(p->device);
+  p->schedulers = sched.offered;
+  if (!sched.active.empty()) p->scheduler = sched.active;
   std::string model = read_line(sys / "device" / "model");
   if (model.empty() && fs::exists(sys / "device" / "driver", ec))
     model = fs::canonical(sys / "device" / "driver", ec).filename().string();
@@ -296,6 +299,9 @@ std::string probe_table(const ProbeResult& p) {
   t.row({"memory-backed", yes_no(p.memory_backed), "tmpfs/ramfs persist nothing"});
   t.row({"device", p.device, p.model});
   t.row({"rotational", p.rotational < 0 ? "unknown" : yes_no(p.rotational == 1), "queue/rotational"});
+  std::string offered;
+  for (const std::string& s : p.schedulers) offered += (offered.empty() ? "" : " ") + s;
+  t.row({"I/O scheduler", p.scheduler, offered.empty() ? "queue/scheduler unreadable" : "offered: " + offered});
   t.row({"write cache", p.write_cache, "queue/write_cache (\"write back\" = volatile, needs flushes)"});
   t.row({"logical block", p.logical_block ? fmt::format("{}", p.logical_block) : "unknown",
          fmt::format("physical {}", p.physical_block)});
@@ -317,15 +323,20 @@ std::string probe_table(const ProbeResult& p) {
 std::string probe_json(const ProbeResult& p) {
   auto s = [](const std::string& v) { return fmt::format("\"{}\"", base::JsonEscape(v)); };
   auto b = [](bool v) { return v ? "true" : "false"; };
+  std::string offered_json = "[";
+  for (const std::string& v : p.schedulers) offered_json += (offered_json.size() > 1 ? "," : "") + s(v);
+  offered_json += "]";
   return fmt::format(
       "{{\"dir\":{},\"fs_type\":{},\"fs_magic\":{},\"mount_point\":{},\"mount_source\":{},"
       "\"memory_backed\":{},\"device\":{},\"model\":{},\"rotational\":{},\"write_cache\":{},"
-      "\"logical_block\":{},\"physical_block\":{},\"o_direct\":{},\"o_direct_note\":{},"
+      "\"scheduler\":{},\"schedulers\":{},\"logical_block\":{},\"physical_block\":{},\"o_direct\":{},"
+      "\"o_direct_note\":{},"
       "\"direct_io_align\":{},\"direct_mem_align\":{},\"statx_io_align\":{},\"statx_mem_align\":{},"
       "\"o_dsync\":{},\"rwf_dsync\":{},\"fallocate\":{},\"hard_links\":{},\"io_uring\":{},"
       "\"io_uring_note\":{},\"error\":{}}}",
       s(p.dir), s(p.fs_type), s(p.fs_magic), s(p.mount_point), s(p.mount_source), b(p.memory_backed),
-      s(p.device), s(p.model), p.rotational, s(p.write_cache), p.logical_block, p.physical_block,
+      s(p.device), s(p.model), p.rotational, s(p.write_cache), s(p.scheduler), offered_json, p.logical_block,
+      p.physical_block,
       b(p.o_direct), s(p.o_direct_note), p.direct_io_align, p.direct_mem_align, p.statx_io_align,
       p.statx_mem_align, b(p.o_dsync), b(p.rwf_dsync), b(p.fallocate), b(p.hard_links), b(p.io_uring),
       s(p.io_uring_note), s(p.error));
@@ -345,6 +356,8 @@ void add_probe_rows(kit::Results& r, const ProbeResult& p) {
   r.add("", "probe", c, "direct_mem_align", p.direct_mem_align, "bytes");
   r.add("", "probe", c, "logical_block", p.logical_block, "bytes");
   r.add("", "probe", c, "rotational", p.rotational, "bool");
+  // One row per scheduler the device offers, 1 for the active one, 0 for the rest.
+  for (const std::string& s : p.schedulers) r.add("", "probe", c, "scheduler_" + s, s == p.scheduler ? 1 : 0, "bool");
   r.add("", "probe", c, "volatile_write_cache",
         p.write_cache == "write back" ? 1 : p.write_cache == "write through" ? 0 : -1, "bool");
 }

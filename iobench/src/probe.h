@@ -25,6 +25,10 @@ struct ProbeResult {
   int rotational = -1;               // 1, 0, or -1 unknown
   std::string write_cache = "unknown";  // "write back" (volatile cache), "write through"
   uint32_t logical_block = 0, physical_block = 0;
+  // queue/scheduler: what the kernel offers this device and which is active
+  // (JR-3 needs one that honours I/O priority: bfq for BE levels, mq-deadline for IDLE).
+  std::vector<std::string> schedulers;
+  std::string scheduler = "unknown";
 
   bool o_direct = false;
   std::string o_direct_note;          // why not, or how it was established

@@ -5,6 +5,9 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
+
+#include "iobench/kit/block_device.h"
 #include "iobench/kit/results.h"
 #include "iobench/src/files.h"
 #include "iobench/src/probe.h"
@@ -37,6 +40,11 @@ TEST(Probe, DiskFilesystemHasDeviceAndTriedAlignment) {
   EXPECT_GT(p.logical_block, 0u);
   EXPECT_TRUE(p.fallocate) << p.fallocate_note;
   EXPECT_EQ(dir.entries(), 0u) << "probe files are removed";
+  // A whole disk lists its schedulers; the active one is among them.
+  if (!p.schedulers.empty()) {
+    EXPECT_NE(std::find(p.schedulers.begin(), p.schedulers.end(), p.scheduler), p.schedulers.end());
+    EXPECT_NE(probe_table(p).find("offered:"), std::string::npos);
+  }
   if (!p.o_direct) GTEST_SKIP() << "no O_DIRECT on " << p.fs_type << ": " << p.o_direct_note;
   EXPECT_TRUE(p.direct_skip_reason().empty());
   // What the probe claims must hold: a write at the alignment succeeds and
@@ -65,6 +73,16 @@ TEST(Probe, DiskFilesystemHasDeviceAndTriedAlignment) {
     if (row.metric == "direct_io_align") found = row.value == p.direct_io_align;
   EXPECT_TRUE(found);
   EXPECT_NE(probe_json(p).find("\"o_direct\":true"), std::string::npos);
+}
+
+TEST(Probe, SchedulerLineParsed) {
+  const kit::BlockSchedulers b = kit::parse_block_schedulers("none [mq-deadline] kyber bfq\n");
+  EXPECT_EQ(b.active, "mq-deadline");
+  EXPECT_EQ(b.joined(), "none,mq-deadline,kyber,bfq");
+  EXPECT_TRUE(b.offers("bfq"));
+  EXPECT_FALSE(b.offers("cfq"));
+  EXPECT_EQ(kit::parse_block_schedulers("[none] \n").offered.size(), 1u);
+  EXPECT_TRUE(kit::parse_block_schedulers("").offered.empty());
 }
 
 TEST(Probe, MissingDirectoryIsAnError) {

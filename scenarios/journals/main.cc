@@ -20,15 +20,25 @@
 //               writers and reports every acknowledged put; kill -9; reopen;
 //               every acknowledged put must be in the root and answered by
 //               every index (a count that must be zero: categorical)
+//   jr3         JR-3 (jr3.h): a scratch ext4 on a loop device with bfq (and
+//               the scratch dir's own disk as it is, mq-deadline here): a
+//               positive control (a plain writer at IDLE against a normal
+//               one), then a journal's 4 KiB append + fdatasync latency while
+//               O_DIRECT data flushes (threads, or the engine's ring) saturate
+//               the device at equal priority, BE/7 and IDLE. Verdict: p99
+//               with low-priority background / equal <= 0.8, only where the
+//               control showed priority works.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <iostream>
+#include <algorithm>
 #include <map>
 
 #include "iobench/kit/console.h"
 #include "iobench/kit/harness.h"
+#include "scenarios/journals/jr3.h"
 #include "scenarios/journals/report.h"
 #include "scenarios/journals/workload.h"
 #include "engine/src/base/interrupt.h"
@@ -48,6 +58,11 @@ struct Config {
   double recovery_seconds = 0;
   uint64_t recovery_max_acks = 0;
   uint32_t checkpoint_ms = 200;
+  std::vector<std::string> parts{"jr1", "jr3"};
+  fj::Jr3Options jr3;
+  double jr3_seconds = 0;
+  uint64_t jr3_loop_mib = 1024, jr3_data_mib = 0;
+  uint32_t jr3_chunk_kib = 512;
 };
 
 void remove_dir(const std::string& dir) {
@@ -70,7 +85,11 @@ int main(int argc, char** argv) {
             "Verdicts: shared/separate puts/s >= 1 (95% interval) at the most indexes, fewest and most "
             "writers; fsyncs per put at 1 writer separate = indexes + 1 and shared = 1 (counts, within "
             "1%); no acknowledged put missing in any round. Quick mode: indexes 0,1,8 x writers 1,16, "
-            "shorter cells.");
+            "shorter cells. Part jr3 (JR-3, needs root for the loop device, else skipped with the reason): "
+            "journal fdatasync p50/p99 while O_DIRECT background flushes saturate a bfq loop device (and the "
+            "scratch disk as it is) at equal priority, BE/7 and IDLE, after a positive control (an IDLE "
+            "writer against a normal one); JR-3 reproduced where p99 low/equal <= 0.8 and the control "
+            "showed priority.");
   Config c;
   auto& app = h.app();
   auto* idx_opt = app.add_option("--indexes", c.indexes,
@@ -101,6 +120,44 @@ int main(int argc, char** argv) {
   app.add_option("--checkpoint-ms", c.checkpoint_ms,
                  "the recovery child checkpoints this often, so kills land in checkpoints too (0: never)")
       ->capture_default_str();
+  app.add_option("--parts", c.parts, "parts to run: jr1 (throughput, fsyncs, recovery), jr3 (default jr1,jr3)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(std::vector<std::string>{"jr1", "jr3"}));
+  app.add_option("--jr3-devices", c.jr3.devices,
+                 "JR-3 devices: loop (ext4 on a bfq loop device), disk (the --dir disk as it is) (default loop,disk)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(std::vector<std::string>{"loop", "disk"}));
+  auto* fl_opt = app.add_option("--jr3-flushers", c.jr3.flushers,
+                                "JR-3 background writers: threads (O_DIRECT pwrite, ioprio_set per thread), ring "
+                                "(the engine's io_uring, priority on each sqe) (default threads,ring; quick ring)")
+                     ->delimiter(',')
+                     ->check(CLI::IsMember(fj::flusher_names()));
+  auto* pr_opt = app.add_option("--jr3-prios", c.jr3.prios,
+                                "JR-3 background priorities on the loop device: alone (no background), equal, be7, "
+                                "idle (default alone,equal,be7,idle; quick equal,be7,idle)")
+                     ->delimiter(',')
+                     ->check(CLI::IsMember(fj::bg_prio_names()));
+  auto* dp_opt = app.add_option("--jr3-disk-prios", c.jr3.disk_prios,
+                                "the same on the disk (default alone,equal,be7,idle; quick equal,idle)")
+                     ->delimiter(',')
+                     ->check(CLI::IsMember(fj::bg_prio_names()));
+  app.add_flag("!--jr3-no-control", c.jr3.control, "skip the positive control (JR-3 is then not judged)");
+  app.add_option("--jr3-seconds", c.jr3_seconds, "JR-3 measured window a cell (default 2; quick 0.25)")
+      ->check(CLI::Range(0.05, 3600.0));
+  app.add_option("--jr3-depth", c.jr3.cell.depth, "background writes in flight")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  app.add_option("--jr3-chunk-kib", c.jr3_chunk_kib, "KiB a background write")
+      ->check(CLI::Range(4, 65536))
+      ->capture_default_str();
+  app.add_option("--jr3-record", c.jr3.cell.record, "bytes a journal append")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  app.add_option("--jr3-data-mib", c.jr3_data_mib, "MiB of data file the background overwrites (default 256; quick 64)")
+      ->check(CLI::Range(1, 65536));
+  app.add_option("--jr3-loop-mib", c.jr3_loop_mib, "MiB of the loop device's sparse backing file")
+      ->check(CLI::Range(64, 1 << 20))
+      ->capture_default_str();
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
   const bool q = h.quick();
   if (idx_opt->count() == 0) c.indexes = q ? std::vector<int>{0, 1, 8} : std::vector<int>{0, 1, 4, 8, 16};
@@ -109,6 +166,20 @@ int main(int argc, char** argv) {
   if (c.max_puts == 0) c.max_puts = q ? 20000 : 500000;
   if (c.recovery_seconds == 0) c.recovery_seconds = q ? 0.5 : 2;
   if (c.recovery_max_acks == 0) c.recovery_max_acks = q ? 1000 : 5000;
+  if (fl_opt->count() == 0) c.jr3.flushers = q ? std::vector<std::string>{"ring"} : fj::flusher_names();
+  if (pr_opt->count() == 0)
+    c.jr3.prios = q ? std::vector<std::string>{"equal", "be7", "idle"} : fj::bg_prio_names();
+  if (dp_opt->count() == 0)
+    c.jr3.disk_prios = q ? std::vector<std::string>{"equal", "idle"} : fj::bg_prio_names();
+  if (c.jr3_seconds == 0) c.jr3_seconds = q ? 0.25 : 2;
+  if (c.jr3_data_mib == 0) c.jr3_data_mib = q ? 64 : 256;
+  c.jr3.cell.seconds = c.jr3_seconds;
+  c.jr3.cell.warmup = q ? 0.05 : 0.2;
+  c.jr3.cell.chunk = c.jr3_chunk_kib << 10;
+  c.jr3.cell.data_bytes = c.jr3_data_mib << 20;
+  c.jr3.loop_bytes = c.jr3_loop_mib << 20;
+  const bool jr1 = std::find(c.parts.begin(), c.parts.end(), "jr1") != c.parts.end();
+  const bool jr3 = std::find(c.parts.begin(), c.parts.end(), "jr3") != c.parts.end();
   auto& meta = h.results().meta();
   meta.set("durability", "durable");
   meta.set("cell_seconds", fmt::format("{:g}", c.seconds));
@@ -116,6 +187,10 @@ int main(int argc, char** argv) {
   meta.set("counts_source", "writes/fsyncs/dir_syncs: the cell's own PosixEnv (syscalls); journals_shared, "
                             "branches, journal_links, branch_journal_*: the engine's Stats");
 
+  if (!jr1) {
+    c.indexes.clear();
+    c.recovery = false;
+  }
   fj::Report rep;
   bool cell_failed = false;
   const int reps = h.reps();
@@ -185,12 +260,30 @@ int main(int argc, char** argv) {
     }
   }
 
+  // JR-3 after JR-1's cells, so its loop device and saturating flushes never
+  // share the disk with them.
+  fj::PrioReport prio;
+  if (jr3 && !fenec::base::StopRequested()) {
+    meta.set("jr3_cell_seconds", fmt::format("{:g}", c.jr3.cell.seconds));
+    meta.set("jr3_background", fmt::format("O_DIRECT {} KiB writes, {} in flight, over {} MiB", c.jr3_chunk_kib,
+                                           c.jr3.cell.depth, c.jr3_data_mib));
+    meta.set("jr3_journal", fmt::format("buffered {} B appends + fdatasync, one at a time", c.jr3.cell.record));
+    if (!fj::run_jr3(h, c.jr3, &prio)) cell_failed = true;
+  }
+
   if (fenec::base::StopRequested()) h.results().mark_incomplete("interrupted");
-  fj::write_plots(h, rep);
-  fj::add_ratios(h.results(), rep);
-  for (fenec::kit::Verdict& v : fj::verdicts(rep, [&h](const std::string& name) { return h.plot_path(name) + ".png"; }))
-    h.results().verdict(v);
-  fj::print_tables(rep);
+  const auto plot_png = [&h](const std::string& name) { return h.plot_path(name) + ".png"; };
+  if (jr1) {
+    fj::write_plots(h, rep);
+    fj::add_ratios(h.results(), rep);
+    for (fenec::kit::Verdict& v : fj::verdicts(rep, plot_png)) h.results().verdict(v);
+    fj::print_tables(rep);
+  }
+  if (jr3) {
+    fj::write_prio_plot(h, prio);
+    for (const fj::PrioDevice& d : prio.devices) h.results().verdict(fj::prio_verdict(d, plot_png("jr3_p99")));
+    fj::print_prio_tables(prio);
+  }
   int rc = h.finish();
   if (rep.recovery_failed()) {
     std::cerr << "\njournals-bench: RECOVERY FAILED: acknowledged puts missing after kill -9, Check failed, "

@@ -1,0 +1,199 @@
+#include "scenarios/journals/loopfs.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+#include <vector>
+
+#include "iobench/kit/block_device.h"
+
+extern char** environ;
+
+namespace fenec::scenarios::journals {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Runs argv[0] (found on PATH, /sbin included) and waits; returns "" on exit
+// 0, else the command and its output's last line. *out gets stdout+stderr.
+std::string run(const std::vector<std::string>& argv, std::string* out = nullptr) {
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0) return fmt::format("pipe: {}", std::strerror(errno));
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDERR_FILENO);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  // Debian keeps losetup and mkfs.ext4 in /usr/sbin, not on every user's PATH.
+  std::string exe = argv[0];
+  for (const char* d : {"/usr/sbin/", "/sbin/", "/usr/bin/"})
+    if (access((d + argv[0]).c_str(), X_OK) == 0) {
+      exe = d + argv[0];
+      break;
+    }
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, exe.c_str(), &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(pipefd[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(pipefd[0], buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  close(pipefd[0]);
+  if (rc != 0) return fmt::format("{}: {}", argv[0], std::strerror(rc));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  if (out) *out = text;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  const size_t nl = text.rfind('\n');
+  return fmt::format("{} failed: {}", argv[0], nl == std::string::npos ? text : text.substr(nl + 1));
+}
+
+}  // namespace
+
+std::string loop_unavailable_reason() {
+  if (geteuid() != 0) return "not root: losetup, mkfs and mount need root";
+  if (access("/dev/loop-control", R_OK | W_OK) != 0) return "no /dev/loop-control (loop driver absent)";
+  return "";
+}
+
+std::unique_ptr<LoopFs> LoopFs::Create(const LoopFsOptions& o, std::string* why_not) {
+  *why_not = loop_unavailable_reason();
+  if (!why_not->empty()) return nullptr;
+  std::unique_ptr<LoopFs> l(new LoopFs);
+  // From here on every return of nullptr destroys l, which tears down what was built.
+  auto fail = [&](std::string why) {
+    *why_not = std::move(why);
+    if (std::string t = l->Teardown(); !t.empty()) *why_not += "; clean-up: " + t;
+    return nullptr;
+  };
+  std::error_code ec;
+  fs::create_directories(o.dir, ec);
+  if (ec) return fail(fmt::format("mkdir {}: {}", o.dir, ec.message()));
+  l->img_ = o.dir + "/loop.img";
+  {
+    const int fd = ::open(l->img_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) return fail(fmt::format("create {}: {}", l->img_, std::strerror(errno)));
+    const int rc = ftruncate(fd, static_cast<off_t>(o.bytes));  // sparse: blocks only where written
+    const int err = errno;
+    close(fd);
+    if (rc != 0) return fail(fmt::format("ftruncate {}: {}", l->img_, std::strerror(err)));
+  }
+  std::string dev;
+  if (std::string e = run({"losetup", "--direct-io=on", "--find", "--show", l->img_}, &dev); !e.empty())
+    return fail(e);
+  l->dev_ = dev;
+  if (l->dev_.rfind("/dev/loop", 0) != 0) return fail("losetup printed no device: " + dev);
+  if (o.fail_after == "losetup") return fail("simulated failure after losetup");
+  // Inode tables and the journal initialised now, not by ext4lazyinit's
+  // thread writing behind the measurement; no reserved blocks, no discard.
+  if (std::string e = run({"mkfs.ext4", "-q", "-F", "-m", "0", "-E",
+                           "lazy_itable_init=0,lazy_journal_init=0,nodiscard", l->dev_});
+      !e.empty())
+    return fail(e);
+  if (o.fail_after == "mkfs") return fail("simulated failure after mkfs");
+  l->mnt_ = o.dir + "/mnt";
+  fs::create_directories(l->mnt_, ec);
+  if (ec) return fail(fmt::format("mkdir {}: {}", l->mnt_, ec.message()));
+  if (::mount(l->dev_.c_str(), l->mnt_.c_str(), "ext4", 0, nullptr) != 0)
+    return fail(fmt::format("mount {} on {}: {}", l->dev_, l->mnt_, std::strerror(errno)));
+  l->mounted_ = true;
+  if (o.fail_after == "mount") return fail("simulated failure after mount");
+  const std::string name = l->name();
+  if (!o.scheduler.empty()) {
+    const kit::BlockSchedulers offered = kit::read_block_schedulers(name);
+    if (!offered.offers(o.scheduler))
+      return fail(fmt::format("{} does not offer {} (offers: {})", name, o.scheduler, offered.joined()));
+    std::ofstream sched("/sys/block/" + name + "/queue/scheduler");
+    sched << o.scheduler << std::flush;
+    if (!sched) return fail(fmt::format("cannot set {} on {}", o.scheduler, name));
+  }
+  l->scheduler_ = kit::read_block_schedulers(name).active;
+  if (!o.scheduler.empty() && l->scheduler_ != o.scheduler)
+    return fail(fmt::format("{} kept scheduler {} after writing {}", name, l->scheduler_, o.scheduler));
+  if (o.fail_after == "scheduler") return fail("simulated failure after setting the scheduler");
+  return l;
+}
+
+std::string LoopFs::name() const { return dev_.empty() ? "" : fs::path(dev_).filename().string(); }
+
+std::string LoopFs::Teardown() {
+  std::string err;
+  auto note = [&err](const std::string& e) { err += (err.empty() ? "" : "; ") + e; };
+  if (mounted_) {
+    // EBUSY a moment after the last file closed is possible (a lazy
+    // iput); retry briefly, then detach lazily so the loop can still go.
+    int rc = -1;
+    for (int i = 0; i < 50 && (rc = ::umount2(mnt_.c_str(), 0)) != 0 && errno == EBUSY; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (rc != 0) {
+      note(fmt::format("umount {}: {}", mnt_, std::strerror(errno)));
+      if (::umount2(mnt_.c_str(), MNT_DETACH) != 0) note(fmt::format("lazy umount: {}", std::strerror(errno)));
+    }
+    mounted_ = false;
+  }
+  if (!dev_.empty()) {
+    if (std::string e = run({"losetup", "-d", dev_}); !e.empty()) note(e);
+    dev_.clear();
+  }
+  std::error_code ec;
+  if (!mnt_.empty()) {
+    fs::remove(mnt_, ec);  // empty once unmounted; never remove_all a mount point
+    mnt_.clear();
+  }
+  if (!img_.empty()) {
+    fs::remove(img_, ec);
+    if (ec) note(fmt::format("rm {}: {}", img_, ec.message()));
+    img_.clear();
+  }
+  return err;
+}
+
+LoopFs::~LoopFs() {
+  if (std::string e = Teardown(); !e.empty()) std::cerr << "journals-bench: loop clean-up: " << e << "\n";
+}
+
+int loop_devices_backed_by(const std::string& path) {
+  int n = 0;
+  std::error_code ec;
+  const std::string want = fs::weakly_canonical(path, ec).string();
+  for (const auto& e : fs::directory_iterator("/sys/block", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("loop", 0) != 0) continue;
+    std::ifstream in(e.path() / "loop" / "backing_file");
+    std::string line;
+    // The kernel appends " (deleted)" once the file is unlinked under it.
+    if (std::getline(in, line) && line.rfind(want, 0) == 0) ++n;
+  }
+  return n;
+}
+
+bool is_mounted(const std::string& mount_point) {
+  std::error_code ec;
+  const std::string want = fs::weakly_canonical(mount_point, ec).string();
+  std::ifstream in("/proc/mounts");
+  std::string src, point, rest;
+  while (in >> src >> point && std::getline(in, rest))
+    if (point == want || point == mount_point) return true;
+  return false;
+}
+
+}  // namespace fenec::scenarios::journals
