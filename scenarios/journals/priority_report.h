@@ -60,6 +60,8 @@ std::vector<kit::Check> p99_checks(const PrioDevice& d);
 // One verdict a device, gated by its control: control missed -> not
 // applicable; straddling -> inconclusive; cleared -> judged on p99_checks.
 kit::Verdict prio_verdict(const PrioDevice& d, const std::string& plot_png);
+// JR-3's row when the part did not run (quick mode): skipped, with `why`.
+kit::Verdict prio_skipped(const std::string& why);
 void write_prio_plot(kit::Harness& h, const PrioReport& rep);
 void print_prio_tables(const PrioReport& rep);
 
