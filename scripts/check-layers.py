@@ -14,7 +14,8 @@ Layers, bottom first (README.md, "Layers"):
   iobench/kit            the bench harness: results, plots, CLI; the base only
   iobench/src            the iobench tool
   scenarios/pg           the scratch PostgreSQL cluster the benches start; the base only
-  scenarios/<name>       the benches: anything below, scenarios/pg, and their own folder
+  scenarios/common       fenec-server as a benches' child process; the base only
+  scenarios/<name>       the benches: anything below, scenarios/pg, scenarios/common, and their own folder
   fuzz                   the fuzz targets: anything
 
 Prints each violation as `file:line: what` and exits 1 if there is any.
@@ -45,9 +46,11 @@ RULES += [
     ('iobench/src/', BASE + ['iobench/kit/']),
     # A scenario may use every layer below it, but not another scenario's
     # files; scenarios/pg/ (the scratch PostgreSQL cluster, not a scenario)
-    # is there for every scenario that starts one.
+    # is there for every scenario that starts one, scenarios/common/ for every
+    # one that starts fenec-server.
     ('scenarios/pg/', BASE),
-    ('scenarios/', BASE + PUBLIC + ['engine/', 'iobench/', 'scenarios/pg/']),
+    ('scenarios/common/', BASE),
+    ('scenarios/', BASE + PUBLIC + ['engine/', 'iobench/', 'scenarios/pg/', 'scenarios/common/']),
     # The fuzz targets feed every input path, so they reach into every layer.
     ('fuzz/', BASE + PUBLIC + ['engine/', 'iobench/', 'scenarios/']),
 ]

@@ -1,4 +1,4 @@
-#include "scenarios/recon/server_process.h"
+#include "scenarios/common/server_process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -16,7 +16,7 @@
 
 extern char** environ;
 
-namespace fenec::scenarios::recon {
+namespace fenec::scenarios {
 
 ServerProcess::~ServerProcess() {
   if (pid_ > 0) {
@@ -95,4 +95,15 @@ std::string DefaultServerBinary() {
   return std::filesystem::exists(bin, ec) ? bin.string() : "";
 }
 
-}  // namespace fenec::scenarios::recon
+double PromValue(const std::string& text, const std::string& series) {
+  std::string padded = "\n" + text;
+  size_t at = padded.find("\n" + series + " ");
+  if (at == std::string::npos) return -1;
+  try {
+    return std::stod(padded.substr(at + series.size() + 2));
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+}  // namespace fenec::scenarios

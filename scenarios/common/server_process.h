@@ -1,5 +1,6 @@
 // fenec-server as a child process, the way an application deploys it: the
-// bench talks to it over loopback HTTP only.
+// bench talks to it over loopback HTTP only (recon-bench, load-bench). And
+// the one figure a bench reads back from its /metrics text.
 #pragma once
 
 #include <sys/types.h>
@@ -7,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace fenec::scenarios::recon {
+namespace fenec::scenarios {
 
 class ServerProcess {
  public:
@@ -30,7 +31,11 @@ class ServerProcess {
 };
 
 // The fenec-server beside this binary in the build tree
-// (<build>/scenarios/recon/recon-bench -> <build>/engine/server/fenec-server), or "".
+// (<build>/scenarios/<name>/<name>-bench -> <build>/engine/server/fenec-server), or "".
 std::string DefaultServerBinary();
 
-}  // namespace fenec::scenarios::recon
+// The value of one series in Prometheus text ("name{labels}" exactly as
+// written), or -1 when it is absent or not a number.
+double PromValue(const std::string& text, const std::string& series);
+
+}  // namespace fenec::scenarios

@@ -16,39 +16,14 @@
 #include <thread>
 
 #include "scenarios/concurrency/store.h"
+#include "scenarios/pg/pq.h"
 
 namespace fenec::scenarios::concurrency {
 namespace {
 
-std::string pq_error(PGconn* c, const std::string& what) {
-  std::string m = c != nullptr ? PQerrorMessage(c) : "no connection";
-  while (!m.empty() && (m.back() == '\n' || m.back() == ' ')) m.pop_back();
-  return fmt::format("postgres {}: {}", what, m);
-}
-
-// Runs a statement with no parameters; "" when it returned `ok`.
-std::string exec(PGconn* c, const std::string& sql, ExecStatusType ok = PGRES_COMMAND_OK,
-                 PGresult** keep = nullptr) {
-  PGresult* r = PQexec(c, sql.c_str());
-  const bool good = PQresultStatus(r) == ok;
-  std::string err = good ? "" : pq_error(c, sql.substr(0, 60));
-  if (keep != nullptr && good) {
-    *keep = r;
-  } else {
-    PQclear(r);
-  }
-  return err;
-}
-
-PGconn* connect(const std::string& conninfo, std::string* err) {
-  PGconn* c = PQconnectdb(conninfo.c_str());
-  if (PQstatus(c) != CONNECTION_OK) {
-    *err = pq_error(c, "connect");
-    PQfinish(c);
-    return nullptr;
-  }
-  return c;
-}
+using pg::connect;
+using pg::exec;
+using pg::pq_error;
 
 std::atomic<uint64_t> g_tables{0};  // a fresh table per store, in one database
 

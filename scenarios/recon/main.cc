@@ -25,7 +25,7 @@
 #include "scenarios/recon/ledger.h"
 #include "scenarios/recon/report.h"
 #include "scenarios/recon/run.h"
-#include "scenarios/recon/server_process.h"
+#include "scenarios/common/server_process.h"
 #include "engine/src/base/interrupt.h"
 
 namespace {
@@ -33,6 +33,8 @@ namespace {
 namespace fs = std::filesystem;
 using fenec::kit::Harness;
 using namespace fenec::scenarios::recon;
+using fenec::scenarios::DefaultServerBinary;
+using fenec::scenarios::ServerProcess;
 
 struct Flags {
   std::string server;

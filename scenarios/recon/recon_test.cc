@@ -14,7 +14,7 @@
 #include "scenarios/recon/ledger.h"
 #include "scenarios/recon/report.h"
 #include "scenarios/recon/run.h"
-#include "scenarios/recon/server_process.h"
+#include "scenarios/common/server_process.h"
 
 namespace fenec::scenarios::recon {
 namespace {

@@ -9,17 +9,6 @@
 
 namespace fenec::scenarios::recon {
 
-double PromValue(const std::string& text, const std::string& series) {
-  std::string padded = "\n" + text;
-  size_t at = padded.find("\n" + series + " ");
-  if (at == std::string::npos) return -1;
-  try {
-    return std::stod(padded.substr(at + series.size() + 2));
-  } catch (const std::exception&) {
-    return -1;
-  }
-}
-
 RunFigures AddRunRows(kit::Results& results, const std::string& arm, int run, const RunResult& r,
                       const std::string& server_metrics, int server_exit) {
   RunFigures f;

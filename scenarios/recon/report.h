@@ -21,6 +21,7 @@
 #include "iobench/kit/harness.h"
 #include "iobench/kit/stats.h"
 #include "iobench/kit/verdict.h"
+#include "scenarios/common/server_process.h"
 #include "scenarios/recon/run.h"
 
 namespace fenec::scenarios::recon {
@@ -66,7 +67,6 @@ void AddSummaryRows(kit::Results& results, const std::map<std::string, std::vect
 
 kit::Verdict MakeVerdict(const std::map<std::string, std::vector<RunFigures>>& figures, const std::string& plot);
 
-// A sample's value from Prometheus text ("name{labels} value"), or -1.
-double PromValue(const std::string& text, const std::string& series);
+using scenarios::PromValue;  // scenarios/common/server_process.h
 
 }  // namespace fenec::scenarios::recon
