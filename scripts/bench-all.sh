@@ -7,7 +7,7 @@ build=$1
 here=$(dirname "$0")
 failed=()
 start=$(date +%s)
-for name in io concurrency growth recon journals commit smaps micro vector conns; do
+for name in io concurrency growth recon journals commit smaps micro vector conns load; do
   bin="$build/scenarios/$name/$name-bench"
   [ -x "$bin" ] || continue
   echo "== $name-bench --quick  ($(( $(date +%s) - start ))s elapsed)" >&2
