@@ -33,7 +33,7 @@ QUICK ?=
 ARGS ?=
 RUNS ?= 5
 QFLAG := $(if $(filter 1 yes true,$(QUICK)),--quick,)
-SCENARIOS := io concurrency growth recon journals commit smaps micro vector conns requests soak
+SCENARIOS := io concurrency growth recon journals commit smaps micro vector conns requests load soak
 
 .PHONY: all setup build fuzz test bench report stability clean postgres-up postgres-down ci-charts record ci-baseline \
         $(addsuffix -bench,$(SCENARIOS))

@@ -9,7 +9,7 @@ failed=()
 start=$(date +%s)
 # soak is left out on purpose: a robustness run (kill -9 cycles, 30 s even quick), not a
 # measurement, and this loop's budget is spent; run it with `make soak-bench`.
-for name in io concurrency growth recon journals commit smaps micro vector conns requests; do
+for name in io concurrency growth recon journals commit smaps micro vector conns requests load; do
   bin="$build/scenarios/$name/$name-bench"
   [ -x "$bin" ] || continue
   echo "== $name-bench --quick  ($(( $(date +%s) - start ))s elapsed)" >&2

@@ -68,7 +68,7 @@ void RaiseOpenFilesLimit() {
 int main(int argc, char** argv) {
   CLI::App app{kDescription, "fenec-server"};
   std::string listen = "127.0.0.1:8080", data = "fenec-data", token, long_reads = "pinned";
-  std::string journals = "shared", completion = "direct", data_flush = "pwrite";
+  std::string journals = "shared", completion = "direct", data_flush = "pwrite", vector_insert = "batch";
   uint32_t sync_ms = 250;
   bool durable = false;
   // Connection defaults (issue 13): an idle client is let go after a minute
@@ -105,6 +105,10 @@ int main(int argc, char** argv) {
   app.add_option("--data-flush", data_flush, "data-file buffers: pwrite, or global-ring (IO-6, low I/O priority)")
       ->capture_default_str()
       ->check(CLI::IsMember({"pwrite", "global-ring"}));
+  app.add_option("--vector-insert", vector_insert,
+                 "how @hnsw fields link landed vectors: batch (VS-1, 512 at a time on every core) or row (one at a time)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"batch", "row"}));
   app.add_option("--max-body", max_body, "largest request body in bytes (larger: 413)")->capture_default_str()
       ->check(CLI::Range(size_t{1024}, size_t{1} << 32));
   app.add_option("--max-connections", max_connections,
@@ -180,6 +184,7 @@ int main(int argc, char** argv) {
   options.data_flush = data_flush == "pwrite" ? fenec::DataFlush::kPwrite : fenec::DataFlush::kGlobalRing;
   options.sync_ms = sync_ms;
   options.long_reads = long_reads == "locked" ? fenec::LongReads::kUnderLock : fenec::LongReads::kPinned;
+  options.hnsw.insert = vector_insert == "row" ? fenec::VectorInsert::kRow : fenec::VectorInsert::kBatch;
   auto db = fenec::Database::Open(data, options);
   if (!db.ok()) {
     fmt::print(stderr, "fenec-server: open {}: {}\n", data, db.status().ToString());
