@@ -13,6 +13,7 @@
 #include "scenarios/concurrency/store.h"
 #include "scenarios/concurrency/store_test_util.h"
 #include "scenarios/concurrency/workload.h"
+#include "scenarios/pg/cluster_test_fixture.h"
 #include "scenarios/pg/pg_cluster.h"
 
 namespace fenec::scenarios::concurrency {
@@ -66,21 +67,8 @@ TEST_F(ScratchDir, RocksdbSyncsItsWalOncePerWriteOnlyWhenDurable) {
   EXPECT_EQ(b.fsyncs, 0u);
 }
 
-class PostgresTest : public base::ScratchTest {
- protected:
-  void SetUp() override {
-    base::ScratchTest::SetUp();
-    if (const std::string err = cluster_.Start(path("pg")); !err.empty()) {
-      if (err.find("not installed") != std::string::npos) GTEST_SKIP() << err;
-      FAIL() << err;
-    }
-  }
-  void TearDown() override {
-    EXPECT_EQ(cluster_.Stop(), "");
-    base::ScratchTest::TearDown();
-  }
-  pg::PgCluster cluster_;
-};
+// A scratch cluster per test (scenarios/pg/cluster_test_fixture.h).
+using PostgresTest = pg::ClusterTest;
 
 TEST_F(PostgresTest, RoundTripsRowsByIdInAFreshTable) {
   std::string err;

@@ -26,6 +26,7 @@
 #include "engine/src/base/testing.h"
 #include "scenarios/load/loaders.h"
 #include "scenarios/load/rows.h"
+#include "scenarios/pg/cluster_test_fixture.h"
 #include "scenarios/pg/pg_cluster.h"
 
 extern char** environ;
@@ -123,21 +124,8 @@ TEST_F(ScratchDir, AGraphLoadEndsWithEveryVectorLinked) {
   }
 }
 
-class PostgresLoad : public base::ScratchTest {
- protected:
-  void SetUp() override {
-    base::ScratchTest::SetUp();
-    if (const std::string err = cluster_.Start(path("pg")); !err.empty()) {
-      if (err.find("not installed") != std::string::npos) GTEST_SKIP() << err;
-      FAIL() << err;
-    }
-  }
-  void TearDown() override {
-    EXPECT_EQ(cluster_.Stop(), "");
-    base::ScratchTest::TearDown();
-  }
-  pg::PgCluster cluster_;
-};
+// A scratch cluster per test (scenarios/pg/cluster_test_fixture.h).
+using PostgresLoad = pg::ClusterTest;
 
 TEST_F(PostgresLoad, CopyAndInsertLoadEveryRowOfEachFormatAndRefuseABadRow) {
   for (Format format : {Format::kJsonl, Format::kCsv}) {
