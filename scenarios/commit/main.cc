@@ -228,7 +228,7 @@ int main(int argc, char** argv) {
                  "direct,sync,async")
       ->delimiter(',')
       ->check(CLI::IsMember(all_arms()));
-  app.add_option("--seconds", o.seconds, "flush arms: flushing time per arm, case and repetition (default 3.5; quick 0.5)")
+  app.add_option("--seconds", o.seconds, "flush arms: flushing time per arm, case and repetition (default 3.5; quick 0.4)")
       ->check(CLI::Range(0.1, 3600.0));
   app.add_option("--producers", o.producers,
                  "threads issuing flushes, each owning every Nth file (default 4)")
@@ -286,7 +286,7 @@ int main(int argc, char** argv) {
   // as short (quick mode costs a minute more).
   h.set_default_reps(5, 5);
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
-  if (o.seconds == 0) o.seconds = h.quick() ? 0.5 : 3.5;
+  if (o.seconds == 0) o.seconds = h.quick() ? 0.4 : 3.5;
   if (o.dirty_mib == 0) o.dirty_mib = 16;
   if (o.docs == 0) o.docs = h.quick() ? 30000 : 100000;
   if (o.max_seconds == 0) o.max_seconds = h.quick() ? 30 : 240;

@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
   Flags f;
   auto& app = h.app();
   app.add_option("--server", f.server, "the fenec-server binary (default: the one in this build tree)");
-  app.add_option("--seconds", f.seconds, "length of a run (default 5 quick, 20 full)")->check(CLI::Range(1.0, 3600.0));
+  app.add_option("--seconds", f.seconds, "length of a run (default 4 quick, 20 full)")->check(CLI::Range(1.0, 3600.0));
   app.add_option("--prefill", f.prefill, "transfers per client landed before the runs, two entries each (default 100000 quick, 150000 full)")
       ->check(CLI::Range(0, 10000000));
   app.add_option("--rate", f.rate, "transfers a second per client; 0: closed loop (default 1000)")
@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->check(CLI::IsMember({kNoRecon, kPinned, kLocked}));
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
-  if (f.seconds == 0) f.seconds = h.quick() ? 5 : 20;
+  if (f.seconds == 0) f.seconds = h.quick() ? 4 : 20;
   const int runs = h.reps();
   if (f.prefill < 0) f.prefill = h.quick() ? 100000 : 150000;
   if (f.server.empty()) f.server = DefaultServerBinary();
