@@ -60,6 +60,35 @@ Ratio of_reps(const std::vector<double>& x) {
   return of_logs(logs);
 }
 
+size_t median_rank(size_t n) {
+  // P(X <= j) for X ~ Binomial(n, 1/2), summed term by term in doubles
+  // (C(n, j) / 2^n stays representable for the n a bench uses).
+  size_t k = 0;
+  double term = std::pow(0.5, static_cast<double>(n)), cdf = 0;
+  for (size_t j = 0; j < n / 2; ++j) {
+    cdf += term;  // P(X <= j)
+    if (cdf > 0.025) break;
+    k = j + 1;  // P(X < k) = P(X <= j) <= 2.5%
+    term = term * static_cast<double>(n - j) / static_cast<double>(j + 1);
+  }
+  return k;
+}
+
+Ratio median_ratio(const std::vector<double>& a, const std::vector<double>& b) {
+  Ratio r;
+  std::vector<double> ratios;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    if (!(a[i] > 0 && b[i] > 0 && std::isfinite(a[i]) && std::isfinite(b[i]))) return r;
+    ratios.push_back(a[i] / b[i]);
+  }
+  r.reps = ratios.size();
+  if (ratios.empty()) return r;
+  std::sort(ratios.begin(), ratios.end());
+  r.value = median(ratios);
+  if (const size_t k = median_rank(ratios.size()); k > 0) r.ci95 = {ratios[k - 1], ratios[ratios.size() - k]};
+  return r;
+}
+
 std::string format_ratio(const Ratio& r, int decimals) {
   if (!r.known()) return "unknown";
   if (!r.ci95.known()) return fmt::format("{:.{}f}x ({} rep, no interval)", r.value, decimals, r.reps);

@@ -47,6 +47,21 @@ Ratio paired_ratio(const std::vector<double>& a, const std::vector<double>& b);
 // One figure over repetitions: its geometric mean and interval.
 Ratio of_reps(const std::vector<double>& x);
 
+// The median of a[i] / b[i] with a distribution-free 95% interval from
+// order statistics: with n ratios sorted, [r(k), r(n+1-k)] for the largest k
+// at which P(Binomial(n, 1/2) < k) <= 2.5% (the interval holds the true
+// median with probability >= 95% whatever the distribution). For a finding
+// whose arms switch between regimes for seconds at a time (MM-4: the host
+// moves the two vCPUs and a shared cache line costs 1.5x more for a few
+// seconds), the geometric mean's t interval spans both regimes, while this
+// one moves only if more than k - 1 ratios fall on one side: it judges the
+// typical repetition. Its price is width: it needs many repetitions (no
+// interval below 6; at 8, k = 1, min to max; at 32, k = 10). `value` is
+// the median.
+Ratio median_ratio(const std::vector<double>& a, const std::vector<double>& b);
+// The k above for n ratios (0 below 6: no interval reaches 95%).
+size_t median_rank(size_t n);
+
 // "1.32x [1.21, 1.44]", or "1.32x (1 rep, no interval)"; `decimals` digits
 // after the point (more for small ratios, so 0.004x does not print as 0.00x).
 std::string format_ratio(const Ratio& r, int decimals = 2);

@@ -174,11 +174,11 @@ void register_mm4(Fixtures& f, double min_time) {
   // RE2: one object (its DFA cache shared under RE2's lock) or one per thread.
   benchmark::RegisterBenchmark("MM4/re2_shared", [fp](benchmark::State& st) {
     bench_matches(st, *fp, [&](const std::string& l) { return fp->re2->match(l); });
-  })->Threads(1)->Threads(2)->UseRealTime()->MinTime(min_time * kMm4MinTimeFactor);
+  })->Threads(1)->Threads(2)->UseRealTime()->MinTime(min_time);
   benchmark::RegisterBenchmark("MM4/re2_per_thread", [fp](benchmark::State& st) {
     const Re2Matcher m(kUserIdPatternAnyCase);
     bench_matches(st, *fp, [&](const std::string& l) { return m.match(l); });
-  })->Threads(1)->Threads(2)->UseRealTime()->MinTime(min_time * kMm4MinTimeFactor);
+  })->Threads(1)->Threads(2)->UseRealTime()->MinTime(min_time);
   // PCRE2: match data lent from one slot, a fresh one when taken (the
   // source's pattern), or one per thread.
   benchmark::RegisterBenchmark("MM4/pcre2_shared_slot", [fp](benchmark::State& st) {
@@ -187,11 +187,11 @@ void register_mm4(Fixtures& f, double min_time) {
     const double calls = static_cast<double>(st.iterations() * kLinesPerIter) * st.threads();
     st.counters["fresh_per_call"] = benchmark::Counter(
         static_cast<double>(fp->pcre2_shared->fresh_match_data() - fresh0) / calls, benchmark::Counter::kAvgThreads);
-  })->Threads(1)->Threads(2)->UseRealTime()->MinTime(min_time * kMm4MinTimeFactor);
+  })->Threads(1)->Threads(2)->UseRealTime()->MinTime(min_time);
   benchmark::RegisterBenchmark("MM4/pcre2_per_thread", [fp](benchmark::State& st) {
     Pcre2LocalMatcher m(*fp->pcre2);
     bench_matches(st, *fp, [&](const std::string& l) { return m.match(l); });
-  })->Threads(1)->Threads(2)->UseRealTime()->MinTime(min_time * kMm4MinTimeFactor);
+  })->Threads(1)->Threads(2)->UseRealTime()->MinTime(min_time);
 }
 
 void register_mm5(Fixtures& f) {

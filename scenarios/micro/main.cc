@@ -133,10 +133,22 @@ int main(int argc, char** argv) {
   fenec::scenarios::micro::CollectingReporter reporter;
   std::ofstream gbench_file(gbench_out);
   fenec::scenarios::micro::PassesJsonReporter json(&gbench_file);
+  // With the default filter, a pass samples MM-4's judged pairs four times,
+  // between the other groups, so their 32 samples are spread over the whole
+  // run: the host sometimes places the two vCPUs where a shared cache line
+  // costs 1.5x more for a few seconds, and the verdict judges the median
+  // sample (collect.cc), which such a spell moves only if it covers nearly a
+  // third of them. A --filter runs as given, once a pass.
+  using fenec::scenarios::micro::kMm4Judged;
+  std::vector<std::string> plan = {filter};
+  if (filter == ".") {
+    plan = {kMm4Judged, "^MM2/", kMm4Judged, "^MM3/|^MM4/(shared_checkout|per_thread)/|^MM4/.*threads:1$",
+            kMm4Judged, "^MM5/", kMm4Judged, "^ENG/"};
+  }
   fenec::kit::run_interleaved(reps, 1, [&](size_t, int pass) {
     reporter.set_pass(pass);
     json.set_pass(pass);
-    benchmark::RunSpecifiedBenchmarks(&reporter, &json);
+    for (const std::string& spec : plan) benchmark::RunSpecifiedBenchmarks(&reporter, &json, spec);
   });
   json.Done();
   gbench_file.close();
