@@ -152,7 +152,8 @@ std::string WritePlot(kit::Harness& h, const Cells& cells, int clients) {
 }
 
 std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, const std::string& plot,
-                                       const std::string& pg_skip, const std::string& wrk_skip) {
+                                       const std::string& pg_skip, const std::string& wrk_skip,
+                                       const std::string& wrk_unjudged) {
   const std::string by1 = CaseName(Kind::kGetById, 1, false), byn = CaseName(Kind::kGetById, clients, false),
                     putn = CaseName(Kind::kPut, clients, true);
   const std::string source = fmt::format(
@@ -221,6 +222,7 @@ std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, const st
           {{"ours/wrk get-by-id p50, 1 client", wp50, 1.15, false},
            {fmt::format("ours/wrk get-by-id requests/s, {} clients", clients), wrate, 0.85, true}},
           wrk_skip);
+  if (wrk_skip.empty() && !wrk_unjudged.empty()) out.back().not_applicable(wrk_unjudged + " (" + out.back().reason + ")");
   return out;
 }
 

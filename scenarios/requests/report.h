@@ -58,8 +58,10 @@ void AddSummary(kit::Results& results, const Cells& cells, int clients);
 // plots/requests/latency: round-trip p50 per request kind and system, 1 and
 // `clients` clients, the server's handling and the source's figures beside.
 std::string WritePlot(kit::Harness& h, const Cells& cells, int clients);
-// pg_skip / wrk_skip: why that arm did not run ("" when it did).
+// pg_skip / wrk_skip: why that arm did not run ("" when it did);
+// wrk_unjudged: why the wrk check is shown but not judged ("" to judge it).
 std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, const std::string& plot,
-                                       const std::string& pg_skip, const std::string& wrk_skip);
+                                       const std::string& pg_skip, const std::string& wrk_skip,
+                                       const std::string& wrk_unjudged = "");
 
 }  // namespace fenec::scenarios::requests
