@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +13,7 @@
 #include "iobench/kit/console.h"
 #include "iobench/kit/stats.h"
 #include "scenarios/concurrency/store.h"
+#include "scenarios/concurrency/workload.h"
 #include "scenarios/pg/pq.h"
 
 namespace fenec::scenarios::concurrency {
@@ -76,16 +75,8 @@ double parse_pgbench_transactions(const std::string& out) {
 
 namespace {
 
-// The machine's busy CPU seconds since `from` (/proc/stat), every process.
-double busy_seconds_since(const base::CpuTimes& from) {
-  const base::CpuTimes now = base::ReadCpuTimes();
-  if (!now.ok || !from.ok) return -1;
-  const uint64_t busy = (now.total - now.idle - now.steal) - (from.total - from.idle - from.steal);
-  return static_cast<double>(busy) / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
 void set_cpu(ToolRun* t, const base::CpuTimes& from) {
-  const double cpu_s = busy_seconds_since(from);
+  const double cpu_s = machine_busy_seconds_since(from);
   if (cpu_s >= 0 && t->commits > 0) t->cpu_us_per_commit = cpu_s * 1e6 / t->commits;
 }
 

@@ -171,11 +171,11 @@ double round_us(const WriterFig& f) {
 
 // A plain mean over the repetitions, for counts that can be 0 (a buffered
 // arm's fsyncs a commit), which a geometric mean cannot hold.
-std::string mean_of(const Reps<WriterFig>& reps, double (*get)(const WriterFig&)) {
+std::string mean_of(const Reps<WriterFig>& reps, double (*get)(const WriterFig&), int decimals = 3) {
   const std::vector<double> v = figures(reps, get);
   double sum = 0;
   for (double x : v) sum += x;
-  return v.empty() ? "unknown" : fmt::format("{:.3f}", sum / static_cast<double>(v.size()));
+  return v.empty() ? "unknown" : fmt::format("{:.{}f}", sum / static_cast<double>(v.size()), decimals);
 }
 
 struct Peer {
@@ -204,9 +204,9 @@ void add_peers(const Report& rep, const char* finding, const char* ours, int wri
                                     mean_of(*mine, commits_a_round) == "0.000"
                                         ? ""
                                         : fmt::format("; commits a sync round {} vs {}, a round {} vs {} us",
-                                                      mean_of(*mine, commits_a_round),
-                                                      mean_of(*theirs, commits_a_round), mean_of(*mine, round_us),
-                                                      mean_of(*theirs, round_us)))});
+                                                      mean_of(*mine, commits_a_round, 1),
+                                                      mean_of(*theirs, commits_a_round, 1),
+                                                      mean_of(*mine, round_us, 0), mean_of(*theirs, round_us, 0)))});
     j->targets.push_back(target_row(finding,
                                     {fmt::format("{} >= {}x {} at {} writer{}", ours, p.target, p.arm, writers,
                                                  writers == 1 ? "" : "s"),
