@@ -10,6 +10,8 @@
 #include <random>
 
 #include "engine/src/base/testing.h"
+#include "scenarios/concurrency/parts.h"
+#include "scenarios/concurrency/peer_check.h"
 #include "scenarios/concurrency/store.h"
 #include "scenarios/concurrency/store_test_util.h"
 #include "scenarios/concurrency/workload.h"
@@ -99,6 +101,49 @@ TEST_F(PostgresTest, SyncsItsWalPerCommitOnlyWhenSynchronousCommitIsOn) {
   const Counters b = PutAlone(*buffered, 40);
   EXPECT_EQ(b.commits, 40u);
   EXPECT_LT(b.fsyncs, 20u);  // only the WAL writer's, every wal_writer_delay
+  // Our sessions time their WAL syncs (track_wal_io_timing), so the mean
+  // sync a commit waited for can be set beside pgbench's.
+  EXPECT_GT(extra(d, "wal_sync_ms"), 0.0);
+}
+
+// The tools' own figures, as RocksDB 7.8's db_bench and PostgreSQL 15's
+// pgbench print them.
+TEST(PeerCheck, ParsesTheToolsRatesCountsAndSyncs) {
+  const std::string db =
+      "fillrandom   :      27.133 micros/op 36854 ops/sec 5.000 seconds 184275 operations;    5.6 MB/s\n"
+      "rocksdb.wal.synced COUNT : 23111\n";
+  EXPECT_DOUBLE_EQ(parse_db_bench(db), 36854);
+  EXPECT_DOUBLE_EQ(parse_db_bench_ops(db), 184275);
+  EXPECT_DOUBLE_EQ(parse_db_bench_wal_synced(db), 23111);
+  EXPECT_DOUBLE_EQ(parse_db_bench_wal_synced("fillrandom : 1 micros/op 2 ops/sec"), -1);
+  const std::string pb =
+      "number of clients: 16\nnumber of transactions actually processed: 50425\n"
+      "tps = 10085.166532 (without initial connection time)\n";
+  EXPECT_DOUBLE_EQ(parse_pgbench(pb), 10085.166532);
+  EXPECT_DOUBLE_EQ(parse_pgbench_transactions(pb), 50425);
+}
+
+// A gap is put down to the disk only when the commits a sync round match and
+// the longer round is the WAL sync's own time; to the driving when it is the
+// rest of the round; unknown counters explain nothing.
+TEST(PeerCheck, ExplainsAGapFromTheCounters) {
+  WriterFig ours;
+  ours.writes_per_s = 3000;
+  ours.commits = 6000;
+  ours.fsyncs = 6000;
+  ours.sync_us = 280;
+  ours.cpu_us_per_commit = 60;
+  ToolRun tool;
+  tool.ops_per_s = 3750;
+  tool.commits = 18750;
+  tool.fsyncs = 18750;
+  tool.sync_us = 210;
+  tool.cpu_us_per_commit = 60;
+  EXPECT_NE(explain_gap(ours, 1, tool).find("the disk"), std::string::npos) << explain_gap(ours, 1, tool);
+  tool.sync_us = 280;  // the same syncs: the extra time is the rest of the round
+  EXPECT_NE(explain_gap(ours, 1, tool).find("outside the sync"), std::string::npos) << explain_gap(ours, 1, tool);
+  tool.fsyncs = -1;
+  EXPECT_EQ(explain_gap(ours, 1, tool), "");
 }
 
 TEST(PgCluster, SaysWhyWhenTheScriptIsMissing) {

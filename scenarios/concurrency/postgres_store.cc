@@ -66,15 +66,16 @@ class PgStore : public Store {
 
   void reset_counters() override {
     commits_.store(0);
-    base_ = wal_counts(false);
+    base_ = read_pg_wal_stats(admin_, false);
   }
 
   Counters counters() const override {
-    const WalCounts now = wal_counts(true);
+    const PgWalStats now = read_pg_wal_stats(admin_, true);
     Counters c;
     c.commits = commits_.load();
     c.fsyncs = now.syncs - base_.syncs;
     c.extra["wal_writes"] = {static_cast<double>(now.writes - base_.writes), "count"};
+    c.extra["wal_sync_ms"] = {now.sync_ms - base_.sync_ms, "ms"};
     return c;
   }
 
@@ -89,49 +90,19 @@ class PgStore : public Store {
   void count_commit() { commits_.fetch_add(1, std::memory_order_relaxed); }
 
  private:
-  struct WalCounts {
-    uint64_t syncs = 0, writes = 0;
-  };
-
-  // pg_stat_wal's counts. A backend adds its WAL syncs to the shared counts
-  // when its transaction's stats are flushed, at the latest as it exits; the
-  // workload closes its sessions before reading the counters, so wait (at
-  // most 5 s) for the other client backends to be gone first.
-  WalCounts wal_counts(bool settle) const {
-    WalCounts w;
-    for (int i = 0; settle && i < 500; ++i) {
-      PGresult* r = nullptr;
-      if (!pg::Exec(admin_,
-                "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
-                "AND datname = current_database() AND pid <> pg_backend_pid()",
-                PGRES_TUPLES_OK, &r)
-               .empty()) {
-        break;
-      }
-      const bool alone = std::string(PQgetvalue(r, 0, 0)) == "0";
-      PQclear(r);
-      if (alone) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    PGresult* r = nullptr;
-    if (pg::Exec(admin_, "SELECT wal_sync, wal_write FROM pg_stat_wal", PGRES_TUPLES_OK, &r).empty()) {
-      w.syncs = std::stoull(PQgetvalue(r, 0, 0));
-      w.writes = std::stoull(PQgetvalue(r, 0, 1));
-      PQclear(r);
-    }
-    return w;
-  }
-
   std::string conninfo_;
   bool durable_;
   PGconn* admin_ = nullptr;
   std::string table_;
   std::atomic<uint64_t> commits_{0};
-  WalCounts base_;
+  PgWalStats base_;
 };
 
 std::string PgSession::prepare(const std::string& table, bool durable) {
   if (auto e = pg::Exec(c_, fmt::format("SET synchronous_commit = {}", durable ? "on" : "off")); !e.empty()) return e;
+  // The time of this backend's WAL syncs, in pg_stat_wal.wal_sync_time (a
+  // clock read either side of each sync; pgbench's check sets it too).
+  if (auto e = pg::Exec(c_, "SET track_wal_io_timing = on"); !e.empty()) return e;
   const std::pair<const char*, std::string> stmts[] = {
       {"ins", fmt::format("INSERT INTO {} (body, n) VALUES ($1, $2::bigint)", table)},
       {"get", fmt::format("SELECT body, n FROM {} WHERE id = $1::bigint", table)},
@@ -206,6 +177,33 @@ std::string PgSession::aggregate(Aggregate* out) {
 }
 
 }  // namespace
+
+PgWalStats read_pg_wal_stats(PGconn* admin, bool settle) {
+  PgWalStats w;
+  for (int i = 0; settle && i < 500; ++i) {
+    PGresult* r = nullptr;
+    if (!pg::Exec(admin,
+                  "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
+                  "AND datname = current_database() AND pid <> pg_backend_pid()",
+                  PGRES_TUPLES_OK, &r)
+             .empty()) {
+      break;
+    }
+    const bool alone = std::string(PQgetvalue(r, 0, 0)) == "0";
+    PQclear(r);
+    if (alone) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  PGresult* r = nullptr;
+  if (pg::Exec(admin, "SELECT wal_sync, wal_write, wal_sync_time FROM pg_stat_wal", PGRES_TUPLES_OK, &r).empty()) {
+    w.syncs = std::stoull(PQgetvalue(r, 0, 0));
+    w.writes = std::stoull(PQgetvalue(r, 0, 1));
+    w.sync_ms = std::stod(PQgetvalue(r, 0, 2));
+    w.ok = true;
+    PQclear(r);
+  }
+  return w;
+}
 
 std::unique_ptr<Store> open_postgres(const ArmSpec& arm, const std::string& conninfo, std::string* err) {
   if (conninfo.empty()) {

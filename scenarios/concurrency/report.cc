@@ -161,14 +161,21 @@ void write_plots(kit::Harness& h, const Report& rep) {
 // under its lock) or CC-2's; their rows sit beside fenecdb's in the tables,
 // and fenecdb's lead on each is a target, reported, not asserted.
 double cpu_us(const WriterFig& f) { return f.cpu_us_per_commit; }
+// A durable arm's sync rounds: the commits one sync covers, and the time
+// from one sync's start to the next's. rate = commits a round / round time,
+// so a lead over a peer is one or the other (0 where nothing synced).
+double commits_a_round(const WriterFig& f) { return f.fsyncs > 0 ? f.commits / f.fsyncs : 0; }
+double round_us(const WriterFig& f) {
+  return f.fsyncs > 0 && f.writes_per_s > 0 ? 1e6 * f.commits / (f.writes_per_s * f.fsyncs) : 0;
+}
 
 // A plain mean over the repetitions, for counts that can be 0 (a buffered
 // arm's fsyncs a commit), which a geometric mean cannot hold.
-std::string mean_of(const Reps<WriterFig>& reps, double (*get)(const WriterFig&)) {
+std::string mean_of(const Reps<WriterFig>& reps, double (*get)(const WriterFig&), int decimals = 3) {
   const std::vector<double> v = figures(reps, get);
   double sum = 0;
   for (double x : v) sum += x;
-  return v.empty() ? "unknown" : fmt::format("{:.3f}", sum / static_cast<double>(v.size()));
+  return v.empty() ? "unknown" : fmt::format("{:.{}f}", sum / static_cast<double>(v.size()), decimals);
 }
 
 struct Peer {
@@ -190,11 +197,16 @@ void add_peers(const Report& rep, const char* finding, const char* ours, int wri
     j->ratios.push_back({finding, ours, case_, std::string("ratio_vs_") + p.arm, r});
     j->lines.push_back({finding, fmt::format("{} vs {}, {} writer{}", ours, p.arm, writers, writers == 1 ? "" : "s"),
                         "(a peer that group-commits too; no source figure)",
-                        fmt::format("{} vs {} w/s ({}); fsyncs/commit {} vs {}; machine CPU a commit {} vs {}",
+                        fmt::format("{} vs {} w/s ({}); fsyncs/commit {} vs {}; machine CPU a commit {} vs {}{}",
                                     count_ci(over_reps(*mine, wps)), count_ci(over_reps(*theirs, wps)),
                                     format_ratio(r), mean_of(*mine, per_commit), mean_of(*theirs, per_commit),
-                                    us_ci(over_reps(*mine, cpu_us)),
-                                    us_ci(over_reps(*theirs, cpu_us)))});
+                                    us_ci(over_reps(*mine, cpu_us)), us_ci(over_reps(*theirs, cpu_us)),
+                                    mean_of(*mine, commits_a_round) == "0.000"
+                                        ? ""
+                                        : fmt::format("; commits a sync round {} vs {}, a round {} vs {} us",
+                                                      mean_of(*mine, commits_a_round, 1),
+                                                      mean_of(*theirs, commits_a_round, 1),
+                                                      mean_of(*mine, round_us, 0), mean_of(*theirs, round_us, 0)))});
     j->targets.push_back(target_row(finding,
                                     {fmt::format("{} >= {}x {} at {} writer{}", ours, p.target, p.arm, writers,
                                                  writers == 1 ? "" : "s"),

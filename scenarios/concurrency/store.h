@@ -5,6 +5,8 @@
 // differ only in the engine under test.
 #pragma once
 
+#include <libpq-fe.h>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -86,6 +88,20 @@ std::unique_ptr<Store> open_rocksdb(const ArmSpec& arm, const std::string& dir, 
 // A fresh table in the run's PostgreSQL cluster (postgres_store.cc); "" conninfo:
 // no cluster (not installed, or it failed to start), an error.
 std::unique_ptr<Store> open_postgres(const ArmSpec& arm, const std::string& conninfo, std::string* err);
+
+// pg_stat_wal's counts, for our PostgreSQL arms and for pgbench's check
+// alike. sync_ms is wal_sync_time: counted only by backends that run with
+// track_wal_io_timing on (both set it), so the mean sync a commit waited for
+// can be set beside the commit's whole time.
+struct PgWalStats {
+  uint64_t syncs = 0, writes = 0;
+  double sync_ms = 0;
+  bool ok = false;
+};
+// With settle, first waits (at most 5 s) for the database's other client
+// backends to be gone: a backend adds its WAL counts to pg_stat_wal when its
+// stats are flushed, at the latest as it exits.
+PgWalStats read_pg_wal_stats(PGconn* admin, bool settle);
 
 inline std::unique_ptr<Store> open_store(const ArmSpec& arm, const std::string& part, const std::string& dir,
                                          const std::string& pg_conninfo, std::string* err) {

@@ -113,6 +113,13 @@ std::string preload(Store& store, uint64_t rows, uint64_t seed, int64_t* sum) {
   return "";
 }
 
+double machine_busy_seconds_since(const base::CpuTimes& from) {
+  const base::CpuTimes now = base::ReadCpuTimes();
+  if (!now.ok || !from.ok) return -1;
+  const uint64_t busy = (now.total - now.idle - now.steal) - (from.total - from.idle - from.steal);
+  return static_cast<double>(busy) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
 WritersResult run_writers(Store& store, int writers, const Budget& budget, uint64_t seed) {
   Shared sh;
   sh.max_ops = budget.max_ops;
@@ -133,12 +140,7 @@ WritersResult run_writers(Store& store, int writers, const Budget& budget, uint6
   }
   WritersResult r;
   r.seconds = run_threads(store, sh, bodies, budget.seconds);
-  const base::CpuTimes cpu = base::ReadCpuTimes();
-  if (cpu.ok && sh.cpu_at_start.ok) {
-    const uint64_t busy = (cpu.total - cpu.idle - cpu.steal) -
-                          (sh.cpu_at_start.total - sh.cpu_at_start.idle - sh.cpu_at_start.steal);
-    r.machine_cpu_s = static_cast<double>(busy) / static_cast<double>(sysconf(_SC_CLK_TCK));
-  }
+  r.machine_cpu_s = std::max(0.0, machine_busy_seconds_since(sh.cpu_at_start));
   r.counters = store.counters();
   r.error = sh.error;
   r.per_writer = counts;

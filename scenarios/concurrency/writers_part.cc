@@ -122,9 +122,18 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
     a.seconds += sum.res.seconds;
     a.machine_cpu_s += sum.res.machine_cpu_s;
     a.write_ns.Merge(sum.res.write_ns);
-    rep.writers[arm_name][w][r] = {wps, static_cast<double>(sum.res.counters.commits),
-                                   static_cast<double>(sum.res.counters.fsyncs), sum.res.write_ns.max() / 1000.0,
-                                   sum.round_min, sum.round_max, cpu_us};
+    const double sync_ms = extra(sum.res.counters, "wal_sync_ms");
+    const double sync_us =
+        sync_ms >= 0 && sum.res.counters.fsyncs > 0 ? sync_ms * 1000 / static_cast<double>(sum.res.counters.fsyncs) : -1;
+    if (sync_us >= 0) res.add(f, arm_name, cs, "sync_us_mean", sync_us, "us");
+    rep.writers[arm_name][w][r] = {wps,
+                                   static_cast<double>(sum.res.counters.commits),
+                                   static_cast<double>(sum.res.counters.fsyncs),
+                                   sum.res.write_ns.max() / 1000.0,
+                                   sum.round_min,
+                                   sum.round_max,
+                                   cpu_us,
+                                   sync_us};
   }
   // The summary rows (case writers=N): the median rate of the repetitions,
   // the counts summed over them. The ratios and their intervals are judge()'s.
