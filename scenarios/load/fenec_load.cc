@@ -18,10 +18,7 @@
 namespace fenec::scenarios::load {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr const char* kCollection = "load";
-
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // The sum of every series whose line starts with `prefix` (a metric and the
 // first of its labels), or 0.
@@ -115,6 +112,21 @@ const char* index_name(Index i) {
 
 bool is_postgres(const std::string& arm) { return arm == kPgCopy || arm == kPgInsert; }
 
+std::string ForEachChunk(const LoadSpec& s, LoadFigures* f, const ChunkFn& chunk) {
+  LineReader file(s.file, s.format);
+  file.set_limit(s.rows);
+  std::vector<std::string_view> lines;
+  for (;;) {
+    if (s.stop()) return "interrupted";
+    const auto read_at = Clock::now();
+    if (!file.Next(s.per_request, &lines)) break;
+    if (std::string err = chunk(lines, file, read_at); !err.empty()) return err;
+    f->rows_sent += lines.size();
+    ++f->requests;
+  }
+  return file.error();
+}
+
 LoadFigures LoadThroughServer(const LoadSpec& s, const std::string& server_bin, const std::string& dir) {
   LoadFigures f;
   std::error_code ec;
@@ -134,37 +146,28 @@ LoadFigures LoadThroughServer(const LoadSpec& s, const std::string& server_bin, 
   BodyBuilder builder(path, kCollection);
   RowReader reader;
   Fields fields;
-  std::vector<std::string_view> lines;
   std::string body;
 
   const auto t0 = Clock::now();
-  LineReader file(s.file, s.format);
-  file.set_limit(s.rows);
-  while (err.empty()) {
-    if (s.stop()) {
-      err = "interrupted";
-      break;
-    }
-    const auto c0 = Clock::now();
-    if (!file.Next(s.per_request, &lines)) break;
-    body.clear();
-    builder.Begin(&body);
-    for (std::string_view line : lines) {
-      if (s.format == Format::kCsv) {
-        if (err = reader.Split(s.format, line, file.capacity_from(line.data()), &fields); !err.empty()) break;
+  if (err.empty()) {
+    err = ForEachChunk(s, &f, [&](const Lines& lines, const LineReader& file, Clock::time_point c0) {
+      std::string why;
+      body.clear();
+      builder.Begin(&body);
+      for (std::string_view line : lines) {
+        if (s.format == Format::kCsv) {
+          if (why = reader.Split(s.format, line, file.capacity_from(line.data()), &fields); !why.empty()) return why;
+        }
+        builder.BeforeDoc(&body);
+        AppendJsonDoc(s.format, line, fields, &body);
+        builder.AfterDoc(&body);
       }
-      builder.BeforeDoc(&body);
-      AppendJsonDoc(s.format, line, fields, &body);
-      builder.AfterDoc(&body);
-    }
-    builder.End(&body);
-    f.client_s += since(c0);
-    if (!err.empty()) break;
-    http.Post(builder.Target(), body, &err);
-    f.rows_sent += lines.size();
-    ++f.requests;
+      builder.End(&body);
+      f.client_s += since(c0);
+      http.Post(builder.Target(), body, &why);
+      return why;
+    });
   }
-  if (err.empty() && !file.error().empty()) err = file.error();
   const auto acked = Clock::now();
   // A graph's load is done once its last vector is linked: the server's
   // pending gauge is polled (each /metrics read costs it ~0.1 ms).
@@ -216,33 +219,24 @@ LoadFigures LoadEmbedded(const LoadSpec& s, const std::string& dir) {
   std::string err = c.ok() ? "" : "CreateCollection: " + c.status().ToString();
   db->ResetStats();
   RowReader reader;
-  std::vector<std::string_view> lines;
   f.parse_s = f.land_s = 0;
 
   const auto t0 = Clock::now();
-  LineReader file(s.file, s.format);
-  file.set_limit(s.rows);
-  while (err.empty()) {
-    if (s.stop()) {
-      err = "interrupted";
-      break;
-    }
-    const auto p0 = Clock::now();
-    if (!file.Next(s.per_request, &lines)) break;
-    std::vector<Document> docs(lines.size());
-    for (size_t i = 0; i < lines.size() && err.empty(); ++i) {
-      err = reader.ToDocument(s.format, lines[i], file.capacity_from(lines[i].data()), schema, &docs[i]);
-    }
-    const auto l0 = Clock::now();
-    f.parse_s += std::chrono::duration<double>(l0 - p0).count();
-    if (!err.empty()) break;
-    auto ids = db->PutBatch(*c, std::move(docs));
-    f.land_s += since(l0);
-    if (!ids.ok()) err = "PutBatch: " + ids.status().ToString();
-    f.rows_sent += lines.size();
-    ++f.requests;
+  if (err.empty()) {
+    err = ForEachChunk(s, &f, [&](const Lines& lines, const LineReader& file, Clock::time_point p0) {
+      std::vector<Document> docs(lines.size());
+      std::string why;
+      for (size_t i = 0; i < lines.size() && why.empty(); ++i) {
+        why = reader.ToDocument(s.format, lines[i], file.capacity_from(lines[i].data()), schema, &docs[i]);
+      }
+      const auto l0 = Clock::now();
+      f.parse_s += std::chrono::duration<double>(l0 - p0).count();
+      if (!why.empty()) return why;
+      auto ids = db->PutBatch(*c, std::move(docs));
+      f.land_s += since(l0);
+      return ids.ok() ? std::string() : "PutBatch: " + ids.status().ToString();
+    });
   }
-  if (err.empty() && !file.error().empty()) err = file.error();
   const auto acked = Clock::now();
   if (err.empty() && s.index != Index::kNone) {
     if (Status st = db->WaitForIndexes(); !st.ok()) err = "WaitForIndexes: " + st.ToString();

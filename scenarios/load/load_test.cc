@@ -92,6 +92,41 @@ LoadSpec Spec(const std::string& arm, Format format, const std::string& file, si
   return s;
 }
 
+// Every loader's read loop: chunks of per_request up to `rows`, rows and
+// requests counted, the first error or a stop ending it.
+TEST_F(ScratchDir, ChunksComeInPerRequestUpToTheRowsAndStopAtAnError) {
+  LoadSpec s;
+  s.file = WriteFile(dir(), Format::kCsv, 23);
+  s.format = Format::kCsv;
+  s.rows = 20;
+  s.per_request = 6;
+  std::vector<size_t> sizes;
+  LoadFigures f;
+  auto keep = [&](const Lines& lines, const LineReader&, Clock::time_point) {
+    sizes.push_back(lines.size());
+    return std::string();
+  };
+  EXPECT_EQ(ForEachChunk(s, &f, keep), "");
+  EXPECT_EQ(sizes, (std::vector<size_t>{6, 6, 6, 2}));
+  EXPECT_EQ(f.rows_sent, 20u);
+  EXPECT_EQ(f.requests, 4u);
+
+  LoadFigures g;
+  size_t calls = 0;
+  EXPECT_EQ(ForEachChunk(s, &g, [&](const Lines&, const LineReader&, Clock::time_point) {
+              return ++calls == 2 ? std::string("refused") : std::string();
+            }),
+            "refused");
+  EXPECT_EQ(calls, 2u);
+  EXPECT_EQ(g.rows_sent, 6u);  // the refused chunk is not counted
+  EXPECT_EQ(g.requests, 1u);
+
+  LoadFigures h;
+  s.stop = [] { return true; };
+  EXPECT_EQ(ForEachChunk(s, &h, keep), "interrupted");
+  EXPECT_EQ(h.rows_sent, 0u);
+}
+
 TEST_F(ScratchDir, EveryFenecArmLoadsEveryRowOfEachFormat) {
   const std::string server = Env("FENEC_SERVER_BIN");
   if (server.empty()) GTEST_SKIP() << "FENEC_SERVER_BIN not set (meson test sets it)";

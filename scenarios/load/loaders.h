@@ -29,10 +29,13 @@
 //   queue_waits      fenec with a graph: writers that waited for room in the linker's queue
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "scenarios/load/data.h"
 
@@ -67,6 +70,18 @@ struct LoadFigures {
   double parse_s = -1, land_s = -1, server_handle_s = -1, lock_hold_s = -1, link_tail_s = -1, queue_waits = -1;
   double rows_per_s() const { return wall_s > 0 ? static_cast<double>(rows_sent) / wall_s : 0; }
 };
+
+using Clock = std::chrono::steady_clock;
+inline double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Every loader's read loop: the spec's file, `per_request` lines a chunk and
+// at most `rows`, until its end, an error, or spec.stop(). `chunk` gets each
+// chunk's lines, the file (for capacity_from) and the time before the chunk
+// was read (a load's client time counts the read); it returns "" or why
+// not. Counts rows_sent and requests in *f. "" or the first error.
+using Lines = std::vector<std::string_view>;
+using ChunkFn = std::function<std::string(const Lines& lines, const LineReader& file, Clock::time_point read_at)>;
+std::string ForEachChunk(const LoadSpec& spec, LoadFigures* f, const ChunkFn& chunk);
 
 // fenec-docs, fenec-query, fenec-batch: a fresh fenec-server (`server_bin`)
 // on a fresh folder under `dir`, stopped and removed after the count.

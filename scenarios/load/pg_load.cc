@@ -19,10 +19,7 @@
 namespace fenec::scenarios::load {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 std::atomic<uint64_t> g_tables{0};
-
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // One COPY of `csv` (CSV rows) into `table`; "" or why not.
 std::string CopyChunk(PGconn* c, const std::string& table, const std::string& csv) {
@@ -81,24 +78,17 @@ LoadFigures LoadPostgres(const LoadSpec& s, const std::string& conninfo) {
   std::vector<Fields> fields(s.per_request);
   std::vector<std::string> ns(s.per_request), vecs(s.per_request);
   std::vector<const char*> params;
-  std::vector<std::string_view> lines;
   std::string csv;
 
   const auto t0 = Clock::now();
-  LineReader file(s.file, s.format);
-  file.set_limit(s.rows);
-  while (err.empty()) {
-    if (s.stop()) {
-      err = "interrupted";
-      break;
-    }
-    const auto c0 = Clock::now();
-    if (!file.Next(s.per_request, &lines)) break;
+  // Each chunk's rows sent as one COPY or one INSERT; "" or why not.
+  auto send = [&](const Lines& lines, const LineReader& file, Clock::time_point c0) {
+    std::string why;
     csv.clear();
     params.clear();
-    for (size_t i = 0; i < lines.size() && err.empty(); ++i) {
-      err = reader.Split(s.format, lines[i], file.capacity_from(lines[i].data()), &fields[i]);
-      if (!err.empty()) break;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      why = reader.Split(s.format, lines[i], file.capacity_from(lines[i].data()), &fields[i]);
+      if (!why.empty()) return why;
       if (copy) {
         AppendCopyRow(fields[i], &csv);
       } else {
@@ -109,24 +99,19 @@ LoadFigures LoadPostgres(const LoadSpec& s, const std::string& conninfo) {
       }
     }
     f.client_s += since(c0);
-    if (!err.empty()) break;
-    if (copy) {
-      err = CopyChunk(c, table, csv);
-    } else {
-      if (!prepared[lines.size()]) {
-        err = PrepareInsert(c, table, lines.size());
-        prepared[lines.size()] = err.empty();
-        if (!err.empty()) break;
-      }
-      PGresult* r = PQexecPrepared(c, fmt::format("ins_{}", lines.size()).c_str(), static_cast<int>(params.size()),
-                                   params.data(), nullptr, nullptr, 0);
-      if (PQresultStatus(r) != PGRES_COMMAND_OK) err = pg::Error(c, "INSERT");
-      PQclear(r);
+    if (copy) return CopyChunk(c, table, csv);
+    if (!prepared[lines.size()]) {
+      why = PrepareInsert(c, table, lines.size());
+      prepared[lines.size()] = why.empty();
+      if (!why.empty()) return why;
     }
-    f.rows_sent += lines.size();
-    ++f.requests;
-  }
-  if (err.empty() && !file.error().empty()) err = file.error();
+    PGresult* r = PQexecPrepared(c, fmt::format("ins_{}", lines.size()).c_str(), static_cast<int>(params.size()),
+                                 params.data(), nullptr, nullptr, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) why = pg::Error(c, "INSERT");
+    PQclear(r);
+    return why;
+  };
+  if (err.empty()) err = ForEachChunk(s, &f, send);
   f.wall_s = since(t0);
   if (err.empty()) {
     PGresult* r = nullptr;

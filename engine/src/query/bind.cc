@@ -137,9 +137,11 @@ std::optional<Error> JsonReader::ReadValue(sj::value v, const Field& field, bool
   return wrong();
 }
 
-// Each element's token is read by from_chars into its float and left
-// unconsumed: On-Demand skips it when the loop advances, so every number's
-// text is scanned once.
+// Each element's token is read by from_chars straight into its float and
+// left unconsumed: On-Demand skips it when the loop advances, so every
+// number's text is scanned once. The loop does nothing else for a good
+// element (no string built, no double, no Value): a load's documents are
+// mostly vectors' numbers, and their text is what a load costs.
 std::optional<Error> JsonReader::ReadVector(sj::value v, const Field& field, const std::string& where, Value* out) {
   sj::array arr;
   if (auto ec = v.get_array().get(arr)) return Malformed(ec, where, v.raw_json_token().data());
@@ -149,21 +151,9 @@ std::optional<Error> JsonReader::ReadVector(sj::value v, const Field& field, con
   for (auto el_res : arr) {
     sj::value el;
     if (auto ec = el_res.get(el)) return Malformed(ec, where);
-    std::string_view tok = TrimToken(el.raw_json_token());
     float f = 0;
-    std::string at = fmt::format("{}[{}]", where, n);
-    // The JSON grammar first: from_chars alone would take "01" or "1." too.
-    NumberRead r = IsJsonNumber(tok) ? ReadNumber(tok, &f) : NumberRead::kSyntax;
-    if (r == NumberRead::kSyntax) {
-      sj::json_type t = sj::json_type::null;
-      if (el.type().get(t) || t == sj::json_type::number) return Malformed(simdjson::NUMBER_ERROR, at, tok.data());
-      return At(el, 400, "type", fmt::format("field '{}' is {}: element {} is {}, not a number", field.name,
-                                             DescribeField(field), n, DescribeJson(t)),
-                at);
-    }
-    // Past a float's range (about 3.4e38); below it, a number rounds to zero.
-    if (r == NumberRead::kOverflow) {
-      return At(el, 400, "type", fmt::format("field '{}': element {} does not fit in a float", field.name, n), at);
+    if (!ReadJsonFloat(TrimToken(el.raw_json_token()), &f)) {
+      if (auto err = ReadElement(el, field, where, n, &f)) return err;
     }
     if (n < field.dim) vec.push_back(f);
     ++n;
@@ -172,6 +162,28 @@ std::optional<Error> JsonReader::ReadVector(sj::value v, const Field& field, con
     return At(v, 400, "dim", fmt::format("field '{}' is vector({}), got {} numbers", field.name, field.dim, n), where);
   }
   *out = Value(std::move(vec));
+  return std::nullopt;
+}
+
+// What ReadJsonFloat left: a number below a float's smallest subnormal
+// (rounds to a zero of its sign, as ReadNumber does), or an error.
+std::optional<Error> JsonReader::ReadElement(sj::value& el, const Field& field, const std::string& where, size_t n,
+                                             float* f) {
+  std::string_view tok = TrimToken(el.raw_json_token());
+  std::string at = fmt::format("{}[{}]", where, n);
+  // The JSON grammar first: from_chars alone would take "01" or "1." too.
+  NumberRead r = IsJsonNumber(tok) ? ReadNumber(tok, f) : NumberRead::kSyntax;
+  if (r == NumberRead::kSyntax) {
+    sj::json_type t = sj::json_type::null;
+    if (el.type().get(t) || t == sj::json_type::number) return Malformed(simdjson::NUMBER_ERROR, at, tok.data());
+    return At(el, 400, "type", fmt::format("field '{}' is {}: element {} is {}, not a number", field.name,
+                                           DescribeField(field), n, DescribeJson(t)),
+              at);
+  }
+  // Past a float's range (about 3.4e38); below it, a number rounds to zero.
+  if (r == NumberRead::kOverflow) {
+    return At(el, 400, "type", fmt::format("field '{}': element {} does not fit in a float", field.name, n), at);
+  }
   return std::nullopt;
 }
 

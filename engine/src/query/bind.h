@@ -56,6 +56,7 @@ class JsonReader {
 
  private:
   std::optional<Error> ReadVector(sj::value v, const Field& field, const std::string& where, Value* out);
+  std::optional<Error> ReadElement(sj::value& el, const Field& field, const std::string& where, size_t n, float* f);
   std::optional<Error> ReadSlot(const ParamSlot& slot, sj::value v, const std::string& where, size_t index, Bound* out);
   int64_t OffsetOf(const char* p) const { return p ? static_cast<int64_t>(p - base_) : -1; }
 
