@@ -10,8 +10,8 @@
 // "flat" set (VisitedHash started at 16 slots: one flat array, doubled at
 // half full, a clear zeroing the whole table), the shape of the source's
 // .NET HashSet<int>; hnswlib already uses versioned visited lists, so it is
-// not the comparison. Repetitions interleave the three (bitmap, cleared,
-// new, bitmap, ...); a cell searches whole passes of the query set on one
+// not the comparison. Repetitions interleave the three, the order rotated
+// each repetition (bitmap, cleared, new; cleared, new, bitmap; ...); a cell searches whole passes of the query set on one
 // thread until `cell_seconds` have gone by, timed on the thread's CPU clock
 // (CPU a search) and the monotonic one (searches/s). Every pass's answers
 // are the same ids whichever set walked (checked on the first pass).
@@ -46,6 +46,7 @@ struct Mm2Run {
   std::string error;  // non-empty: the part did not run
   size_t nodes = 0, ef = 0, k = 0;
   double distances_per_search = 0;  // ~ nodes a search marks visited
+  double wall_s = 0;                // the part's own time (what it adds to a run)
   std::vector<Mm2Arm> arms;         // bitmap, hash-cleared, hash-new
   const Mm2Arm* arm(index::vec::VisitedSet v) const;
 };
