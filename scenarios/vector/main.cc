@@ -18,7 +18,9 @@
 // searches over the query set at ef 16, 32, 64, 128 (recall@10 as hits;
 // queries/s, at the headline ef over passes of at least --search-seconds).
 // Then VS-2 once: the batch arm with binary codes, its bytes by the index's
-// accounting, its recall with rescoring and without.
+// accounting, its recall with rescoring and without. Then MM-2 (mm2.h): the
+// batch arm's first graph searched with each visited set in turn.
+// --parts picks which of the three run (arms, bq, mm2; all by default).
 //
 // Verdicts (report.cc): VS-1 paired row/batch build time against the
 // source's -44% (1.79x), batch recall within 0.005 of row recall; VS-2 the
@@ -29,6 +31,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <optional>
 #include <thread>
 
 #include "engine/src/base/interrupt.h"
@@ -36,6 +40,7 @@
 #include "iobench/kit/console.h"
 #include "iobench/kit/harness.h"
 #include "scenarios/vector/fenecdb_arm.h"
+#include "scenarios/vector/mm2.h"
 #include "scenarios/vector/report.h"
 #include "scenarios/vector/workload.h"
 
@@ -53,7 +58,8 @@ int main(int argc, char** argv) {
             "interleaved, build time and one thread's queries/s and recall@10 at ef 16-128; binary quantization "
             "(VS-2) bytes and recall with and without rescoring. Verdicts: row/batch build time against the "
             "source's -44% (1.79x) with batch recall within 0.005 of row's; binary vectors >= 32x smaller and a "
-            "recall cost without rescoring; fenec vs hnswlib on issue 11's targets.");
+            "recall cost without rescoring; fenec vs hnswlib on issue 11's targets; MM-2: the same graph and queries searched "
+            "with the versioned bitmap, a cleared hash set and a new one, CPU a search.");
   DataSpec spec;
   spec.n = 0;
   ArmParams params;
@@ -61,6 +67,8 @@ int main(int argc, char** argv) {
   size_t ef = 32;
   double search_seconds = 0.25;
   bool skip_hnswlib = false, skip_bq = false, skip_row = false, skip_db = false, durable = false;
+  std::vector<std::string> parts{"arms", "bq", "mm2"};
+  double mm2_seconds = 0;
   auto& app = h.app();
   app.add_option("--vectors", spec.n, "vectors indexed (default 100000; quick 20000)")
       ->check(CLI::Range(size_t{100}, size_t{1} << 26));
@@ -94,6 +102,17 @@ int main(int argc, char** argv) {
   app.add_flag("--skip-db", skip_db, "no fenecdb arm (the same vectors through the database)");
   app.add_flag("--durable", durable, "the fenecdb arm acknowledges puts once fdatasync'ed (default: buffered)");
   app.add_flag("--skip-bq", skip_bq, "no binary-quantization part (VS-2 is then skipped)");
+  app.add_option("--parts", parts,
+                 "parts to run, comma-separated: arms (VS-1, VS-ref: the insert arms, hnswlib, fenecdb), bq "
+                 "(VS-2), mm2 (MM-2: one graph searched with each visited set; it builds its own graph when arms "
+                 "does not run)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"arms", "bq", "mm2"}))
+      ->capture_default_str();
+  app.add_option("--mm2-seconds", mm2_seconds,
+                 "MM-2: one thread's searches a cell (one visited set, one repetition), whole passes of the query "
+                 "set until this long has gone by (default 0.1 quick, 0.5 full)")
+      ->check(CLI::Range(0.0, 600.0));
   // A cell (one build and its searches) takes a second or two in quick
   // mode: six repetitions there (t = 2.57 against 4.30 at three) buy
   // intervals that a shared machine's noise moves less.
@@ -101,6 +120,9 @@ int main(int argc, char** argv) {
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
 
   if (spec.n == 0) spec.n = h.quick() ? 20000 : 100000;
+  if (mm2_seconds == 0) mm2_seconds = h.quick() ? 0.1 : 0.5;
+  auto wants = [&](const char* part) { return std::find(parts.begin(), parts.end(), part) != parts.end(); };
+  if (!wants("bq")) skip_bq = true;
   spec.seed = h.seed();
   params.dim = spec.dim;
   params.seed = h.seed();
@@ -138,10 +160,14 @@ int main(int argc, char** argv) {
     s.truth_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
-  s.arms.push_back(kBatch);
-  if (!skip_row) s.arms.push_back(kRow);
-  if (!skip_hnswlib) s.arms.push_back(kHnswlib);
-  if (!skip_db) s.arms.push_back(kFenecDb);
+  if (wants("arms")) {
+    s.arms.push_back(kBatch);
+    if (!skip_row) s.arms.push_back(kRow);
+    if (!skip_hnswlib) s.arms.push_back(kHnswlib);
+    if (!skip_db) s.arms.push_back(kFenecDb);
+  }
+  // MM-2 searches the batch arm's first graph (no second build).
+  std::unique_ptr<FenecArm> mm2_graph;
   const int reps = h.reps();
   {
     fenec::kit::Progress progress(fmt::format("vector: {} arms x {} reps", s.arms.size(), reps),
@@ -156,6 +182,8 @@ int main(int argc, char** argv) {
       else if (arm == kHnswlib) impl = make_hnswlib_arm(params);
       else impl = make_fenecdb_arm(params, fmt::format("{}/fenecdb-{}", h.data_dir(), rep + 1), durable);
       s.runs[arm].push_back(run_arm(*impl, d, s.efs, s.k, s.ef, search_seconds));
+      if (arm == kBatch && rep == 0 && wants("mm2") && s.runs[arm].back().error.empty())
+        mm2_graph.reset(static_cast<FenecArm*>(impl.release()));
     });
     progress.finish();
   }
@@ -165,9 +193,27 @@ int main(int argc, char** argv) {
     s.bq = run_bq(d, params, ef, s.k, search_seconds);
     progress.finish();
   }
+  std::optional<Mm2Run> mm2;
+  if (wants("mm2") && !fenec::base::StopRequested()) {
+    fenec::kit::Progress progress(fmt::format("vector: MM-2, 3 visited sets x {} reps", reps), 1);
+    std::string err;
+    if (!mm2_graph) {
+      mm2_graph = std::make_unique<FenecArm>(params, fenec::index::vec::InsertArm::kBatch);
+      err = mm2_graph->build(d);
+    }
+    if (err.empty()) mm2 = run_mm2(*mm2_graph->index(), d, s.k, ef, reps, mm2_seconds);
+    else (mm2 = Mm2Run{})->error = "graph build failed: " + err;
+    progress.finish();
+  }
+  mm2_graph.reset();
   add_rows(h.results(), s);
+  if (mm2) add_mm2_rows(h.results(), *mm2);
   print_summary(s);
-  write_plots(h, s);
+  if (mm2) print_mm2(*mm2);
+  if (!s.arms.empty() || s.bq) write_plots(h, s);
+  if (mm2) write_mm2_plot(h, *mm2);
   for (auto& v : verdicts(h, s)) h.results().verdict(std::move(v));
+  const std::string mm2_not_run = !wants("mm2") ? "not among --parts" : !mm2 ? "interrupted" : "";
+  h.results().verdict(mm2_verdict(mm2 ? &*mm2 : nullptr, mm2_not_run, h.plot_path("mm2-visited") + ".png"));
   return h.finish();
 }

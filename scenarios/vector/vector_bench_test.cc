@@ -1,8 +1,9 @@
 // vector-bench's logic, on counts and synthetic figures, never times: the
 // verdicts' outcomes on figures that clear, miss and straddle their lines,
 // recall as hits on a tiny set, and that every arm (fenec batch, fenec row,
-// hnswlib, fenec binary, fenecdb) finds a vector's own id. Randomized data logs its
-// seed and takes FENEC_SEED.
+// hnswlib, fenec binary, fenecdb) finds a vector's own id, and that the
+// MM-2 part searches one graph with each visited set to the same answers.
+// Randomized data logs its seed and takes FENEC_SEED.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include "engine/src/base/testing.h"
 #include "scenarios/vector/fenecdb_arm.h"
+#include "scenarios/vector/mm2.h"
 #include "scenarios/vector/report.h"
 #include "scenarios/vector/workload.h"
 
@@ -242,6 +244,42 @@ TEST_F(Arms, BinaryPartMeasuresBytesAndBothSearches) {
   EXPECT_EQ(bq.oversample, index::vec::Options{}.oversample);
   EXPECT_EQ(bq.rescored_distances, 50u * bq.oversample * 10);  // oversample x k rescored a search
   EXPECT_LE(bq.plain.hits, bq.rescored.hits);
+}
+
+// --- MM-2 -----------------------------------------------------------------
+
+TEST(Mm2Verdict, Outcomes) {
+  // cleared, new, bitmap: CPU a search.
+  EXPECT_EQ(judge_mm2({30, 31, 29}, {20, 20, 20}, {10, 10, 10}).outcome, Outcome::kReproduced);
+  // The cleared set cheaper than a new one (small walks), the bitmap still cheapest: partly.
+  EXPECT_EQ(judge_mm2({20, 20.5, 19.5}, {30, 30, 30}, {10, 10, 10}).outcome, Outcome::kPartly);
+  // Everything the other way round.
+  EXPECT_EQ(judge_mm2({10, 10, 10}, {20, 20, 20}, {30, 30, 30}).outcome, Outcome::kNotReproduced);
+  EXPECT_EQ(judge_mm2({30}, {20}, {10}).outcome, Outcome::kInconclusive);  // one repetition: no interval
+}
+
+TEST(Mm2Part, EverySetSearchesTheSameGraphToTheSameAnswers) {
+  Small s = SmallSet(base::TestSeed(), 1500);
+  FenecArm arm(s.p, index::vec::InsertArm::kBatch);
+  ASSERT_EQ(arm.build(s.d), "");
+  Mm2Run m = run_mm2(*arm.index(), s.d, 10, 32, 2, 0);
+  ASSERT_EQ(m.error, "");
+  ASSERT_EQ(m.arms.size(), 3u);
+  EXPECT_EQ(m.nodes, 1500u);
+  EXPECT_GT(m.distances_per_search, 0);
+  for (const Mm2Arm& a : m.arms) {
+    EXPECT_TRUE(a.same_answers) << index::vec::VisitedSetName(a.set);
+    EXPECT_EQ(a.cpu_ns_per_search.size(), 2u);
+    EXPECT_EQ(a.searches, 2 * s.d.query_count()) << "one pass a cell at 0 s";
+  }
+  // Every timed search of the kept hash set clears a table the one before filled.
+  EXPECT_EQ(m.arm(index::vec::VisitedSet::kHashCleared)->visited_zeroings, 2 * s.d.query_count());
+  EXPECT_EQ(m.arm(index::vec::VisitedSet::kHashNew)->visited_zeroings, 0u);
+  // The verdict has its three lines (timings: the outcome is not asserted).
+  const kit::Verdict v = mm2_verdict(&m, "", "mm2.png");
+  EXPECT_EQ(v.finding, "MM-2");
+  EXPECT_NE(v.reason.find("cleared / new"), std::string::npos) << v.reason;
+  EXPECT_EQ(mm2_verdict(nullptr, "not among --parts", "mm2.png").outcome, Outcome::kSkipped);
 }
 
 }  // namespace

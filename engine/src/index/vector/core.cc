@@ -205,6 +205,7 @@ Stats IndexCore::GetStats() const {
   st.search_distances = get(c.search_distances);
   st.search_rescored = get(c.search_rescored);
   st.nodes_visited = get(c.nodes_visited);
+  st.visited_zeroings = get(c.visited_zeroings);
   st.inserts = get(c.inserts);
   st.nodes_linked = get(c.nodes_linked);
   st.owner_hits = get(c.owner_hits);

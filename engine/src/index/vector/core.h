@@ -37,7 +37,7 @@ inline bool operator>(const Neighbor& a, const Neighbor& b) { return b < a; }
 
 // Relaxed atomics: searches add theirs once per search, writers once per call.
 struct Counters {
-  std::atomic<uint64_t> searches{0}, search_distances{0}, search_rescored{0}, nodes_visited{0};
+  std::atomic<uint64_t> searches{0}, search_distances{0}, search_rescored{0}, nodes_visited{0}, visited_zeroings{0};
   std::atomic<uint64_t> inserts{0}, nodes_linked{0}, owner_hits{0}, erases{0}, insert_distances{0};
   std::atomic<uint64_t> other_distances{0};  // Cleanup's
   std::atomic<uint64_t> batches{0}, processes_run{0}, prelink_added{0}, prelink_pruned{0};
@@ -93,7 +93,8 @@ class IndexCore {
   Status Insert(std::span<const InsertItem> items) FENEC_EXCLUDES(mu_);
   bool Erase(uint64_t owner) FENEC_EXCLUDES(mu_);
   CleanupReport Cleanup() FENEC_EXCLUDES(mu_);
-  Result<std::vector<Hit>> Search(std::span<const float> query, size_t k, size_t ef, const Filter& filter) const;
+  Result<std::vector<Hit>> Search(std::span<const float> query, size_t k, size_t ef, const Filter& filter,
+                                  VisitedSet visited) const;
   void Serialize(std::vector<uint8_t>* out) const FENEC_EXCLUDES(mu_);
   Status Load(std::span<const uint8_t> bytes, const std::function<Status(uint32_t, uint64_t, std::span<float>)>& source)
       FENEC_EXCLUDES(mu_);

@@ -1,7 +1,8 @@
 // The HNSW graph and both insert arms (VS-1): recall@10 against brute force,
 // the degree bounds, self-search, the batch arm's counters, determinism
-// over thread counts, the three metrics, filtered search, bad input, and
-// searches running during inserts. Counts only, never times.
+// over thread counts, the three metrics, filtered search, bad input,
+// searches running during inserts, and MM-2's visited sets (the same
+// answers; which clears zero memory). Counts only, never times.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -233,6 +234,59 @@ TEST_F(HnswArms, FilterThatSearches) {
 }
 
 // The batch arm's graph does not depend on the thread count.
+// MM-2's arms (VisitedSet, measured by vector-bench's mm2 part) change only
+// how a walk remembers nodes: every set gives the same ids at the same
+// distances, plain and filtered.
+TEST_F(HnswArms, EveryVisitedSetGivesTheSameAnswers) {
+  const Filter filter = [](uint64_t owner) { return owner % 3 == 0; };
+  size_t compared = 0;
+  for (size_t q = 0; q < kQueries; ++q) {
+    for (size_t ef : {16, 64}) {
+      const Filter& f = q % 2 ? filter : Filter{};
+      Result<std::vector<Hit>> want = batch_->Search(queries_->row(q), kK, ef, f);
+      ASSERT_TRUE(want.ok());
+      for (VisitedSet v : {VisitedSet::kBitmap, VisitedSet::kHashCleared, VisitedSet::kHashNew}) {
+        Result<std::vector<Hit>> got = batch_->SearchWith(v, queries_->row(q), kK, ef, f);
+        ASSERT_TRUE(got.ok());
+        ASSERT_EQ(got->size(), want->size()) << VisitedSetName(v) << " query " << q;
+        for (size_t i = 0; i < want->size(); ++i) {
+          EXPECT_EQ((*got)[i].owner, (*want)[i].owner) << VisitedSetName(v) << " query " << q;
+          EXPECT_EQ((*got)[i].distance, (*want)[i].distance) << VisitedSetName(v) << " query " << q;
+        }
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, kQueries * 2 * 3);
+}
+
+// The bitmap's clear zeroes nothing until a thread's 16-bit version wraps
+// (its 65 535th clear); the cleared hash set zeroes its table on every
+// search but the first; a new one has nothing to zero. Counted exactly on a
+// fresh thread (its own thread_local visited sets) over a tiny graph.
+TEST(HnswVisited, ZeroingClearsAreCounted) {
+  Options o;
+  o.dim = 4;
+  Result<std::unique_ptr<VectorIndex>> made = VectorIndex::Create(o);
+  ASSERT_TRUE(made.ok());
+  VectorIndex& index = **made;
+  Data data = testing::Clustered(200, 4, 4, 0.5f, 1, 2);
+  ASSERT_TRUE(index.InsertBatch(Items(data)).ok());
+  auto zeroings = [&] { return index.stats().visited_zeroings; };
+  std::thread([&] {
+    const std::span<const float> q = data.row(7);
+    for (int i = 0; i < 65534; ++i) ASSERT_TRUE(index.Search(q, 1, 8).ok());
+    EXPECT_EQ(zeroings(), 0u) << "65 534 bitmap clears";
+    ASSERT_TRUE(index.Search(q, 1, 8).ok());
+    EXPECT_EQ(zeroings(), 1u) << "the 65 535th clear wraps the version";
+    for (int i = 0; i < 100; ++i) ASSERT_TRUE(index.SearchWith(VisitedSet::kHashNew, q, 1, 8).ok());
+    EXPECT_EQ(zeroings(), 1u) << "a new hash set a search";
+    for (int i = 0; i < 100; ++i) ASSERT_TRUE(index.SearchWith(VisitedSet::kHashCleared, q, 1, 8).ok());
+    EXPECT_EQ(zeroings(), 1u + 99) << "the kept hash set, empty at its first clear";
+  }).join();
+  EXPECT_EQ(index.stats().searches, 65535u + 200);
+}
+
 TEST(HnswBatch, SameGraphOnAnyThreadCount) {
   const uint64_t seed = base::TestSeed();
   Data d = testing::Clustered(3000, 32, 20, 0.5f, seed, seed + 1);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "engine/src/index/vector/core.h"
 #include "engine/src/index/vector/visited.h"
@@ -36,9 +37,11 @@ struct CodeScorer {
 
 // One per searching thread: the visited set (MM-2), the heaps and the
 // query's code table, kept between searches so a search allocates nothing
-// once warm.
+// once warm. `hash` is VisitedSet::kHashCleared's set, made on first use
+// (only measurements use it).
 struct Scratch {
   VisitedBitmap visited;
+  std::optional<VisitedHash> hash;
   std::vector<Neighbor> cand, top;
   std::vector<uint32_t> links, fresh;
   std::vector<float> table;
@@ -73,19 +76,27 @@ class ScratchLease {
 };
 
 struct WalkCounts {
-  uint64_t distances = 0, hops = 0;
+  uint64_t distances = 0, hops = 0, zeroings = 0;
 };
 
-// The nodes the walk may return, at most ef, ascending.
-template <class Scorer>
+// Readies a visited set for a walk over `nodes` nodes; true if that zeroed
+// memory (counted: Stats::visited_zeroings).
+bool Ready(VisitedBitmap& v, size_t nodes) {
+  v.Reserve(nodes);
+  return v.Clear();
+}
+bool Ready(VisitedHash& v, size_t) { return v.Clear(); }
+
+// The nodes the walk may return, at most ef, ascending. `Visited` is a
+// template parameter, not a virtual call: Add runs for every neighbour.
+template <class Scorer, class Visited>
 void Walk(const IndexCore& core, const Scorer& score, size_t ef, const Filter& filter, Scratch& s,
-          std::vector<Neighbor>* out, WalkCounts* counts) {
+          Visited& visited, std::vector<Neighbor>* out, WalkCounts* counts) {
   out->clear();
   const Graph& graph = core.graph();
   std::optional<Graph::Entry> entry = graph.entry();
   if (!entry) return;
-  s.visited.Reserve(graph.size());
-  s.visited.Clear();
+  if (Ready(visited, graph.size())) ++counts->zeroings;
   s.links.resize(graph.capacity(0));
   s.fresh.resize(graph.capacity(0));
   uint64_t distances = 1, hops = 0;
@@ -111,7 +122,7 @@ void Walk(const IndexCore& core, const Scorer& score, size_t ef, const Filter& f
   std::vector<Neighbor>& top = s.top;    // max-heap of returnable nodes, at most ef
   cand.clear();
   top.clear();
-  s.visited.Add(cur.id);
+  visited.Add(cur.id);
   cand.push_back(cur);
   if (core.Returnable(cur.id, filter)) top.push_back(cur);
   while (!cand.empty()) {
@@ -123,7 +134,7 @@ void Walk(const IndexCore& core, const Scorer& score, size_t ef, const Filter& f
     ++hops;
     uint32_t m = 0;
     for (uint32_t j = 0; j < n; ++j)
-      if (s.visited.Add(s.links[j])) s.fresh[m++] = s.links[j];
+      if (visited.Add(s.links[j])) s.fresh[m++] = s.links[j];
     for (uint32_t j = 0; j < std::min(m, kAhead); ++j) score.Prefetch(s.fresh[j]);
     distances += m;
     for (uint32_t j = 0; j < m; ++j) {
@@ -149,6 +160,26 @@ void Walk(const IndexCore& core, const Scorer& score, size_t ef, const Filter& f
   counts->hops += hops;
 }
 
+// Walk with the chosen visited set: one switch a search.
+template <class Scorer>
+void WalkWith(VisitedSet kind, const IndexCore& core, const Scorer& score, size_t ef, const Filter& filter,
+              Scratch& s, std::vector<Neighbor>* out, WalkCounts* counts) {
+  switch (kind) {
+    case VisitedSet::kBitmap:
+      Walk(core, score, ef, filter, s, s.visited, out, counts);
+      return;
+    case VisitedSet::kHashCleared:
+      if (!s.hash) s.hash.emplace(16);
+      Walk(core, score, ef, filter, s, *s.hash, out, counts);
+      return;
+    case VisitedSet::kHashNew: {
+      VisitedHash fresh(16);
+      Walk(core, score, ef, filter, s, fresh, out, counts);
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 bool IndexCore::Returnable(uint32_t node, const Filter& filter) const {
@@ -164,7 +195,7 @@ bool IndexCore::Returnable(uint32_t node, const Filter& filter) const {
 }
 
 Result<std::vector<Hit>> IndexCore::Search(std::span<const float> query, size_t k, size_t ef,
-                                           const Filter& filter) const {
+                                           const Filter& filter, VisitedSet visited) const {
   std::vector<float> q(opts_.dim);
   if (Status st = Prepare(query, q.data()); !st.ok()) return st;
   std::vector<Hit> hits;
@@ -179,7 +210,7 @@ Result<std::vector<Hit>> IndexCore::Search(std::span<const float> query, size_t 
     const size_t want = size_t{opts_.oversample} * k;
     s.table.resize(codes_->table_floats());
     CodeScorer score{codes_.get(), s.table.data(), codes_->FillTable(q.data(), s.table.data())};
-    Walk(*this, score, std::max(ef, want), filter, s, &found, &counts);
+    WalkWith(visited, *this, score, std::max(ef, want), filter, s, &found, &counts);
     if (found.size() > want) found.resize(want);
     if (opts_.rescore) {
       // The pool's vectors are scattered over the arena and rarely cached
@@ -195,7 +226,7 @@ Result<std::vector<Hit>> IndexCore::Search(std::span<const float> query, size_t 
     }
   } else {
     FloatScorer score{this, q.data()};
-    Walk(*this, score, std::max(ef, k), filter, s, &found, &counts);
+    WalkWith(visited, *this, score, std::max(ef, k), filter, s, &found, &counts);
   }
   // Nodes to owners: each owner of a node is an answer at its distance.
   for (const Neighbor& f : found) {
@@ -215,6 +246,7 @@ Result<std::vector<Hit>> IndexCore::Search(std::span<const float> query, size_t 
   counters_.Add(counters_.search_distances, counts.distances + rescored);
   counters_.Add(counters_.search_rescored, rescored);
   counters_.Add(counters_.nodes_visited, counts.hops);
+  if (counts.zeroings != 0) counters_.Add(counters_.visited_zeroings, counts.zeroings);
   return hits;
 }
 

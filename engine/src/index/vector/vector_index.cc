@@ -21,6 +21,14 @@ std::string_view MetricName(Metric m) {
 std::string_view InsertArmName(InsertArm a) { return a == InsertArm::kRow ? "row" : "batch"; }
 std::string_view TableArmName(TableArm a) { return a == TableArm::kSharded ? "sharded" : "naive"; }
 std::string_view OpenArmName(OpenArm a) { return a == OpenArm::kKept ? "kept" : "naive"; }
+std::string_view VisitedSetName(VisitedSet v) {
+  switch (v) {
+    case VisitedSet::kBitmap: return "bitmap";
+    case VisitedSet::kHashCleared: return "hash-cleared";
+    case VisitedSet::kHashNew: return "hash-new";
+  }
+  return "?";
+}
 
 std::optional<Metric> ParseMetric(std::string_view name) {
   for (Metric m : {Metric::kL2, Metric::kCosine, Metric::kInnerProduct})
@@ -72,7 +80,11 @@ CleanupReport VectorIndex::Cleanup() { return core_->Cleanup(); }
 
 Result<std::vector<Hit>> VectorIndex::Search(std::span<const float> query, size_t k, size_t ef,
                                              const Filter& filter) const {
-  return core_->Search(query, k, ef, filter);
+  return core_->Search(query, k, ef, filter, VisitedSet::kBitmap);
+}
+Result<std::vector<Hit>> VectorIndex::SearchWith(VisitedSet visited, std::span<const float> query, size_t k,
+                                                 size_t ef, const Filter& filter) const {
+  return core_->Search(query, k, ef, filter, visited);
 }
 
 void VectorIndex::Serialize(std::vector<uint8_t>* out) const { core_->Serialize(out); }

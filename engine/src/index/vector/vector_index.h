@@ -184,6 +184,11 @@ class VectorIndex {
   // Fails: kInvalidArgument on a bad query (wrong dim, non-finite).
   Result<std::vector<Hit>> Search(std::span<const float> query, size_t k, size_t ef = 0,
                                   const Filter& filter = {}) const;
+  // Search() with another visited set, to measure MM-2 (vector_types.h,
+  // VisitedSet): the same walk and the same answers; only how it remembers
+  // the nodes it scored differs. Search() is SearchWith(kBitmap, ...).
+  Result<std::vector<Hit>> SearchWith(VisitedSet visited, std::span<const float> query, size_t k, size_t ef = 0,
+                                      const Filter& filter = {}) const;
 
   // The graph without the vectors (the database stores those), see
   // engine/doc/vectors.md: levels, lists, owners, flags, tags, the entry

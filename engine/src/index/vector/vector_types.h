@@ -44,10 +44,20 @@ enum class OpenArm : uint8_t { kKept, kNaive };
 // the best on the full vectors (quantize.h).
 enum class Quantization : uint8_t { kNone, kBinary };
 
+// The visited set of a search's walk (MM-2). kBitmap is what ships: one
+// VisitedBitmap a thread (visited.h), cleared in O(1) by a version bump.
+// The other two exist to measure MM-2 inside the engine's own searches
+// (VectorIndex::SearchWith, scenarios/vector's mm2 part): an open-addressing
+// hash set (VisitedHash started at 16 slots, micro's MM-2 "flat" set)
+// either kept a thread and cleared (zeroing the table the largest search
+// left) or made new for every search (its doublings paid each time).
+enum class VisitedSet : uint8_t { kBitmap, kHashCleared, kHashNew };
+
 std::string_view MetricName(Metric m);              // "l2" | "cosine" | "ip"
 std::string_view InsertArmName(InsertArm a);        // "row" | "batch"
 std::string_view TableArmName(TableArm a);          // "sharded" | "naive"
 std::string_view OpenArmName(OpenArm a);            // "kept" | "naive"
+std::string_view VisitedSetName(VisitedSet v);      // "bitmap" | "hash-cleared" | "hash-new"
 std::optional<Metric> ParseMetric(std::string_view name);
 std::optional<InsertArm> ParseInsertArm(std::string_view name);
 
@@ -111,6 +121,9 @@ struct Stats {
   uint64_t search_distances = 0;   // distances computed by searches (full or Hamming)
   uint64_t search_rescored = 0;    // full distances of kBinary rescoring (included above)
   uint64_t nodes_visited = 0;      // nodes whose lists searches read (hops)
+  uint64_t visited_zeroings = 0;   // clears of a search's visited set that zeroed
+                                   // memory: kBitmap's only when a thread's
+                                   // version wraps (once in 65 536 searches)
   // Writes.
   uint64_t inserts = 0;            // Insert items
   uint64_t nodes_linked = 0;       // new nodes linked into the graph

@@ -21,6 +21,12 @@
 // a version stamp a slot (MM-2's trick) would double the bytes every probe
 // touches. Measured: 8-byte stamped slots made the set the batch arm's
 // largest cost (it spilled the L3 cache at 512 processes).
+//
+// VisitedHash(16) is also MM-2's comparison inside the engine's searches
+// (VisitedSet in vector_types.h, for measurement only): started at 16
+// slots it is scenarios/micro/visited.h's FlatVisited, the "flat" arm of
+// micro's MM-2 (one flat array, open addressing, node + 1 a slot, doubled
+// at half full, Clear() zeroing the whole table the largest walk left).
 #pragma once
 
 #include <algorithm>
@@ -63,8 +69,9 @@ class VisitedBitmap {
     size_t i = node >> 6;
     return i < words_.size() && versions_[i] == version_ && (words_[i] & (uint64_t{1} << (node & 63))) != 0;
   }
-  void Clear() {
-    if (++version_ != 0) return;
+  // True when the clear really zeroed memory (a wrap, once in 65 536).
+  bool Clear() {
+    if (++version_ != 0) return false;
     // Wrapped: a word stamped 65 536 clears ago would read as current.
     // Zero both arrays, then start at version 1 so that words added by a
     // later Reserve (stamped 0) read as stale.
@@ -72,6 +79,7 @@ class VisitedBitmap {
     std::memset(versions_.data(), 0, versions_.size() * sizeof(uint16_t));
     version_ = 1;
     ++real_clears_;
+    return true;
   }
   uint64_t real_clears() const { return real_clears_; }
   size_t memory_bytes() const { return words_.capacity() * 8 + versions_.capacity() * 2; }
@@ -87,7 +95,9 @@ class VisitedHash {
  public:
   static constexpr size_t kMinSlots = 1024;
 
-  VisitedHash() : slots_(kMinSlots, 0), mask_(kMinSlots - 1) {}
+  VisitedHash() : VisitedHash(kMinSlots) {}
+  // `slots`: a power of two, the table's size until it first doubles.
+  explicit VisitedHash(size_t slots) : slots_(slots, 0), mask_(slots - 1) {}
 
   bool Add(uint32_t node) {
     if (2 * (size_ + 1) > slots_.size()) Grow();
@@ -107,9 +117,12 @@ class VisitedHash {
   void Prefetch(uint32_t node) const { __builtin_prefetch(&slots_[Slot(node)], 1, 3); }
   // Zeroes the slots in use: 4 KB for the usual insert, less than the
   // cache misses a version stamp a slot would add to every probe.
-  void Clear() {
-    if (size_ != 0) std::memset(slots_.data(), 0, slots_.size() * sizeof(uint32_t));
+  // True when it zeroed memory (the set was not empty).
+  bool Clear() {
+    const bool zeroed = size_ != 0;
+    if (zeroed) std::memset(slots_.data(), 0, slots_.size() * sizeof(uint32_t));
     size_ = 0;
+    return zeroed;
   }
   size_t size() const { return size_; }
   size_t memory_bytes() const { return slots_.capacity() * sizeof(uint32_t); }
