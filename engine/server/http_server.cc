@@ -27,9 +27,10 @@ struct HttpServer::Impl {
   std::vector<std::thread> io_threads;
 };
 
-HttpServer::HttpServer(Config config, Handler handler, Done done, Written written, Refused refused)
+HttpServer::HttpServer(Config config, Handler handler, Done done, Written written, Refused refused,
+                       Inline inline_handler)
     : shared_(std::make_unique<Shared>(std::move(config), std::move(handler), std::move(done), std::move(written),
-                                       std::move(refused))),
+                                       std::move(refused), std::move(inline_handler))),
       impl_(std::make_unique<Impl>(shared_->ioc)) {}
 
 HttpServer::~HttpServer() { Stop(); }
@@ -161,6 +162,7 @@ ConnectionStats HttpServer::stats() const {
   st.over_connections = s.over_connections.load();
   st.bad_http = s.bad_http.load();
   st.queued = s.workers.queued();
+  st.answered_inline = s.answered_inline.load();
   return st;
 }
 
@@ -193,6 +195,9 @@ void HttpServer::AppendMetrics(std::string& out) const {
     fmt::format_to(std::back_inserter(out), "fenec_http_rejected_total{{reason=\"{}\"}} {}\n", reason, n);
   }
   AppendGauge(out, "fenec_http_requests_queued", "Requests waiting for a worker thread.", static_cast<double>(st.queued));
+  AppendCounter(out, "fenec_http_requests_inline_total",
+                "Requests other than GETs answered on an io thread, with no hand-off to a worker (a POST /query get by id).",
+                static_cast<double>(st.answered_inline));
   AppendGauge(out, "fenec_http_io_threads", "Threads running the io_context (--io-threads).",
               static_cast<double>(c.io_threads));
   AppendGauge(out, "fenec_http_workers", "Threads running requests that may block (--workers).",

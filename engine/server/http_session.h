@@ -61,14 +61,20 @@ class WorkerPool {
 class Session;
 
 struct HttpServer::Shared {
-  Shared(Config c, Handler h, Done d, Written w, Refused r)
-      : config(std::move(c)), handler(std::move(h)), done(std::move(d)), written(std::move(w)), refused(std::move(r)) {}
+  Shared(Config c, Handler h, Done d, Written w, Refused r, Inline i)
+      : config(std::move(c)),
+        handler(std::move(h)),
+        done(std::move(d)),
+        written(std::move(w)),
+        refused(std::move(r)),
+        inline_handler(std::move(i)) {}
 
   const Config config;
   const Handler handler;
   const Done done;
   const Written written;
   const Refused refused;
+  const Inline inline_handler;
 
   net::io_context ioc;
   WorkerPool workers;
@@ -76,7 +82,8 @@ struct HttpServer::Shared {
 
   // Counted by sessions on any io thread; read by /metrics (see ConnectionStats).
   std::atomic<uint64_t> accepted{0}, open{0}, idle_timeouts{0}, header_timeouts{0}, body_timeouts{0},
-      write_timeouts{0}, over_header_bytes{0}, over_header_fields{0}, over_body{0}, over_connections{0}, bad_http{0};
+      write_timeouts{0}, over_header_bytes{0}, over_header_fields{0}, over_body{0}, over_connections{0}, bad_http{0},
+      answered_inline{0};
 
   // Every live session, so Stop() can close the idle ones; a weak pointer,
   // since a session ends on its own (its last handler drops it).
@@ -110,7 +117,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void ReadBody();
   void OnBody(const beast::error_code& ec);
   void Dispatch();
-  void RunHandler();
+  // Runs the handler (or, with try_inline, the Inline hook) into res_ and
+  // counts it; false only when the hook declined, with nothing counted.
+  bool RunHandler(bool try_inline);
   void Write();
   void OnWritten(const beast::error_code& ec, bool keep);
   // A read that failed: a disconnect, a deadline already handled, or bad input answered here.

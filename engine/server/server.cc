@@ -1,6 +1,7 @@
 #include "engine/server/server.h"
 
 #include <chrono>
+#include <optional>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -60,7 +61,8 @@ FenecServer::FenecServer(Database* db, Config config) : db_(db), config_(std::mo
         metrics_.Record(res.endpoint, res.kind, res.status, handle_ns);
       },
       [this](const HttpResponse& res, uint64_t write_ns) { metrics_.RecordWrite(res.endpoint, res.kind, write_ns); },
-      [this](int status) { metrics_.RecordRefused(status); });
+      [this](int status) { metrics_.RecordRefused(status); },
+      [this](HttpRequest& req, HttpResponse& res) { return HandleInline(req, res); });
 }
 
 FenecServer::~FenecServer() { Stop(); }
@@ -83,6 +85,24 @@ bool FenecServer::Authorized(const HttpRequest& req) const {
   for (size_t i = 0; i < got.size(); ++i) diff |= static_cast<unsigned char>(got[i]) ^
                                                     static_cast<unsigned char>(config_.token[i % config_.token.size()]);
   return diff == 0;
+}
+
+// Bodies larger than this are not looked at on the io thread: a get by id's
+// is ~50 bytes, and reading a put of a thousand rows there (only to learn it
+// is a put) would stall the thread's other connections.
+constexpr size_t kInlineMaxBody = 4096;
+
+bool FenecServer::HandleInline(HttpRequest& req, HttpResponse& res) {
+  if (req.method != "POST" || req.body.size() > kInlineMaxBody || !Authorized(req)) return false;
+  std::string_view target = req.target;
+  auto parts = Split(target.substr(0, target.find('?')));
+  if (parts.size() != 1 || parts[0] != "query") return false;
+  std::optional<query::Answer> a = service_.QueryPointRead(req.body);
+  if (!a) return false;
+  res.endpoint = "query";
+  res.kind = a->kind;
+  Json(res, a->http, std::move(a->body));
+  return true;
 }
 
 void FenecServer::Handle(HttpRequest& req, HttpResponse& res) {

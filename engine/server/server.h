@@ -40,6 +40,10 @@ class FenecServer {
 
   // Routes one request (public for tests of the routing without sockets).
   void Handle(HttpRequest& req, HttpResponse& res);
+  // The io thread's try before a worker gets a request other than a GET:
+  // answers a POST /query that is a get by id with a cached plan (as Handle
+  // would, counted alike), false for anything else (http_server.h, Inline).
+  bool HandleInline(HttpRequest& req, HttpResponse& res);
   std::string MetricsText() const;
 
  private:

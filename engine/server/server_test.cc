@@ -129,6 +129,44 @@ TEST_F(ServerTest, EndpointsAnswerAndMetricsCountThem) {
   EXPECT_EQ(MetricValue(m, "fenec_http_connections_total"), 1);
 }
 
+// RQ-1: a POST /query get by id whose plan is cached is answered on the io
+// thread (no hand-off to a worker); everything else still goes to a worker,
+// and the answers and the counts are what they were.
+TEST_F(ServerTest, PostQueryGetByIdIsAnsweredInlineOnceItsPlanIsCached) {
+  CreateUsers();
+  ExpectStatus(client_->Post("/docs/users", R"j([{"email": "a", "age": 1, "emb": [0.5, 1]}])j", "application/json"), 200,
+               "");
+  const std::string get = R"j({"statement": "GET users $1", "params": [1]})j";
+  for (int i = 0; i < 10; ++i) {
+    auto g = Query(get);
+    ExpectStatus(g, 200, "");
+    EXPECT_EQ(g->body, R"j({"id":1,"doc":{"email":"a","age":1,"emb":[0.5,1]}})j");
+  }
+  // Declined on the io thread, answered by a worker as before: a missing id,
+  // a parameter of the wrong type, a write, a text never planned, a bad body.
+  ExpectStatus(Query(R"j({"statement": "GET users $1", "params": [99]})j"), 404, "");
+  ExpectStatus(Query(R"j({"statement": "GET users $1", "params": ["x"]})j"), 400, "");
+  ExpectStatus(Query(R"j({"statement": "PUT users {email: $1}", "params": ["b"]})j"), 200, "");
+  ExpectStatus(Query(R"j({"statement": "GET nobody $1", "params": [1]})j"), 404, "unknown_collection");
+  ExpectStatus(Query(R"j({"statement": "GET users $1", "params": [1]} {})j"), 400, "json");
+
+  std::string m = Metrics();
+  // The first GET planned it on a worker; the other 9, and the 404 (a
+  // plan's answer, not a declined one), were answered inline.
+  EXPECT_EQ(MetricValue(m, "fenec_http_requests_inline_total"), 10);
+  EXPECT_EQ(MetricValue(m, R"j(fenec_requests_total{endpoint="query",kind="get",code="200"})j"), 10);
+  // The 10 and the 404 are gets; the bad parameter's 400 is counted as an error.
+  EXPECT_EQ(MetricValue(m, R"j(fenec_request_handle_seconds_count{endpoint="query",kind="get"})j"), 11);
+  // Planned once each: CREATE, "PUT users $docs", "GET users $1", the PUT;
+  // "GET nobody $1" fails to plan. Hits: 9 + the 404 + the bad parameter
+  // (counted once, by the worker), never twice for a declined request.
+  EXPECT_EQ(MetricValue(m, "fenec_plan_cache_misses_total"), 5);
+  EXPECT_EQ(MetricValue(m, "fenec_plan_cache_hits_total"), 11);
+  // A collection created later plans afresh (a failed plan is not cached).
+  ExpectStatus(Query(R"j({"statement": "CREATE COLLECTION nobody (email TEXT)"})j"), 200, "");
+  ExpectStatus(Query(R"j({"statement": "GET nobody $1", "params": [1]})j"), 404, "");
+}
+
 TEST_F(ServerTest, ManyKeptAliveClientsAtOnce) {
   CreateUsers();
   constexpr int kClients = 12, kEach = 40;

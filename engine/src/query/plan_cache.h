@@ -36,6 +36,16 @@ class PlanCache {
     return it->second;
   }
 
+  // Find without counting, for a caller that may decline the plan and let
+  // Find count the request once (Service::QueryPointRead); CountHit counts it
+  // when it does not decline.
+  std::shared_ptr<const Plan> Peek(std::string_view text) const {
+    base::ReaderMutexLock lock(&mu_);
+    auto it = map_.find(text);
+    return it == map_.end() ? nullptr : it->second;
+  }
+  void CountHit() const { hits_.fetch_add(1, std::memory_order_relaxed); }
+
   void Insert(std::string_view text, std::shared_ptr<const Plan> plan) {
     base::WriterMutexLock lock(&mu_);
     if (map_.size() >= kMaxEntries || bytes_ + text.size() > kMaxBytes) {

@@ -114,33 +114,53 @@ PlanResult Service::PlanFor(std::string_view text) {
   return planned;
 }
 
-Answer Service::Query(std::string& body) {
+Answer Service::Query(std::string& body) { return *RunQuery(body, false); }
+
+std::optional<Answer> Service::QueryPointRead(std::string& body) { return RunQuery(body, true); }
+
+// With point_read_only, any answer but a get by id's (an error included)
+// gives nullopt instead, and nothing is counted, so that Query, called next
+// on the same body, answers and counts as if this had not run.
+std::optional<Answer> Service::RunQuery(std::string& body, bool point_read_only) {
+  auto fail = [point_read_only](Answer a) -> std::optional<Answer> {
+    if (point_read_only) return std::nullopt;
+    return a;
+  };
   body.reserve(body.size() + simdjson::SIMDJSON_PADDING);  // before reader keeps body.data()
   JsonReader reader(body.data());
   sj::document doc;
   sj::object obj;
-  if (auto bad = BodyObject(body, reader, &doc, &obj, "{\"statement\": ..., \"params\": ...}")) return *bad;
-  if (auto err = CheckKeys(obj, {"statement", "params"}, "body", reader, &doc, body.data())) return ErrorAnswer(*err);
+  if (auto bad = BodyObject(body, reader, &doc, &obj, "{\"statement\": ..., \"params\": ...}")) return fail(*bad);
+  if (auto err = CheckKeys(obj, {"statement", "params"}, "body", reader, &doc, body.data())) return fail(ErrorAnswer(*err));
   sj::value text_v;
   auto ec = obj.find_field_unordered("statement").get(text_v);
-  if (ec == simdjson::NO_SUCH_FIELD) return ErrorAnswer(BodyError("json", "the body has no \"statement\"", "body.statement"));
-  if (ec) return ErrorAnswer(reader.Malformed(ec, "body"));
+  if (ec == simdjson::NO_SUCH_FIELD) return fail(ErrorAnswer(BodyError("json", "the body has no \"statement\"", "body.statement")));
+  if (ec) return fail(ErrorAnswer(reader.Malformed(ec, "body")));
   std::string_view text;
   if (auto se = text_v.get_string().get(text)) {
-    if (se == simdjson::STRING_ERROR) return ErrorAnswer(reader.Malformed(se, "body.statement"));
-    return ErrorAnswer(reader.At(text_v, 400, "json", "\"statement\" must be a string", "body.statement"));
+    if (se == simdjson::STRING_ERROR) return fail(ErrorAnswer(reader.Malformed(se, "body.statement")));
+    return fail(ErrorAnswer(reader.At(text_v, 400, "json", "\"statement\" must be a string", "body.statement")));
   }
   // The unescaped text lives in the parser's string buffer, which the params
   // read below appends to without moving; it is only used before then.
-  PlanResult planned = PlanFor(text);
-  if (!planned.ok()) return ErrorAnswer(planned.error);
+  PlanResult planned;
+  if (point_read_only) {
+    // Only a plan already cached, looked up uncounted: a miss (or another
+    // kind) is left to Query, which parses, plans and counts it once.
+    planned.plan = cache_.Peek(text);
+    if (!planned.plan || planned.plan->kind != StatementKind::kGet) return std::nullopt;
+  } else {
+    planned = PlanFor(text);
+    if (!planned.ok()) return ErrorAnswer(planned.error);
+  }
   const Plan& plan = *planned.plan;
 
   Bound bound;
   sj::value params_v;
   ec = obj.find_field_unordered("params").get(params_v);
-  if (ec && ec != simdjson::NO_SUCH_FIELD) return ErrorAnswer(reader.Malformed(ec, "body"));
-  if (auto err = reader.ReadParams(plan, ec ? nullptr : &params_v, "params", &bound)) return ErrorAnswer(*err);
+  if (ec && ec != simdjson::NO_SUCH_FIELD) return fail(ErrorAnswer(reader.Malformed(ec, "body")));
+  if (auto err = reader.ReadParams(plan, ec ? nullptr : &params_v, "params", &bound)) return fail(ErrorAnswer(*err));
+  if (point_read_only) cache_.CountHit();
   return Execute(plan, bound, *db_);
 }
 

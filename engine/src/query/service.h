@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,12 @@ class Service {
 
   // POST /query: {"statement": "...", "params": [...] | {...}}.
   Answer Query(std::string& body);
+  // The same, but only for a get by id ("GET c $1") whose plan is cached:
+  // its answer, or nullopt (nothing counted, body's content unchanged) for
+  // anything else, which the caller then sends to Query. fenec-server calls
+  // it on an io thread, since a get by id takes microseconds and never
+  // waits for an fsync; a hand-off to a worker would cost more (RQ-1).
+  std::optional<Answer> QueryPointRead(std::string& body);
   // POST /docs/{collection}: a JSON array of documents (or one), landed as one write.
   Answer PutDocs(std::string_view collection, std::string& body);
   // POST /batch: {"statements": [{"statement": "PUT c ...", "params": ...}, ...]};
@@ -39,6 +46,7 @@ class Service {
   const PlanCache& cache() const { return cache_; }
 
  private:
+  std::optional<Answer> RunQuery(std::string& body, bool point_read_only);
   PlanResult PathPlan(std::string_view verb, std::string_view collection, std::string_view param);
 
   Database* db_;
