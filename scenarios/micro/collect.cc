@@ -10,6 +10,9 @@
 namespace fenec::scenarios::micro {
 namespace {
 
+// MM-4's line: the source's "as much as five times" (see the verdict).
+constexpr double kMm4Line = 5;
+
 const Figure* find(const std::vector<Figure>& figs, const std::string& finding,
                    const std::string& arm, int threads) {
   const std::string tail = fmt::format("threads={}", threads);
@@ -20,6 +23,18 @@ const Figure* find(const std::vector<Figure>& figs, const std::string& finding,
     }
   }
   return nullptr;
+}
+
+// The share of calls that allocated fresh scratch, over every repetition.
+double fresh_share(const Figure* f) {
+  const auto reps = f->counter_reps.find("fresh_per_call");
+  if (reps != f->counter_reps.end() && !reps->second.empty()) {
+    double sum = 0;
+    for (double x : reps->second) sum += x;
+    return sum / static_cast<double>(reps->second.size());
+  }
+  const auto last = f->counters.find("fresh_per_call");
+  return last == f->counters.end() ? 0 : last->second;
 }
 
 // The verdicts compare the CPU an item costs (cpu_ns_per_item), not its wall
@@ -272,10 +287,15 @@ void add_verdicts(kit::Results& r, const std::vector<Figure>& figs, const std::s
     // with its match data lent from one slot (the source's pattern: a call
     // that finds it taken allocates a fresh one) and one RE2 object (its DFA
     // cache shared under RE2's lock), each against one per thread. The
-    // std::regex pair is shown beside. The source: "six times slower", "as
-    // much as five times". Line 1.5: a shared matcher clearly slower under
-    // concurrency, well short of 5-6x. Their cost is CPU work (allocations,
-    // atomics, a lock's cache line): the matchers never sleep.
+    // std::regex pair is shown beside. The finding has two parts, judged
+    // apart: the mechanism, counted (the shared slot allocates under
+    // concurrency and never alone), and the cost, against the source's own
+    // magnitude, "as much as five times" (line 5, as MM-5 is judged on the
+    // source's 16x). An earlier line of 1.5 ("clearly slower") sat between
+    // the two costs this host gives a shared cache line, 1.1x when it places
+    // the two vCPUs close and 1.7x when far, for minutes at a time: five
+    // runs judged it not / inconclusive / reproduced / not / not, so that
+    // verdict measured the host's placement, not the matcher.
     const Figure* shared2 = find(figs, "MM-4", "shared_checkout", 2);
     const Figure* local2 = find(figs, "MM-4", "per_thread", 2);
     const Figure* pcre_s = find(figs, "MM-4", "pcre2_shared_slot", 2);
@@ -305,7 +325,7 @@ void add_verdicts(kit::Results& r, const std::vector<Figure>& figs, const std::s
       const double typical = kit::median(s->cpu_ns_per_item);
       size_t spells = 0;
       for (double c : s->cpu_ns_per_item) spells += c >= 1.3 * typical;
-      checks.push_back(kit::Check{what + " (median sample)", med, 1.5, true});
+      checks.push_back(kit::Check{what + " (median sample)", med, kMm4Line, true});
       rows("MM-4", s, "cpu_over_per_thread", med);
       return fmt::format("{:.3g} ns vs {:.3g} ns CPU a line, median of {} samples: {} (the mean over samples {}; "
                          "{} of {} samples of the shared arm in a costlier spell, >= 1.3x its median)",
@@ -323,7 +343,7 @@ void add_verdicts(kit::Results& r, const std::vector<Figure>& figs, const std::s
                                   judged("one shared RE2/one RE2 per thread, a line, 2 threads", re2_s, re2_l)));
     }
     if (shared2 && local2) {
-      const kit::Check c = check("std::regex shared/per-thread matcher a line, 2 threads", shared2, local2, 1.5);
+      const kit::Check c = check("std::regex shared/per-thread matcher a line, 2 threads", shared2, local2, kMm4Line);
       if (checks.empty()) checks.push_back(c);  // only std::regex ran (--filter): judged on it
       parts.push_back(fmt::format(
           "std::regex{}: shared {} CPU a line vs per-thread {} ({}); wall time a line {} vs {} ({}); {:.2g}% of "
@@ -333,8 +353,22 @@ void add_verdicts(kit::Results& r, const std::vector<Figure>& figs, const std::s
           kit::format_ratio(wall_slower(shared2, local2)), fresh(shared2)));
       rows("MM-4", shared2, "cpu_over_per_thread", c.ratio);
     }
+    // The mechanism, a count: the matcher the verdict judges (PCRE2's slot,
+    // or std::regex's checkout when only it ran) allocated fresh scratch at
+    // 2 threads and, where its 1-thread run is here, never at 1 thread.
+    const bool on_pcre = pcre_s && pcre_l;
+    const Figure* lender = on_pcre ? pcre_s : shared2;
+    const Figure* alone = find(figs, "MM-4", on_pcre ? "pcre2_shared_slot" : "shared_checkout", 1);
+    std::vector<kit::ExactPart> exact;
+    if (lender && !checks.empty()) {
+      const double two = fresh_share(lender), one = alone ? fresh_share(alone) : 0;
+      exact.push_back({fmt::format("{} allocated fresh scratch on {:.2g}% of calls at 2 threads{}",
+                                   on_pcre ? "PCRE2's shared slot" : "std::regex's shared checkout", 100 * two,
+                                   alone ? fmt::format(" and {:.2g}% at 1 thread", 100 * one) : ""),
+                       two > 0 && one == 0});
+    }
     if (!checks.empty()) {
-      v.set(kit::judge(checks));
+      v.set(kit::judge(checks, exact));
       v.ours = fmt::format("{}", fmt::join(parts, "; "));
     } else {
       v.not_applicable("MM-4 arms not run (see --filter)");

@@ -85,16 +85,21 @@ TEST(MicroVerdicts, EachCheckClearsMissesOrStraddles) {
   // The versioned bitmap 0.8x..2x the cleared set's CPU a walk: straddles.
   set(figs, "versioned_bitmap", 1, {30000, 12000, 20000});
   EXPECT_EQ(judged(figs)["MM-2"].outcome, Outcome::kInconclusive) << judged(figs)["MM-2"].reason;
-  // The shared matcher 1.3x..2.6x the CPU a line: the interval holds 1.5.
-  arm(figs, "shared_checkout", 2)->cpu_ns_per_item = {900, 1800, 1200};
+  // MM-4 judges the mechanism, counted (the shared checkout allocated fresh
+  // scratch at 2 threads), and the cost against the source's 5x.
+  arm(figs, "shared_checkout", 2)->counter_reps["fresh_per_call"] = {0.3, 0.25, 0.35};
+  // The shared matcher 3.5x..7x the CPU a line: the interval holds 5.
+  arm(figs, "shared_checkout", 2)->cpu_ns_per_item = {2400, 4800, 3600};
   EXPECT_EQ(judged(figs)["MM-4"].outcome, Outcome::kInconclusive) << judged(figs)["MM-4"].reason;
-  arm(figs, "shared_checkout", 2)->cpu_ns_per_item = {3300, 3400, 3500};  // 5x: the source's shape
-  EXPECT_EQ(judged(figs)["MM-4"].outcome, Outcome::kReproduced);
+  arm(figs, "shared_checkout", 2)->cpu_ns_per_item = {4100, 4200, 4300};  // 6x: the source's shape
+  EXPECT_EQ(judged(figs)["MM-4"].outcome, Outcome::kReproduced) << judged(figs)["MM-4"].reason;
   // Judged on CPU, not wall time: a neighbour that doubles the wall time of
-  // the shared arm's repetitions does not make it slower.
+  // the shared arm's repetitions does not make it slower. The allocations
+  // happen, their cost does not show: partly.
   arm(figs, "shared_checkout", 2)->cpu_ns_per_item = {680, 700, 690};
   arm(figs, "shared_checkout", 2)->ns_per_item = {1400, 1300, 1500};
-  EXPECT_EQ(judged(figs)["MM-4"].outcome, Outcome::kNotReproduced) << judged(figs)["MM-4"].reason;
+  EXPECT_EQ(judged(figs)["MM-4"].outcome, Outcome::kPartly) << judged(figs)["MM-4"].reason;
+  EXPECT_NE(judged(figs)["MM-4"].reason.find("30% of calls"), std::string::npos) << judged(figs)["MM-4"].reason;
   // Preads only 8x one read (and mmap): both checks miss the source's 16x.
   for (const char* a : {"read_once", "mmap"}) set(figs, a, 1, {1850, 1870, 1830});
   EXPECT_EQ(judged(figs)["MM-5"].outcome, Outcome::kNotReproduced);
@@ -135,46 +140,61 @@ TEST(MicroVerdicts, ArmsNotRunAreNotApplicable) {
 }
 
 // With the PCRE2 and RE2 pairs run, MM-4 is judged on them and the
-// std::regex pair is shown beside: the slot-lending PCRE2 matcher 5x its
-// per-thread one clears, one shared RE2 as fast as per-thread ones misses.
+// std::regex pair is shown beside: the slot-lending PCRE2 matcher 3x its
+// per-thread one and one shared RE2 as fast as per-thread ones both miss the
+// source's 5x, while the slot's allocations (counted) hold: partly.
 // Judged on the median sample, whose interval needs 6 samples or more.
 TEST(MicroVerdicts, MatchersPeopleShareDecideMm4) {
   std::vector<Figure> figs = shaped();
-  figs.push_back(fig("MM-4", "pcre2_shared_slot", 2, {500, 520, 510, 505, 498, 515, 507, 512}));
+  figs.push_back(fig("MM-4", "pcre2_shared_slot", 2, {300, 320, 310, 305, 298, 315, 307, 312}));
+  figs.back().counter_reps["fresh_per_call"] = std::vector<double>(8, 0.12);
+  figs.push_back(fig("MM-4", "pcre2_shared_slot", 1, {90, 91, 92}));
+  figs.back().counter_reps["fresh_per_call"] = {0, 0, 0};
   figs.push_back(fig("MM-4", "pcre2_per_thread", 2, {100, 104, 102, 101, 103, 99, 102, 100}));
   figs.push_back(fig("MM-4", "re2_shared", 2, {300, 310, 305, 302, 308, 301, 306, 304}));
   figs.push_back(fig("MM-4", "re2_per_thread", 2, {300, 305, 310, 303, 306, 302, 304, 309}));
   kit::Verdict v = judged(figs)["MM-4"];
   EXPECT_EQ(v.outcome, Outcome::kPartly) << v.reason;
-  EXPECT_NE(v.reason.find("PCRE2"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("PCRE2's shared slot allocated fresh scratch on 12% of calls at 2 threads and 0% at 1"),
+            std::string::npos)
+      << v.reason;
   EXPECT_EQ(v.reason.find("std::regex"), std::string::npos) << "shown, not judged: " << v.reason;
   EXPECT_NE(v.ours.find("std::regex (shown, not judged)"), std::string::npos) << v.ours;
-  arm(figs, "re2_shared", 2)->cpu_ns_per_item = {900, 930, 915, 920, 905, 925, 910, 918};
-  EXPECT_EQ(judged(figs)["MM-4"].outcome, Outcome::kReproduced);
+  for (const char* a : {"pcre2_shared_slot", "re2_shared"})
+    arm(figs, a, 2)->cpu_ns_per_item = {900, 930, 915, 920, 905, 925, 910, 918};
+  arm(figs, "pcre2_per_thread", 2)->cpu_ns_per_item = {150, 152, 151, 149, 150, 153, 148, 150};
+  arm(figs, "re2_per_thread", 2)->cpu_ns_per_item = {150, 152, 151, 149, 150, 153, 148, 150};
+  EXPECT_EQ(judged(figs)["MM-4"].outcome, Outcome::kReproduced) << judged(figs)["MM-4"].reason;
+  // A slot that allocates when used alone is not the source's mechanism.
+  arm(figs, "pcre2_shared_slot", 1)->counter_reps["fresh_per_call"] = {0, 0.01, 0};
+  EXPECT_EQ(judged(figs)["MM-4"].outcome, Outcome::kPartly) << judged(figs)["MM-4"].reason;
   // Three samples give the median no interval: open, not a verdict.
   for (Figure& f : figs)
     if (f.finding == "MM-4") f.cpu_ns_per_item.resize(3), f.ns_per_item.resize(3);
   EXPECT_EQ(judged(figs)["MM-4"].outcome, Outcome::kInconclusive);
 }
 
-// A spell in which both shared arms cost 1.7x (6 of 32 samples, as the host
-// moved the vCPUs for a few seconds) leaves the verdict with the typical
-// sample, 1.1x: not reproduced, and the spell is counted in the text.
-TEST(MicroVerdicts, Mm4SpellOfCostlierSamplesDoesNotDecide) {
-  std::vector<Figure> figs = shaped();
-  std::vector<double> shared, local;
-  for (int i = 0; i < 32; ++i) {
-    local.push_back(50 + i % 3);
-    shared.push_back((i >= 20 && i < 26 ? 1.7 : 1.1) * (50 + (i + 1) % 3));
+// The host places the two vCPUs close (a shared cache line costs the shared
+// arms 1.1x) or far (1.7x) for minutes at a time. A run in either placement,
+// or one that changes placement part way, gets the same verdict: the
+// allocations hold and the cost misses the source's 5x.
+TEST(MicroVerdicts, Mm4HostPlacementDoesNotDecide) {
+  for (int far_samples : {0, 6, 26, 32}) {
+    std::vector<Figure> figs = shaped();
+    std::vector<double> shared, local;
+    for (int i = 0; i < 32; ++i) {
+      local.push_back(50 + i % 3);
+      shared.push_back((i < far_samples ? 1.7 : 1.1) * (50 + (i + 1) % 3));
+    }
+    figs.push_back(fig("MM-4", "pcre2_shared_slot", 2, shared));
+    figs.back().counter_reps["fresh_per_call"] = std::vector<double>(32, 0.1);
+    figs.push_back(fig("MM-4", "pcre2_per_thread", 2, local));
+    figs.push_back(fig("MM-4", "re2_shared", 2, shared));
+    figs.push_back(fig("MM-4", "re2_per_thread", 2, local));
+    const kit::Verdict v = judged(figs)["MM-4"];
+    EXPECT_EQ(v.outcome, Outcome::kPartly) << far_samples << ": " << v.reason;
+    if (far_samples == 6) EXPECT_NE(v.ours.find("6 of 32 samples"), std::string::npos) << v.ours;
   }
-  figs.push_back(fig("MM-4", "pcre2_shared_slot", 2, shared));
-  figs.push_back(fig("MM-4", "pcre2_per_thread", 2, local));
-  figs.push_back(fig("MM-4", "re2_shared", 2, shared));
-  figs.push_back(fig("MM-4", "re2_per_thread", 2, local));
-  const kit::Verdict v = judged(figs)["MM-4"];
-  EXPECT_EQ(v.outcome, Outcome::kNotReproduced) << v.reason;
-  EXPECT_NE(v.ours.find("6 of 32 samples"), std::string::npos) << v.ours;
-  EXPECT_GT(kit::paired_ratio(shared, local).ci95.hi, 1.2);  // what a mean over samples would judge on
 }
 
 TEST(MicroVerdicts, OneRepetitionHasNoInterval) {
