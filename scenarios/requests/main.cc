@@ -36,6 +36,7 @@
 #include "scenarios/procs/server_process.h"
 #include "scenarios/requests/cell.h"
 #include "scenarios/requests/check.h"
+#include "scenarios/requests/pin.h"
 #include "scenarios/requests/report.h"
 #include "scenarios/requests/wrk.h"
 
@@ -53,6 +54,7 @@ struct Flags {
   double seconds = 0;
   int wrk_seconds = -1;
   int sync_ms = 250;
+  Pin pin = Pin::kSame;
 };
 
 bool Stop() { return fenec::base::StopRequested(); }
@@ -199,7 +201,17 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 600));
   app.add_option("--sync-ms", f.sync_ms, "fenec-server --sync MS of the default pair (default 250)")
       ->check(CLI::Range(1, 60000));
+  app.add_option("--pin", f.pin,
+                 "where the one-client cells run (pin.h): same (client and server on one CPU, default), apart "
+                 "(client on one, server on another), none (wherever the scheduler puts them)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, Pin>{{"same", Pin::kSame}, {"apart", Pin::kApart},
+                                                                     {"none", Pin::kNone}}));
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
+  Placement place;
+  if (std::string err = PlacementOf(f.pin, &place); !err.empty()) {
+    fmt::print(stderr, "requests-bench: {}\n", err);
+    return 2;
+  }
   // A line at a time even into a pipe: progress (and the postmaster's pid, which tests read) shows as it happens.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   if (f.seconds == 0) f.seconds = h.quick() ? 0.15 : 1.5;
@@ -209,6 +221,9 @@ int main(int argc, char** argv) {
   meta.set("rows", std::to_string(f.rows));
   meta.set("clients", std::to_string(f.clients));
   meta.set("cell_seconds", fmt::format("{}", f.seconds));
+  meta.set("one_client_pin", f.pin == Pin::kNone ? std::string("none")
+                                                 : fmt::format("{}: client on CPU {}, server on CPU {}", PinName(f.pin),
+                                                               place.client, place.server));
   meta.set("pairs", fmt::format("fenec-server --sync {} vs synchronous_commit off; --durable vs on (puts)", f.sync_ms));
   meta.set("postgres_near", "exact scan in SQL (postgres-exact); pgvector is not packaged for Debian 12");
   h.results().skip("pgvector", "request=near", "pgvector is not packaged for Debian 12; PostgreSQL's near is the "
@@ -285,8 +300,21 @@ int main(int argc, char** argv) {
   };
   if (!broken) open_pools(false);
   // Every cell of a repetition, both systems in turn; the default pair first.
+  // The one-client cells run pinned (pin.h): this thread (the client loop's
+  // threads and wrk start from it), every fenec-server thread and the
+  // PostgreSQL backend of the first connection; unpinned after.
+  auto place_one_client = [&](bool pinned) {
+    if (f.pin == Pin::kNone || broken) return;
+    std::string err = PinSelf(pinned ? place.client : -1);
+    if (err.empty()) err = PinProcess(server->pid(), pinned ? place.server : -1);
+    if (err.empty() && pg_skip.empty() && !pg_pool.empty()) {
+      err = PinProcess(pg_pool[0]->ServerPid(), pinned ? place.server : -1);
+    }
+    if (!err.empty()) fail("pinning the one-client cells (--pin none runs them unpinned): " + err);
+  };
   auto rep_cells = [&](int rep, bool durable) {
     for (int clients : {1, f.clients}) {
+      place_one_client(clients == 1);
       for (Kind k : kKinds) {
         if (broken || Stop() || (durable && k != Kind::kPut)) continue;
         broken = !bench.Cell(kFenec, fenec_pool, k, clients, durable, rep, server->port());

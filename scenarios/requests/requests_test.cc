@@ -4,6 +4,7 @@
 // failed and one interrupted. Where PostgreSQL 15 is not installed, the
 // tests that need it are skipped with that reason.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -14,12 +15,14 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <thread>
 
 #include "engine/src/base/testing.h"
 #include "scenarios/pg/pg_cluster.h"
 #include "scenarios/procs/server_process.h"
 #include "scenarios/requests/check.h"
 #include "scenarios/requests/dataset.h"
+#include "scenarios/requests/pin.h"
 #include "scenarios/requests/targets.h"
 #include "scenarios/requests/wrk.h"
 
@@ -217,6 +220,8 @@ TEST_F(BenchRun, PostgresIsGoneAfterARunThatPassed) {
   std::string text((std::istreambuf_iterator<char>(csv)), std::istreambuf_iterator<char>());
   for (const char* arm : {",fenec-server,", ",postgres,", ",postgres-exact,"}) EXPECT_NE(text.find(arm), std::string::npos) << arm;
   EXPECT_NE(text.find("request=get-by-id;clients=1,roundtrip_p50_us"), std::string::npos);
+  // The one-client cells ran pinned (pin.h's default), and the run says where.
+  EXPECT_NE(text.find("# one_client_pin=same: client on CPU"), std::string::npos) << text.substr(0, 600);
 }
 
 TEST_F(BenchRun, PostgresIsGoneAfterARunThatFailed) {
@@ -237,6 +242,33 @@ TEST_F(BenchRun, PostgresIsGoneAfterARunInterrupted) {
   kill(pid_, SIGINT);
   EXPECT_EQ(Wait(), 130);
   EXPECT_FALSE(Alive(pg));
+}
+
+// Pinning moves a thread onto one CPU and back onto all it had; apart puts
+// the client and the server on two CPUs where there are two.
+TEST(Pin, OntoOneCpuAndBack) {
+  cpu_set_t before;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(before), &before), 0);
+  Placement same, apart;
+  ASSERT_EQ(PlacementOf(Pin::kSame, &same), "");
+  EXPECT_EQ(same.client, same.server);
+  if (CPU_COUNT(&before) >= 2) {
+    ASSERT_EQ(PlacementOf(Pin::kApart, &apart), "");
+    EXPECT_NE(apart.client, apart.server);
+  } else {
+    EXPECT_NE(PlacementOf(Pin::kApart, &apart), "");
+  }
+  std::thread([&] {
+    ASSERT_EQ(PinSelf(same.client), "");
+    cpu_set_t now;
+    ASSERT_EQ(sched_getaffinity(0, sizeof(now), &now), 0);
+    EXPECT_EQ(CPU_COUNT(&now), 1);
+    EXPECT_TRUE(CPU_ISSET(same.client, &now));
+    ASSERT_EQ(PinSelf(-1), "");
+    ASSERT_EQ(sched_getaffinity(0, sizeof(now), &now), 0);
+    EXPECT_TRUE(CPU_EQUAL(&now, &before));
+  }).join();
+  EXPECT_NE(PinProcess(999999999, 0), "") << "no such process";
 }
 
 TEST(Wrk, ReportIsRead) {

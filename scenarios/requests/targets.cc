@@ -153,6 +153,8 @@ class PgConn : public Conn {
     return "";
   }
 
+  int ServerPid() const override { return PQbackendPID(c_.get()); }
+
   std::string Do(Kind k, uint64_t draw, std::vector<AnswerRow>* rows) override {
     PGresult* r = nullptr;
     ExecStatusType want = PGRES_TUPLES_OK;

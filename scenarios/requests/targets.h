@@ -54,6 +54,9 @@ class Conn {
   // the rows a get, a filter or a near must have), else why not. With `rows`,
   // the answer's rows are read back into it (not on the timed path).
   virtual std::string Do(Kind k, uint64_t draw, std::vector<AnswerRow>* rows = nullptr) = 0;
+  // The process that answers this connection alone (PostgreSQL's backend),
+  // 0 when the server is one process for every connection (fenec-server).
+  virtual int ServerPid() const { return 0; }
 };
 
 // The parameters of draw `draw`, for both systems alike.
