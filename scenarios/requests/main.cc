@@ -33,10 +33,10 @@
 #include "iobench/kit/harness.h"
 #include "scenarios/pg/pg_cluster.h"
 #include "scenarios/procs/metrics.h"
+#include "scenarios/procs/pin.h"
 #include "scenarios/procs/server_process.h"
 #include "scenarios/requests/cell.h"
 #include "scenarios/requests/check.h"
-#include "scenarios/requests/pin.h"
 #include "scenarios/requests/report.h"
 #include "scenarios/requests/wrk.h"
 
@@ -45,6 +45,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace fenec::scenarios::requests;
 using fenec::scenarios::procs::PromValue;
+namespace procs = fenec::scenarios::procs;
+using procs::Pin;
+using procs::Placement;
 using Pool = std::vector<std::unique_ptr<Conn>>;
 
 struct Flags {
@@ -201,14 +204,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 600));
   app.add_option("--sync-ms", f.sync_ms, "fenec-server --sync MS of the default pair (default 250)")
       ->check(CLI::Range(1, 60000));
-  app.add_option("--pin", f.pin,
-                 "where the one-client cells run (pin.h): same (client and server on one CPU, default), apart "
-                 "(client on one, server on another), none (wherever the scheduler puts them)")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, Pin>{{"same", Pin::kSame}, {"apart", Pin::kApart},
-                                                                     {"none", Pin::kNone}}));
+  app.add_option("--pin", f.pin, procs::kPinHelp)
+      ->transform(CLI::CheckedTransformer(procs::PinNames()));
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
   Placement place;
-  if (std::string err = PlacementOf(f.pin, &place); !err.empty()) {
+  if (std::string err = procs::PlacementOf(f.pin, &place); !err.empty()) {
     fmt::print(stderr, "requests-bench: {}\n", err);
     return 2;
   }
@@ -221,9 +221,7 @@ int main(int argc, char** argv) {
   meta.set("rows", std::to_string(f.rows));
   meta.set("clients", std::to_string(f.clients));
   meta.set("cell_seconds", fmt::format("{}", f.seconds));
-  meta.set("one_client_pin", f.pin == Pin::kNone ? std::string("none")
-                                                 : fmt::format("{}: client on CPU {}, server on CPU {}", PinName(f.pin),
-                                                               place.client, place.server));
+  meta.set("one_client_pin", procs::Describe(f.pin, place));
   meta.set("pairs", fmt::format("fenec-server --sync {} vs synchronous_commit off; --durable vs on (puts)", f.sync_ms));
   meta.set("postgres_near", "exact scan in SQL (postgres-exact); pgvector is not packaged for Debian 12");
   h.results().skip("pgvector", "request=near", "pgvector is not packaged for Debian 12; PostgreSQL's near is the "
@@ -305,10 +303,10 @@ int main(int argc, char** argv) {
   // PostgreSQL backend of the first connection; unpinned after.
   auto place_one_client = [&](bool pinned) {
     if (f.pin == Pin::kNone || broken) return;
-    std::string err = PinSelf(pinned ? place.client : -1);
-    if (err.empty()) err = PinProcess(server->pid(), pinned ? place.server : -1);
+    std::string err = procs::PinSelf(pinned ? place.client : -1);
+    if (err.empty()) err = procs::PinProcess(server->pid(), pinned ? place.server : -1);
     if (err.empty() && pg_skip.empty() && !pg_pool.empty()) {
-      err = PinProcess(pg_pool[0]->ServerPid(), pinned ? place.server : -1);
+      err = procs::PinProcess(pg_pool[0]->ServerPid(), pinned ? place.server : -1);
     }
     if (!err.empty()) fail("pinning the one-client cells (--pin none runs them unpinned): " + err);
   };

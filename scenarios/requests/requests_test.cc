@@ -19,10 +19,10 @@
 
 #include "engine/src/base/testing.h"
 #include "scenarios/pg/pg_cluster.h"
+#include "scenarios/procs/pin.h"
 #include "scenarios/procs/server_process.h"
 #include "scenarios/requests/check.h"
 #include "scenarios/requests/dataset.h"
-#include "scenarios/requests/pin.h"
 #include "scenarios/requests/targets.h"
 #include "scenarios/requests/wrk.h"
 
@@ -247,6 +247,7 @@ TEST_F(BenchRun, PostgresIsGoneAfterARunInterrupted) {
 // Pinning moves a thread onto one CPU and back onto all it had; apart puts
 // the client and the server on two CPUs where there are two.
 TEST(Pin, OntoOneCpuAndBack) {
+  using namespace procs;
   cpu_set_t before;
   ASSERT_EQ(sched_getaffinity(0, sizeof(before), &before), 0);
   Placement same, apart;

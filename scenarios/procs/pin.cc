@@ -1,4 +1,4 @@
-#include "scenarios/requests/pin.h"
+#include "scenarios/procs/pin.h"
 
 #include <fmt/format.h>
 #include <sched.h>
@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <vector>
 
-namespace fenec::scenarios::requests {
+namespace fenec::scenarios::procs {
 namespace {
 
 // The CPUs this process could use when it started: what "back" restores.
@@ -47,6 +47,11 @@ const char* PinName(Pin p) {
   }
 }
 
+const std::map<std::string, Pin>& PinNames() {
+  static const std::map<std::string, Pin> names = {{"same", Pin::kSame}, {"apart", Pin::kApart}, {"none", Pin::kNone}};
+  return names;
+}
+
 std::string PlacementOf(Pin p, Placement* out) {
   *out = {};
   if (p == Pin::kNone) return "";
@@ -58,6 +63,11 @@ std::string PlacementOf(Pin p, Placement* out) {
   out->client = cpus[0];
   out->server = p == Pin::kSame ? cpus[0] : cpus[1];
   return "";
+}
+
+std::string Describe(Pin p, const Placement& at) {
+  if (p == Pin::kNone) return "none";
+  return fmt::format("{}: client on CPU {}, server on CPU {}", PinName(p), at.client, at.server);
 }
 
 std::string PinProcess(pid_t pid, int cpu) {
@@ -78,4 +88,4 @@ std::string PinSelf(int cpu) {
   return SetMask(0, cpu);
 }
 
-}  // namespace fenec::scenarios::requests
+}  // namespace fenec::scenarios::procs
