@@ -25,16 +25,18 @@ const cpu_set_t& StartMask() {
   return mask;
 }
 
-std::string SetMask(pid_t tid, int cpu) {
+// 0 or the errno of sched_setaffinity(tid) onto `cpu` (-1: StartMask()).
+int SetMask(pid_t tid, int cpu) {
   cpu_set_t m = StartMask();
   if (cpu >= 0) {
     CPU_ZERO(&m);
     CPU_SET(cpu, &m);
   }
-  if (sched_setaffinity(tid, sizeof(m), &m) != 0) {
-    return fmt::format("sched_setaffinity({}, cpu {}): {}", tid, cpu, std::strerror(errno));
-  }
-  return "";
+  return sched_setaffinity(tid, sizeof(m), &m) == 0 ? 0 : errno;
+}
+
+std::string MaskError(pid_t tid, int cpu, int err) {
+  return fmt::format("sched_setaffinity({}, cpu {}): {}", tid, cpu, std::strerror(err));
 }
 
 }  // namespace
@@ -76,7 +78,7 @@ std::string PinProcess(pid_t pid, int cpu) {
   for (const auto& task : std::filesystem::directory_iterator(fmt::format("/proc/{}/task", pid), ec)) {
     const pid_t tid = static_cast<pid_t>(std::atoi(task.path().filename().c_str()));
     // A thread that ended since the listing is not an error.
-    if (std::string err = SetMask(tid, cpu); !err.empty() && errno != ESRCH) return err;
+    if (const int err = SetMask(tid, cpu); err != 0 && err != ESRCH) return MaskError(tid, cpu, err);
     ++pinned;
   }
   if (ec) return fmt::format("/proc/{}/task: {}", pid, ec.message());
@@ -85,7 +87,8 @@ std::string PinProcess(pid_t pid, int cpu) {
 
 std::string PinSelf(int cpu) {
   (void)StartMask();  // read before the first change
-  return SetMask(0, cpu);
+  const int err = SetMask(0, cpu);
+  return err == 0 ? "" : MaskError(0, cpu, err);
 }
 
 }  // namespace fenec::scenarios::procs
