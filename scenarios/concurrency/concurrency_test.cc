@@ -296,6 +296,40 @@ TEST(Verdicts, Cc2InconclusiveWhenTheHandoverStraddlesItsLine) {
   EXPECT_NE(j.verdict.reason.find("straddles"), std::string::npos);
 }
 
+// Rounds kept (as a run keeps them): the handover is judged on the median of
+// the round pairs. One repetition whose 16-writer stores met a slow
+// stretch in 4 of its 10 rounds (0.3x) moves the repetitions' interval
+// across 0.5; the median round stays at the typical 0.8x: missed, partly.
+// Every round slow: the handover costs more than half, reproduced.
+TEST(Verdicts, Cc2HandoverIsJudgedOnTheMedianRound) {
+  auto with_rounds = [](Reps<WriterFig>& reps, const std::vector<std::vector<double>>& rounds) {
+    for (size_t r = 0; r < rounds.size(); ++r) {
+      WriterFig& f = reps[static_cast<int>(r)];
+      f.round_rates = rounds[r];
+      double sum = 0;
+      for (double x : rounds[r]) sum += x;
+      f.writes_per_s = sum / static_cast<double>(rounds[r].size());
+    }
+  };
+  const std::vector<double> one(10, 1e6), typical(10, 8e5);
+  std::vector<double> stretch = typical;
+  for (int k = 0; k < 4; ++k) stretch[k] = 3e5;
+  Report rep = cc2_report({1e6, 1e6, 1e6}, {8e5, 8e5, 8e5}, {1e5, 1e5, 1e5});
+  with_rounds(rep.writers["fenecdb-buffered"][1], {one, one, one});
+  with_rounds(rep.writers["fenecdb-buffered"][16], {stretch, typical, typical});
+  Judged j = judge_cc2(rep);
+  EXPECT_EQ(j.verdict.outcome, Outcome::kPartly) << j.verdict.reason;
+  EXPECT_NE(j.verdict.reason.find("median round"), std::string::npos) << j.verdict.reason;
+  EXPECT_NE(j.verdict.ours.find("median of 30 round pairs (4 of them in a slow stretch"), std::string::npos)
+      << j.verdict.ours;
+  ASSERT_GE(j.ratios.size(), 2u);
+  EXPECT_EQ(j.ratios[1].ratio.reps, 30u);
+  const std::vector<double> slow(10, 3.5e5);
+  with_rounds(rep.writers["fenecdb-buffered"][16], {slow, slow, slow});
+  j = judge_cc2(rep);
+  EXPECT_EQ(j.verdict.outcome, Outcome::kReproduced) << j.verdict.reason;
+}
+
 TEST(Verdicts, Cc2PairsOnlyTheRepetitionsBothArmsRan) {
   Report rep = cc2_report({1.6e6, 1.6e6, 1.6e6}, {1.6e6, 1.6e6, 1.6e6}, {1e5, 1e5, 1e5});
   rep.writers["sqlite-normal"][1].erase(1);  // that cell was a skip

@@ -27,6 +27,7 @@ struct WriterFig {
   double store_min = 0, store_max = 0;  // the slowest and fastest store's rate (buffered arms: several stores)
   double cpu_us_per_commit = -1;        // the machine's busy CPU a commit, every process (-1: unknown)
   double sync_us = -1;                  // the mean sync, where the engine times its own (PostgreSQL; -1: not)
+  std::vector<double> round_rates;      // buffered arms: each round's store's rate, round 0 first
 };
 
 // One repetition of a readers-beside-writers (CC-4) or readers-beside-batches (CC-3) cell.

@@ -59,6 +59,7 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
   struct Sum {
     fc::WritersResult res;
     double round_min = 0, round_max = 0;
+    std::vector<double> round_rates;
     int rounds = 0;
     bool failed = false;
   };
@@ -80,6 +81,7 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
             const double rate = res.writes / res.seconds;
             sum.round_min = sum.rounds == 0 ? rate : std::min(sum.round_min, rate);
             sum.round_max = std::max(sum.round_max, rate);
+            sum.round_rates.push_back(rate);
             ++sum.rounds;
             sum.res.writes += res.writes;
             sum.res.seconds += res.seconds;
@@ -133,7 +135,8 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
                                    sum.round_min,
                                    sum.round_max,
                                    cpu_us,
-                                   sync_us};
+                                   sync_us,
+                                   sum.rounds > 1 ? sum.round_rates : std::vector<double>{}};
   }
   // The summary rows (case writers=N): the median rate of the repetitions,
   // the counts summed over them. The ratios and their intervals are judge()'s.
