@@ -193,7 +193,9 @@ TEST(MicroVerdicts, Mm4HostPlacementDoesNotDecide) {
     figs.push_back(fig("MM-4", "re2_per_thread", 2, local));
     const kit::Verdict v = judged(figs)["MM-4"];
     EXPECT_EQ(v.outcome, Outcome::kPartly) << far_samples << ": " << v.reason;
-    if (far_samples == 6) EXPECT_NE(v.ours.find("6 of 32 samples"), std::string::npos) << v.ours;
+    if (far_samples == 6) {
+      EXPECT_NE(v.ours.find("6 of 32 samples"), std::string::npos) << v.ours;
+    }
   }
 }
 
