@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
   // Quick mode leaves the check to the full run: its 0.4 s cells against a
   // tool's run of seconds compare unlike lengths (PostgreSQL 0.80x of
   // pgbench in quick, 0.85-0.95x at full length), so the quick figure was
-  // no check at all, and its four tool runs cost ~10 s of the budget.
+  // no check at all, for four 2 s tool runs and their set-up.
   if (c.peer_check_seconds < 0) c.peer_check_seconds = h.quick() ? 0 : 5;
   if (c.peer_check_seconds > 0 && !fenec::base::StopRequested()) {
     fc::check_peers(h, rep, pg.up() ? pg.port() : 0, c.peer_check_seconds);

@@ -1,5 +1,6 @@
 // The writers part (CC-1, CC-2): 1..16 writers, a row a commit, every arm
 // at every writer count, the repetitions' rounds taking turns.
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -58,7 +59,6 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
   // once a repetition, at one of those rounds.
   struct Sum {
     fc::WritersResult res;
-    double round_min = 0, round_max = 0;
     std::vector<double> round_rates;
     int rounds = 0;
     bool failed = false;
@@ -79,8 +79,6 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
             const fc::WritersResult res = fc::run_writers(s, w, b, h.seed() + w + 1000 * r + 100'000 * k);
             if (!res.error.empty()) return res.error;
             const double rate = res.writes / res.seconds;
-            sum.round_min = sum.rounds == 0 ? rate : std::min(sum.round_min, rate);
-            sum.round_max = std::max(sum.round_max, rate);
             sum.round_rates.push_back(rate);
             ++sum.rounds;
             sum.res.writes += res.writes;
@@ -104,6 +102,7 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
     const std::string f = finding_of("writers", arm);
     const std::string cs = rep_case(fmt::format("writers={}", w), r);
     const double wps = sum.res.writes / sum.res.seconds;
+    const auto [round_min, round_max] = std::minmax_element(sum.round_rates.begin(), sum.round_rates.end());
     auto& res = h.results();
     res.add(f, arm_name, cs, "writes_per_s", wps, "ops/s");
     res.add_latency(f, arm_name, cs, sum.res.write_ns, "write");
@@ -113,8 +112,8 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
     if (cpu_us >= 0) res.add(f, arm_name, cs, "cpu_us_per_commit", cpu_us, "us");
     if (sum.rounds > 1) {
       res.add(f, arm_name, cs, "rounds", sum.rounds, "count");
-      res.add(f, arm_name, cs, "round_writes_per_s_min", sum.round_min, "ops/s");
-      res.add(f, arm_name, cs, "round_writes_per_s_max", sum.round_max, "ops/s");
+      res.add(f, arm_name, cs, "round_writes_per_s_min", *round_min, "ops/s");
+      res.add(f, arm_name, cs, "round_writes_per_s_max", *round_max, "ops/s");
     }
     WriterReps& a = acc[{arm_name, w}];
     a.writes_per_s.push_back(wps);
@@ -132,8 +131,8 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
                                    static_cast<double>(sum.res.counters.commits),
                                    static_cast<double>(sum.res.counters.fsyncs),
                                    sum.res.write_ns.max() / 1000.0,
-                                   sum.round_min,
-                                   sum.round_max,
+                                   *round_min,
+                                   *round_max,
                                    cpu_us,
                                    sync_us,
                                    sum.rounds > 1 ? sum.round_rates : std::vector<double>{}};

@@ -131,13 +131,9 @@ int main(int argc, char** argv) {
   // [0.73, 2.07] over 5 quick runs, straddling the line of 2.
   const auto gets = [&](int warmup) {
     GetFigures g;
-    if (f.pin != Pin::kNone) g.error = PinSelf(place.client);
-    if (g.error.empty() && f.pin != Pin::kNone) g.error = PinProcess(server.pid(), place.server);
+    g.error = Place(f.pin, place, {server.pid()}, true);
     if (g.error.empty()) g = MeasureGets(port, f.docs, warmup, f.gets, stop);
-    if (f.pin != Pin::kNone) {
-      const std::string back = PinSelf(-1), server_back = PinProcess(server.pid(), -1);
-      if (g.error.empty()) g.error = !back.empty() ? back : server_back;
-    }
+    if (std::string back = Place(f.pin, place, {server.pid()}, false); g.error.empty()) g.error = std::move(back);
     return g;
   };
   // One run thrown away first: right after the prefill, the first client's

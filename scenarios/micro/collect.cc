@@ -310,10 +310,7 @@ void add_verdicts(kit::Results& r, const std::vector<Figure>& figs, const std::s
                    "", kit::Outcome::kInconclusive, "", plot};
     std::vector<kit::Check> checks;
     std::vector<std::string> parts;
-    const auto fresh = [](const Figure* f) {
-      const auto it = f->counters.find("fresh_per_call");
-      return it == f->counters.end() ? 0.0 : 100 * it->second;
-    };
+    const auto fresh = [](const Figure* f) { return 100 * fresh_share(f); };
     // The judged pairs are sampled four times a pass (main.cc) and judged on
     // the median sample's ratio with its order-statistic interval (stats.h):
     // for seconds at a time the host places the two vCPUs where the shared

@@ -91,4 +91,14 @@ std::string PinSelf(int cpu) {
   return err == 0 ? "" : MaskError(0, cpu, err);
 }
 
+std::string Place(Pin p, const Placement& at, const std::vector<pid_t>& servers, bool pinned) {
+  if (p == Pin::kNone) return "";
+  std::string first = PinSelf(pinned ? at.client : -1);
+  for (pid_t pid : servers) {
+    std::string err = PinProcess(pid, pinned ? at.server : -1);
+    if (first.empty()) first = std::move(err);
+  }
+  return first;
+}
+
 }  // namespace fenec::scenarios::procs

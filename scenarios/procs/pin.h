@@ -21,6 +21,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace fenec::scenarios::procs {
 
@@ -50,5 +51,10 @@ std::string PinProcess(pid_t pid, int cpu);
 // The calling thread (and the threads and processes it starts after) onto
 // `cpu`, or back (-1). "" or why not.
 std::string PinSelf(int cpu);
+// Under `p`, the calling thread onto at.client and every thread of each
+// server process onto at.server (pinned), or all of them back (!pinned);
+// nothing under Pin::kNone. "" or the first failure; every step is tried,
+// so a failed pin still unpins what it can.
+std::string Place(Pin p, const Placement& at, const std::vector<pid_t>& servers, bool pinned);
 
 }  // namespace fenec::scenarios::procs

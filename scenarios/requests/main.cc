@@ -302,13 +302,12 @@ int main(int argc, char** argv) {
   // threads and wrk start from it), every fenec-server thread and the
   // PostgreSQL backend of the first connection; unpinned after.
   auto place_one_client = [&](bool pinned) {
-    if (f.pin == Pin::kNone || broken) return;
-    std::string err = procs::PinSelf(pinned ? place.client : -1);
-    if (err.empty()) err = procs::PinProcess(server->pid(), pinned ? place.server : -1);
-    if (err.empty() && pg_skip.empty() && !pg_pool.empty()) {
-      err = procs::PinProcess(pg_pool[0]->ServerPid(), pinned ? place.server : -1);
+    if (broken) return;
+    std::vector<pid_t> servers = {server->pid()};
+    if (pg_skip.empty() && !pg_pool.empty()) servers.push_back(pg_pool[0]->ServerPid());
+    if (std::string err = procs::Place(f.pin, place, servers, pinned); !err.empty()) {
+      fail("pinning the one-client cells (--pin none runs them unpinned): " + err);
     }
-    if (!err.empty()) fail("pinning the one-client cells (--pin none runs them unpinned): " + err);
   };
   auto rep_cells = [&](int rep, bool durable) {
     for (int clients : {1, f.clients}) {

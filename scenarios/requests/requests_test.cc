@@ -270,6 +270,16 @@ TEST(Pin, OntoOneCpuAndBack) {
     EXPECT_TRUE(CPU_EQUAL(&now, &before));
   }).join();
   EXPECT_NE(PinProcess(999999999, 0), "") << "no such process";
+  // Place: a server that cannot be pinned is an error, and the client is
+  // still put back where it was.
+  std::thread([&] {
+    EXPECT_NE(Place(Pin::kSame, same, {999999999}, true), "");
+    EXPECT_NE(Place(Pin::kSame, same, {999999999}, false), "");
+    cpu_set_t now;
+    ASSERT_EQ(sched_getaffinity(0, sizeof(now), &now), 0);
+    EXPECT_TRUE(CPU_EQUAL(&now, &before));
+    EXPECT_EQ(Place(Pin::kNone, same, {999999999}, true), "") << "none pins nothing";
+  }).join();
 }
 
 TEST(Wrk, ReportIsRead) {
