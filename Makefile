@@ -26,6 +26,9 @@ endif
 # Empty: every suite. TSan's default is the concurrent code: the engine (its
 # concurrency, merger and group commit), the ring and the server.
 SUITES ?= $(if $(filter thread,$(SANITIZE)),engine ring server,)
+# ASan+UBSan at -O0: its compiles are 3.5-6x faster than at the default -O2
+# (http_session.cc 20 s vs 70 s) and the tests it runs are short; TSan keeps -O2.
+SAN_OPT := $(if $(filter address%,$(SANITIZE)),-Doptimization=0,)
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
@@ -45,7 +48,7 @@ setup:
 
 $(BUILD)/build.ninja:
 	@bash scripts/setup.sh
-	meson setup $(BUILD) $(if $(SANITIZE),-Db_sanitize=$(SANITIZE),)
+	meson setup $(BUILD) $(if $(SANITIZE),-Db_sanitize=$(SANITIZE),) $(SAN_OPT)
 
 build: setup $(BUILD)/build.ninja
 	ninja -C $(BUILD)

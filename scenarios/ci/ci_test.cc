@@ -146,6 +146,32 @@ TEST(Detector, AStableMetricChangeOfOneCountIsFlagged) {
   EXPECT_EQ(judge({}, stable(4)).change, Change::kNew);
 }
 
+// A baseline rewritten for a new machine is the norm from its date on: the
+// records it replaced are not pooled with it, later ones are (newest `recent`).
+TEST(Detector, RecordsOlderThanTheBaselineAreNotPooled) {
+  auto at = [](MetricRun r, const std::string& date) {
+    r.date = date;
+    return r;
+  };
+  const std::vector<MetricRun> base = {at(noisy({2, 2, 2, 2, 2}, Better::kLower, 1.3, "baseline"), "2026-12-01T05:00:00Z")};
+  std::vector<MetricRun> hist;
+  for (int d = 1; d <= 5; ++d) hist.push_back(at(noisy({1, 1, 1, 1, 1}), fmt::format("2026-11-2{}T00:00:00Z", d)));
+  hist.push_back(at(noisy({2.1, 2.1, 2.1}, Better::kLower, 1.3, "ci"), "2026-12-01T06:00:00Z"));
+  const std::string m = base[0].metric;
+  ASSERT_EQ(reference_for(base, hist, m, 4).size(), 1u);
+  EXPECT_EQ(judge(reference_for(base, hist, m, 4), noisy({2, 2.1, 1.9, 2, 2})).change, Change::kSame);
+  // The old way (every recent record pooled) would have called the run 2x worse.
+  std::vector<MetricRun> pooled = base;
+  pooled.insert(pooled.end(), hist.begin() + 1, hist.begin() + 5);
+  EXPECT_EQ(judge(pooled, noisy({2, 2.1, 1.9, 2, 2})).change, Change::kRegression);
+  // Records made after the baseline join it, the newest `recent` of them.
+  for (int h = 1; h <= 6; ++h) hist.push_back(at(noisy({3, 3, 3}), fmt::format("2026-12-01T0{}:30:00Z", 5 + h % 2)));
+  const auto ref = reference_for(base, hist, m, 4);
+  ASSERT_EQ(ref.size(), 5u);
+  EXPECT_EQ(ref.front().tag, "baseline");
+  EXPECT_EQ(reference_for(base, hist, "other/metric", 4).size(), 0u);
+}
+
 class TempDir : public base::ScratchTest {
  protected:
   void SetUp() override {

@@ -112,6 +112,24 @@ double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b
   return std::min(1.0, 2 * normal_sf(std::max(0.0, z)));
 }
 
+std::vector<MetricRun> reference_for(const std::vector<MetricRun>& base, const std::vector<MetricRun>& history,
+                                     const std::string& metric, size_t recent) {
+  std::vector<MetricRun> ref;
+  std::string since;
+  for (const MetricRun& b : base) {
+    if (b.metric != metric) continue;
+    ref.push_back(b);
+    since = std::max(since, b.date);
+  }
+  std::vector<MetricRun> recs;
+  for (const MetricRun& h : history) {
+    if (h.metric == metric && h.tag == "record" && h.date >= since) recs.push_back(h);
+  }
+  const size_t from = recs.size() > recent ? recs.size() - recent : 0;
+  ref.insert(ref.end(), recs.begin() + static_cast<std::ptrdiff_t>(from), recs.end());
+  return ref;
+}
+
 Judgement judge(const std::vector<MetricRun>& reference, const MetricRun& current,
                 const Policy& policy) {
   Judgement j;

@@ -72,6 +72,14 @@ struct Judgement {
 Judgement judge(const std::vector<MetricRun>& reference, const MetricRun& current,
                 const Policy& policy = {});
 
+// The reference for `metric`: its baseline rows, then its `recent` newest
+// recorded runs among those dated no earlier than its newest baseline row (ISO
+// dates compare as text), oldest first. Records older than the baseline are
+// what it replaced: pooled with it, they would outvote a baseline rewritten
+// for a new machine (as the MM-5 ratios were when CI moved).
+std::vector<MetricRun> reference_for(const std::vector<MetricRun>& base, const std::vector<MetricRun>& history,
+                                     const std::string& metric, size_t recent);
+
 // A trend (metrics.conf): a confirmed regression or improvement is reported
 // as unconfirmed, with the reason, so that it never fails the build.
 void as_trend(Judgement* j);

@@ -93,17 +93,7 @@ int main(int argc, char** argv) {
   }
   std::vector<Judgement> js;
   for (const MetricRun& cur : current) {
-    std::vector<MetricRun> ref;
-    for (const MetricRun& b : base) {
-      if (b.metric == cur.metric) ref.push_back(b);
-    }
-    std::vector<MetricRun> recs;
-    for (const MetricRun& h : hist) {
-      if (h.metric == cur.metric && h.tag == "record") recs.push_back(h);
-    }
-    const size_t from = recs.size() > recent ? recs.size() - recent : 0;
-    ref.insert(ref.end(), recs.begin() + static_cast<std::ptrdiff_t>(from), recs.end());
-    js.push_back(judge(ref, cur, policy));
+    js.push_back(judge(reference_for(base, hist, cur.metric, recent), cur, policy));
     if (trends.count(cur.metric) != 0) as_trend(&js.back());
   }
 

@@ -3,8 +3,8 @@
 #
 # Runs the cheap parts of the quick suite into results/ci/runs/ (micro-bench
 # with repetitions, micro-icount under callgrind, smaps-bench's sampler arms,
-# then the quick mode of every other scenario that is built, within the time
-# left), and hands them to fenec-ci, which compares them with
+# then the quick mode of each other scenario a metric in metrics.conf reads,
+# within the time left), and hands them to fenec-ci, which compares them with
 # results/baseline/ci.csv, appends the run to results/history.csv and writes
 # results/ci/{report.txt,index.html,charts/,run.csv,bencher.json,
 # github-action-benchmark-*.json}.
@@ -98,8 +98,13 @@ else
   log "smaps-bench not built: skipped"
 fi
 
+# Only the scenarios a metric reads (metrics.conf's third column): the others'
+# quick runs fed no metric and took ~5 of CI's minutes (io, concurrency, recon,
+# commit); `make bench` is where they run.
+read -r -a needed <<< "$(awk '!/^[[:space:]]*(#|$)/ && $1 != "icount" && $3 != "micro" && $3 != "smaps" {print $3}' \
+  scripts/ci-charts/metrics.conf | sort -u | tr '\n' ' ')"
 if [ "${CI_SKIP_SCENARIOS:-0}" != 1 ]; then
-  for name in io concurrency growth recon journals commit; do
+  for name in "${needed[@]}"; do
     bin="$build/scenarios/$name/$name-bench"
     [ -x "$bin" ] || continue
     left=$(( budget - $(elapsed) ))
