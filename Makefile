@@ -3,7 +3,7 @@
 # builds with meson/ninja, then benchmarks or tests.
 #
 #   make test                 build and run every test (what CI runs)
-#   make test SANITIZE=address,undefined   the same under ASan+UBSan, in build-asan
+#   make test SANITIZE=address,undefined   the same under ASan+UBSan (-O0), in build-asan
 #   make test SANITIZE=thread               under TSan (engine, ring, server suites), in build-tsan
 #   make test SUITES="engine server"        only those suites, building only their tests
 #   make fuzz FUZZ_SECONDS=N  build the libFuzzer targets with clang (build-fuzz) and run each N s
