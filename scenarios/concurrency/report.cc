@@ -287,8 +287,9 @@ Judged judge_cc1(const Report& rep) {
 // r ran at 1 and at 16 writers in the same turn of writers_part's loop,
 // seconds apart, each on a fresh store, so the pairs are the rounds (30 in
 // quick mode), and the verdict takes the median pair with its
-// order-statistic interval (stats.h). At 16 writers a store meets the host's slow placement for a
-// while (a third to a half of the usual rate; one writer never does), and
+// order-statistic interval (stats.h). At 16 writers a store meets the
+// host's slow placement for a while (a third to a half of the usual rate;
+// one writer never does), and
 // over 3 quick repetitions one such stretch gave 0.67x [0.45, 1.02] where
 // the runs before and after gave 0.80x [0.75, 0.85]: a mean over
 // repetitions judged how long that stretch lasted. The rounds in a slow

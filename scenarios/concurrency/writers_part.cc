@@ -59,8 +59,7 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
   // once a repetition, at one of those rounds.
   struct Sum {
     fc::WritersResult res;
-    std::vector<double> round_rates;
-    int rounds = 0;
+    std::vector<double> round_rates;  // one a round run; their count is the rounds run
     bool failed = false;
   };
   std::map<std::tuple<int, std::string, int>, Sum> sums;  // (repetition, arm, writers)
@@ -80,7 +79,6 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
             if (!res.error.empty()) return res.error;
             const double rate = res.writes / res.seconds;
             sum.round_rates.push_back(rate);
-            ++sum.rounds;
             sum.res.writes += res.writes;
             sum.res.seconds += res.seconds;
             sum.res.write_ns.Merge(res.write_ns);
@@ -98,7 +96,9 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
     const auto& [r, arm_name, w] = key;
     const fc::ArmSpec& arm =
         *std::find_if(arms.begin(), arms.end(), [&](const auto& x) { return x.name == arm_name; });
-    if (sum.failed || sum.rounds < (arm.durable ? 1 : c.rounds)) continue;  // failed, or cut short by Ctrl-C
+    // Failed, or cut short by Ctrl-C; past here at least one round ran.
+    const size_t rounds = sum.round_rates.size();
+    if (sum.failed || rounds < static_cast<size_t>(arm.durable ? 1 : c.rounds)) continue;
     const std::string f = finding_of("writers", arm);
     const std::string cs = rep_case(fmt::format("writers={}", w), r);
     const double wps = sum.res.writes / sum.res.seconds;
@@ -110,8 +110,8 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
     const double commits = static_cast<double>(sum.res.counters.commits);
     const double cpu_us = commits > 0 ? sum.res.machine_cpu_s * 1e6 / commits : -1;
     if (cpu_us >= 0) res.add(f, arm_name, cs, "cpu_us_per_commit", cpu_us, "us");
-    if (sum.rounds > 1) {
-      res.add(f, arm_name, cs, "rounds", sum.rounds, "count");
+    if (rounds > 1) {
+      res.add(f, arm_name, cs, "rounds", static_cast<double>(rounds), "count");
       res.add(f, arm_name, cs, "round_writes_per_s_min", *round_min, "ops/s");
       res.add(f, arm_name, cs, "round_writes_per_s_max", *round_max, "ops/s");
     }
@@ -135,7 +135,7 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
                                    *round_max,
                                    cpu_us,
                                    sync_us,
-                                   sum.rounds > 1 ? sum.round_rates : std::vector<double>{}};
+                                   rounds > 1 ? sum.round_rates : std::vector<double>{}};
   }
   // The summary rows (case writers=N): the median rate of the repetitions,
   // the counts summed over them. The ratios and their intervals are judge()'s.
