@@ -134,6 +134,7 @@ class IndexCore {
   void PreLink(std::vector<InsertProcess>& procs, size_t first, size_t count) FENEC_REQUIRES(mu_);
   void Link(InsertProcess& p, InFlight* inflight, uint64_t* distances) FENEC_REQUIRES(mu_);
   void LinkRound(BatchScratch& batch, std::span<const uint32_t> finishing, InFlight& inflight) FENEC_REQUIRES(mu_);
+  uint64_t RunGroup(std::span<InsertProcess> group) FENEC_REQUIRES(mu_);
   ThreadPool& Pool() FENEC_REQUIRES(mu_);
 
   const Options opts_;

@@ -48,7 +48,7 @@ class InsertProcess {
   // then on; Begin() must come before the first Advance.
   void Start(const IndexCore* core, uint32_t node);
   // Sets where the walk starts: the graph's entry point as of now (a
-  // process admitted late in a batch sees the batch-mates linked before it).
+  // process of a batch's later group sees the groups linked before it).
   void Begin(std::optional<Graph::Entry> entry);
   void Start(const IndexCore* core, uint32_t node, std::optional<Graph::Entry> entry) {
     Start(core, node);
@@ -124,7 +124,7 @@ class InsertProcess {
 
 // The batch arm's working state (batch.cc), kept between batches.
 struct BatchScratch {
-  // A list to change in a round: `from` joins `target`'s list at `layer`
+  // A list to change when a group is linked: `from` joins `target`'s list at `layer`
   // (from == Graph::kNone: target is a finishing node, its own list).
   struct LinkReq {
     uint32_t target, layer, from;

@@ -75,27 +75,25 @@
 //     into one island a cluster); these edges seed the node's beams and are
 //     pruned by the heuristic like any other;
 //  2. each new node gets a resumable insert process (a state machine: layer,
-//     candidate heap, result heap, visited set, the node it expands); at
-//     most 128 are in flight, and when one finishes the next in batch order
-//     is admitted (starting from the entry point as of then). The scheduler
-//     resumes every paused process on the pool (each runs until it needs
-//     distances: the unvisited neighbours of the node it expands, and posts
-//     that request), gathers the requests, preloads their vectors and
-//     computes all the distances in chunks on every core, then resumes the
-//     processes with them. In memory "preload" is a prefetch of each vector
-//     just ahead of its distance; with vectors on disk it is where the
-//     round's distinct vectors would be read in one sorted, batched pass
-//     (io_uring or madvise(WILLNEED)) before any distance is computed.
-//  3. between rounds (no process runs then), the scheduler links every
-//     process that has chosen its neighbours: its lists and the reverse
-//     links, under the per-node locks (the lists a round changes are
-//     distinct, so the pool writes them on every core), then publishes it.
-//     A reverse link to a batch-mate still in flight (or not yet admitted)
-//     waits in that batch-mate's process and joins its list when it is
-//     linked.
+//     candidate heap, result heap, visited set, the node it expands); a
+//     group's 128 processes start together from the entry point as of then
+//     and run to the end on the pool, a few to a task: a step gathers the
+//     requests of the task's paused processes (each runs until it needs
+//     distances: the unvisited neighbours of the node it expands), preloads
+//     their vectors, computes the distances, and resumes each process with
+//     its own. In memory "preload" is a prefetch of each vector just ahead
+//     of its distance; with vectors on disk it is where a step's distinct
+//     vectors would be read in one sorted, batched pass (io_uring or
+//     madvise(WILLNEED)) before any distance is computed.
+//  3. when the whole group has chosen (no process runs then), the scheduler
+//     links it: the processes' lists and the reverse links, under the
+//     per-node locks (the lists changed are distinct, so the pool writes
+//     them on every core), then publishes the nodes. A reverse link to a
+//     batch-mate of a later group waits in that batch-mate's process and
+//     joins its list when it is linked.
 // A batch gives the same kind of graph as rows; its answer does not depend
-// on the thread count (processes only read during a round, linking is in
-// batch order).
+// on the thread count (processes only read while a group runs, linking is
+// in batch order).
 //
 // SEARCH: greedy descent through the upper levels, then a beam of width
 // max(ef, k) on level 0; tombstones, unpublished nodes and nodes the filter

@@ -136,8 +136,8 @@ struct Stats {
   uint64_t processes_run = 0;
   uint64_t prelink_edges_added = 0;
   uint64_t prelink_edges_pruned = 0;   // pre-link edges the heuristic dropped later
-  uint64_t rounds = 0;                 // gathered distance rounds
-  uint64_t round_distances_total = 0;  // distances computed in those rounds
+  uint64_t rounds = 0;                 // groups run on the pool (each a barrier, then linked)
+  uint64_t round_distances_total = 0;  // distances computed in those rounds (gathered a step at a time)
   uint64_t round_distances_max = 0;    // the most in one round
   uint64_t vectors_preloaded = 0;      // vectors prefetched before their distances
   // The table of held vectors (GR-3) and its build after a load (GR-4).

@@ -11,13 +11,14 @@
 // meets a node added after it started (a concurrent insert), so every Add
 // is bounds-checked. Memory: 10 bits a node (n/8 + n/32 bytes).
 //
-// VisitedHash is for the insert processes: the batch arm has up to 128
-// walks in flight at once (batch.cc), and 128 of these bitmaps of the whole
+// VisitedHash is for the insert processes: the batch arm runs 128 walks
+// at once (a group, batch.cc), and 128 of these bitmaps of the whole
 // graph would cost 160 bytes a node (160 MB at 1 M nodes). An insert visits several hundred nodes
 // a layer whatever the graph's size, so each process keeps an
 // open-addressing set of 4-byte slots sized by what it visits (1024 slots,
-// doubled at half full). Clear() zeroes it: a few KB, and the round robin
-// over 128 processes keeps their sets small enough to stay in cache, where
+// doubled at half full). Clear() zeroes it: a few KB, and the few
+// processes a core runs in turn (a task) keep their sets small enough to
+// stay in cache, where
 // a version stamp a slot (MM-2's trick) would double the bytes every probe
 // touches. Measured: 8-byte stamped slots made the set the batch arm's
 // largest cost (it spilled the L3 cache at 512 processes).
