@@ -443,8 +443,17 @@ std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s) {
           seconds_text(kit::of_reps(hb)), kit::format_ratio(kit::paired_ratio(hb, fb)), s.ef,
           rate_text(kit::of_reps(fq)), rate_text(kit::of_reps(hq)), kit::format_ratio(kit::paired_ratio(fq, hq)),
           recall_text(fr), recall_text(hr));
-      v.set(judge_reference(hb, fb, fq, hq, fr, hr));
-      v.reason += ". Judged on the VectorIndex called directly (no journal)";
+      if (h.quick()) {
+        // Issue 11's targets are full-mode targets (100 000 vectors). At
+        // quick's 20 000 the build ratio sits at 1.01-1.10x, so a 2-core
+        // machine's noise alone would decide whether its interval clears
+        // 1.0: the figures are shown, the verdict is the full run's.
+        v.not_applicable("quick mode: issue 11's targets are for full mode (100 000 vectors; make vector-bench); "
+                         "the figures are shown, not judged");
+      } else {
+        v.set(judge_reference(hb, fb, fq, hq, fr, hr));
+        v.reason += ". Judged on the VectorIndex called directly (no journal)";
+      }
       if (const auto* db = runs_of(s, kFenecDb); db && !build_seconds(*db).empty()) {
         std::vector<double> hd, dd, dq, hq2;
         paired(*ref, *db, [](const ArmRun& x) { return x.build_s; }, &hd, &dd);
