@@ -11,12 +11,20 @@
 //   estimate/median  the same around the median
 //   sign/mean        -sum_j (q_j - t_j) * (+-1): a full-precision query
 //                    against signs, no levels
+//   estimate/centers (with CENTERS > 0) bits of each row's residual from
+//                    its nearest of CENTERS k-means centers (Lloyd, 10
+//                    rounds over the sample), read as estimate/mean reads
+//                    its bits: ||q - c||^2 - 2 <q - c, mu_side> + sum of
+//                    mu_side^2 + var_side. In an index that is a table per
+//                    query (the <q, mu_side> part, dim/8 lookups), a
+//                    center id and one float a row, and ||q - c||^2 per
+//                    center: what codes around each cluster would cost.
 // Thresholds and levels come from the first 1024 rows, as in the index.
 // With `rotate` 1 a seeded random orthogonal matrix turns rows and queries
 // first (Gram-Schmidt on a Gaussian matrix: O(dim^3) once, O(n dim^2) to
 // apply, so keep n to a few thousand at 768-d).
 //
-// Usage: vector_code_study N DIM CLUSTERS SPREAD QUERIES SEED ROTATE
+// Usage: vector_code_study N DIM CLUSTERS SPREAD QUERIES SEED ROTATE [CENTERS]
 // (built on demand: ninja -C build engine/src/index/vector/vector_code_study)
 #include <algorithm>
 #include <cmath>
@@ -66,11 +74,86 @@ void Rotate(vec::testing::Data* a, vec::testing::Data* b, uint64_t seed) {
   }
 }
 
+// Squared L2 over dim floats.
+double Dist2(const float* a, const float* b, uint32_t dim) {
+  double s = 0;
+  for (uint32_t j = 0; j < dim; ++j) s += double(a[j] - b[j]) * (a[j] - b[j]);
+  return s;
+}
+
+// estimate/centers (see the top): prints its line like the other ways.
+void CentersWay(const vec::testing::Data& x, const vec::testing::Data& q,
+                const std::vector<std::vector<uint32_t>>& truth, size_t sample, size_t c,
+                const std::vector<size_t>& pools, size_t k) {
+  const uint32_t dim = x.dim;
+  const size_t n = x.size(), nq = q.size();
+  // k-means over the sample: the first c sample rows to start, 10 rounds.
+  std::vector<float> cent(x.v.begin(), x.v.begin() + static_cast<ptrdiff_t>(c * dim));
+  auto nearest = [&](const float* v) {
+    size_t best = 0;
+    double bd = Dist2(v, cent.data(), dim);
+    for (size_t a = 1; a < c; ++a)
+      if (double d = Dist2(v, &cent[a * dim], dim); d < bd) bd = d, best = a;
+    return best;
+  };
+  for (int round = 0; round < 10; ++round) {
+    std::vector<double> sum(c * dim, 0);
+    std::vector<size_t> cnt(c, 0);
+    for (size_t i = 0; i < sample; ++i) {
+      const size_t a = nearest(&x.v[i * dim]);
+      ++cnt[a];
+      for (uint32_t j = 0; j < dim; ++j) sum[a * dim + j] += x.v[i * dim + j];
+    }
+    for (size_t a = 0; a < c; ++a)
+      if (cnt[a] > 0)
+        for (uint32_t j = 0; j < dim; ++j) cent[a * dim + j] = static_cast<float>(sum[a * dim + j] / double(cnt[a]));
+  }
+  std::vector<uint32_t> of(n);
+  for (size_t i = 0; i < n; ++i) of[i] = static_cast<uint32_t>(nearest(&x.v[i * dim]));
+  // Each side's mean and variance of the residuals over the sample, a dimension.
+  std::vector<double> cnt(2 * dim, 0), mu(2 * dim, 0), var(2 * dim, 0);
+  for (size_t i = 0; i < sample; ++i)
+    for (uint32_t j = 0; j < dim; ++j) {
+      const double e = x.v[i * dim + j] - cent[size_t{of[i]} * dim + j];
+      const size_t at = 2 * j + (e > 0 ? 1 : 0);
+      cnt[at] += 1, mu[at] += e, var[at] += e * e;
+    }
+  for (size_t a = 0; a < 2 * dim; ++a) {
+    mu[a] = cnt[a] > 0 ? mu[a] / cnt[a] : 0.0;
+    var[a] = cnt[a] > 0 ? std::max(0.0, var[a] / cnt[a] - mu[a] * mu[a]) : 0.0;
+  }
+  std::vector<uint64_t> found(pools.size(), 0);
+  std::vector<std::pair<float, uint32_t>> score(n);
+  std::vector<size_t> rank(n);
+  std::vector<float> r(dim);
+  for (size_t qi = 0; qi < nq; ++qi) {
+    const float* qv = q.v.data() + qi * dim;
+    for (size_t i = 0; i < n; ++i) {
+      const float* ci = &cent[size_t{of[i]} * dim];
+      const float* v = &x.v[i * dim];
+      double s = 0;
+      for (uint32_t j = 0; j < dim; ++j) {
+        const size_t at = 2 * j + (v[j] - ci[j] > 0 ? 1 : 0);
+        const double d = qv[j] - ci[j] - mu[at];
+        s += d * d + var[at];
+      }
+      score[i] = {static_cast<float>(s), static_cast<uint32_t>(i)};
+    }
+    std::sort(score.begin(), score.end());
+    for (size_t i = 0; i < n; ++i) rank[score[i].second] = i;
+    for (uint32_t id : truth[qi])
+      for (size_t p = 0; p < pools.size(); ++p) found[p] += rank[id] < pools[p];
+  }
+  std::printf("%-16s", "estimate/centers");
+  for (size_t p = 0; p < pools.size(); ++p) std::printf(" R=%zu:%.3f", pools[p], double(found[p]) / double(nq * k));
+  std::printf("  (%zu centers)\n", c);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 8) {
-    std::fprintf(stderr, "usage: %s N DIM CLUSTERS SPREAD QUERIES SEED ROTATE\n", argv[0]);
+  if (argc != 8 && argc != 9) {
+    std::fprintf(stderr, "usage: %s N DIM CLUSTERS SPREAD QUERIES SEED ROTATE [CENTERS]\n", argv[0]);
     return 2;
   }
   const size_t n = std::strtoull(argv[1], nullptr, 10), clusters = std::strtoull(argv[3], nullptr, 10);
@@ -79,6 +162,7 @@ int main(int argc, char** argv) {
   const size_t nq = std::strtoull(argv[5], nullptr, 10);
   const uint64_t seed = std::strtoull(argv[6], nullptr, 10);
   const bool rotate = std::atoi(argv[7]) != 0;
+  const size_t centers = argc == 9 ? std::strtoull(argv[8], nullptr, 10) : 0;
   // The tests' data: centers from seed, rows from seed + 1, queries seed + 2.
   vec::testing::Data x = vec::testing::Clustered(n, dim, clusters, spread, seed, seed + 1);
   vec::testing::Data q = vec::testing::Clustered(nq, dim, clusters, spread, seed, seed + 2);
@@ -151,5 +235,6 @@ int main(int argc, char** argv) {
     for (size_t p = 0; p < pools.size(); ++p) std::printf(" R=%zu:%.3f", pools[p], double(found[p]) / double(nq * kK));
     std::printf("\n");
   }
+  if (centers > 0) CentersWay(x, q, truth, sample, std::min(centers, sample), pools, kK);
   return 0;
 }
