@@ -7,7 +7,7 @@
 // the arms' recall differences show, and the quick run stays near a
 // minute), 100 000 in full; 1 000 fresh queries drawn the same way, their
 // exact top-10 by brute force. M=16, ef_construction=100; the headline ef
-// is 32 (recall well below 1 there). Four arms, each --reps times (8 quick, 5 full)
+// is 32 (recall well below 1 there). Four arms, each --reps times (6 quick, 5 full)
 // interleaved (batch, row, hnswlib, fenecdb, batch, ...): the VectorIndex's
 // kBatch (VS-1's restructured insertion) and kRow (the source's before),
 // called directly; Debian's hnswlib compiled -O3 -march=native; and
@@ -114,12 +114,13 @@ int main(int argc, char** argv) {
                  "set until this long has gone by (default 0.1 quick, 0.5 full)")
       ->check(CLI::Range(0.0, 600.0));
   // A cell (one build and its searches) takes a second or two in quick
-  // mode: eight repetitions there (t = 2.36 against 4.30 at three) buy
-  // intervals that a shared machine's noise moves less. Six were not
-  // enough once the batch arm ran groups to the end: row/batch sat at
-  // 1.63-1.66x against VS-1's line 1.79, and one run's interval in three
-  // reached it ([1.53, 1.80]).
-  h.set_default_reps(8, 5);
+  // mode: six repetitions there (t = 2.57 against 4.30 at three) buy
+  // intervals that a shared machine's noise moves less. Not more: quick's
+  // VS-1 now sits on the source's line (row/batch 1.63-1.90x against
+  // 1.79), where eight did not settle the verdict either (inconclusive in
+  // three runs of four), and each pair of repetitions costs ~8 s of
+  // make bench.
+  h.set_default_reps(6, 5);
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
 
   if (spec.n == 0) spec.n = h.quick() ? 20000 : 100000;
