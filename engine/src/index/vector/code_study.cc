@@ -125,7 +125,6 @@ void CentersWay(const vec::testing::Data& x, const vec::testing::Data& q,
   std::vector<uint64_t> found(pools.size(), 0);
   std::vector<std::pair<float, uint32_t>> score(n);
   std::vector<size_t> rank(n);
-  std::vector<float> r(dim);
   for (size_t qi = 0; qi < nq; ++qi) {
     const float* qv = q.v.data() + qi * dim;
     for (size_t i = 0; i < n; ++i) {
