@@ -31,7 +31,7 @@ constexpr size_t kAhead = 4;
 // 857, and its heuristic over a 1 MB matrix 9% of the build's CPU time. A
 // group of 128 costs 64 distances an insert and its matrix is 64 KB.
 // Smaller groups build faster but lose recall (32: recall@10 at ef 32
-// 0.004 below the row arm's, against 0.001 at 128).
+// 0.005 below the row arm's, against 0.001 at 128).
 constexpr size_t kGroup = 128;
 
 void Prefetch(const float* v, size_t /*bytes*/) { _mm_prefetch(reinterpret_cast<const char*>(v), _MM_HINT_T0); }
@@ -115,14 +115,14 @@ void IndexCore::PreLink(std::vector<InsertProcess>& procs, size_t first, size_t 
   counters_.Add(counters_.prelink_added, added.load());
 }
 
-// Links the processes that chose their neighbours this round, all at once:
+// Links a group whose processes have all chosen their neighbours, at once:
 // every list that changes (a finishing node's own, or one a finishing node
-// links back to) is one group, and the groups run on every core - distinct
-// nodes, so distinct locks. A finishing node's list is its chosen
+// links back to) is one unit of work, and the units run on every core -
+// distinct nodes, so distinct locks. A finishing node's list is its chosen
 // neighbours plus the reverse links batch-mates left it while it was in
 // flight; any other list gets the new reverse links appended, and one that
 // would exceed its bound is re-selected by the heuristic over its ids and
-// all the new ones. Within a group the new ids come in batch order, so the
+// all the new ones. Within a unit the new ids come in batch order, so the
 // graph does not depend on the thread count. Then, on this thread, the
 // finishing nodes are published and offered as the entry point.
 void IndexCore::LinkRound(BatchScratch& batch, std::span<const uint32_t> finishing, InFlight& inflight) {
@@ -226,6 +226,7 @@ uint64_t IndexCore::RunGroup(std::span<InsertProcess> group) {
   for (InsertProcess& p : group) p.Begin(entry);
   std::atomic<uint64_t> computed{0};
   Pool().ParallelFor(group.size(), kTaskProcesses, [&](size_t b, size_t e) {
+    assert(e - b <= kTaskProcesses);  // ranges are at most the grain
     InsertProcess* procs[kTaskProcesses];
     size_t live = 0;
     for (size_t i = b; i < e; ++i)
@@ -266,7 +267,7 @@ uint64_t IndexCore::RunGroup(std::span<InsertProcess> group) {
 // (this arm's first form): every round ended in a barrier, one every ~70
 // us, and a process's state left the core's cache between its steps; on
 // 20 000 x 128-d, 2 threads, the batch arm then built at 0.80x hnswlib's
-// rate, at 0.95x with 8 steps a round and 1.07x run to the end, at the
+// rate, at 0.95-0.99x with 8 steps a round and 1.07x run to the end, at the
 // same recall@10 (vector-bench --quick, interleaved runs).
 void IndexCore::LinkBatch(std::span<const uint32_t> nodes) {
   const size_t n = nodes.size();
