@@ -10,7 +10,9 @@
 //
 // "-naive" flips the one fenecdb switch the part measures: commit mode
 // (writers), buffer write under the lock (readers), batch built under the
-// lock (batches), long reads under the lock (long-read).
+// lock (batches), long reads under the lock (long-read). "fenecdb-durable-append"
+// (writers) turns the journal's zero ahead off: every fdatasync also commits
+// the file's grown size.
 //
 // main.cc is the command line; each part is its own file (parts.h).
 #include <CLI/CLI.hpp>
@@ -40,7 +42,8 @@ int main(int argc, char** argv) {
             "INSERT, synchronous_commit on/off; skipped with the reason where it is not installed).\n"
             "Parts: writers (CC-1/CC-2), readers beside writers (CC-4), readers beside 1 000-row batches "
             "(CC-3), a long aggregate beside writers (CC-5). '-naive' arms flip only the switch the part "
-            "measures: commit mode, buffer write, batch build, long reads.");
+            "measures: commit mode, buffer write, batch build, long reads; 'fenecdb-durable-append' (writers) "
+            "turns the journal's zero ahead off, so every fdatasync also commits the file's grown size.");
   fc::Config c;
   auto& app = h.app();
   app.footer(
@@ -124,7 +127,7 @@ int main(int argc, char** argv) {
   meta.set("cell_seconds", fmt::format("{}", c.seconds));
   meta.set("naive_switches",
            "writers: CommitMode::kNaive; readers: BufferWrite::kUnderLock; batches: BatchBuild::kUnderLock; "
-           "long-read: LongReads::kUnderLock");
+           "long-read: LongReads::kUnderLock; writers, fenecdb-durable-append: Options::journal_zero_ahead = 0");
   meta.set("sqlite_fsyncs", "xSync calls counted by a VFS shim (sync_vfs.h); directory syncs not seen");
 
   meta.set("rocksdb", fc::rocksdb_version() + " (WAL on; sync=true durable, false buffered)");

@@ -17,6 +17,7 @@ namespace {
 const std::vector<ArmSpec> kArms = {
     {"fenecdb-durable", fc::ArmSpec::Engine::kFenecdb, true, false},
     {"fenecdb-durable-naive", fc::ArmSpec::Engine::kFenecdb, true, true},
+    {"fenecdb-durable-append", fc::ArmSpec::Engine::kFenecdb, true, false, true},
     {"fenecdb-buffered", fc::ArmSpec::Engine::kFenecdb, false, false},
     {"fenecdb-buffered-naive", fc::ArmSpec::Engine::kFenecdb, false, true},
     {"sqlite-full", fc::ArmSpec::Engine::kSqlite, true, false},
@@ -32,8 +33,8 @@ const std::vector<ArmSpec> kArms = {
 // is what a durable write costs at 1..16 writers.
 const std::map<std::string, std::set<std::string>> kPartArms = {
     {"writers",
-     {"fenecdb-durable", "fenecdb-durable-naive", "fenecdb-buffered", "sqlite-full", "sqlite-normal",
-      "rocksdb-durable", "rocksdb-buffered", "postgres-durable", "postgres-buffered"}},
+     {"fenecdb-durable", "fenecdb-durable-naive", "fenecdb-durable-append", "fenecdb-buffered", "sqlite-full",
+      "sqlite-normal", "rocksdb-durable", "rocksdb-buffered", "postgres-durable", "postgres-buffered"}},
     {"readers", {"fenecdb-durable", "fenecdb-buffered", "fenecdb-buffered-naive", "sqlite-full", "sqlite-normal"}},
     {"batches",
      {"fenecdb-durable", "fenecdb-durable-naive", "fenecdb-buffered", "fenecdb-buffered-naive", "sqlite-full",

@@ -161,6 +161,7 @@ void write_plots(kit::Harness& h, const Report& rep) {
 // under its lock) or CC-2's; their rows sit beside fenecdb's in the tables,
 // and fenecdb's lead on each is a target, reported, not asserted.
 double cpu_us(const WriterFig& f) { return f.cpu_us_per_commit; }
+double sync_us(const WriterFig& f) { return f.sync_us; }
 // A durable arm's sync rounds: the commits one sync covers, and the time
 // from one sync's start to the next's. rate = commits a round / round time,
 // so a lead over a peer is one or the other (0 where nothing synced).
@@ -253,6 +254,20 @@ Judged judge_cc1(const Report& rep) {
                      fmt::format("fenecdb {}{}, sqlite-full {}", plain_ci(fpc, 3),
                                  n16 ? fmt::format(", naive {}", plain_ci(over_reps(*n16, per_commit), 2)) : "",
                                  plain_ci(sq_fpc, 2))});
+  // Zero ahead (Options::journal_zero_ahead): not the source's claim, a
+  // design choice of ours, shown against its switch turned off.
+  for (const int w : {1, 16}) {
+    const auto* z = w == 1 ? d1 : d16;
+    const auto* a = writer_reps(rep, "fenecdb-durable-append", w);
+    if (!a) continue;
+    const Ratio r = paired(*z, *a, wps);
+    j.ratios.push_back({"CC-1", "fenecdb-durable", fmt::format("writers={}", w), "ratio_vs_append_journal", r});
+    j.lines.push_back({"CC-1", fmt::format("journal zeroed ahead vs appended, {} writer{}", w, w == 1 ? "" : "s"),
+                       "(ours: overwrites need no size commit)",
+                       fmt::format("{} vs {} w/s ({}); fdatasync mean {} vs {} us", count_ci(over_reps(*z, wps)),
+                                   count_ci(over_reps(*a, wps)), format_ratio(r), mean_of(*z, sync_us, 0),
+                                   mean_of(*a, sync_us, 0))});
+  }
   j.lines.push_back({"CC-1", "durable fenecdb vs sqlite-full, 16 writers", "fenecdb ahead (no figure given)",
                      fmt::format("{} vs {} w/s ({})", count_ci(d16_wps), count_ci(sf16_wps), format_ratio(vs_sqlite))});
   const std::vector<Check> checks = {

@@ -73,6 +73,9 @@ struct ArmSpec {
   // WriteOptions::sync; PostgreSQL: synchronous_commit=on.
   bool durable = true;
   bool naive = false;
+  // fenecdb: Options::journal_zero_ahead = 0, the journal only appended (its
+  // fdatasyncs commit the file's new size each time): what zero ahead buys.
+  bool append_journal = false;
 };
 
 // The folder (fenecdb) or file (SQLite) the store lives in is under dir.

@@ -60,6 +60,8 @@ struct Stats {
   uint64_t journal_fsyncs = 0;
   uint64_t data_fsyncs = 0;             // data file (checkpoints)
   uint64_t journal_writes = 0;          // write syscalls to journal files
+  uint64_t journal_sync_ns = 0;         // time in the root journal's fdatasyncs
+  uint64_t journal_zero_bytes = 0;      // zeros written ahead of journal records, every journal (Options::journal_zero_ahead)
   uint64_t data_writes = 0;             // write syscalls to the data file
   uint64_t bytes_written = 0;           // journal + data bytes
   uint64_t durable_lsn = 0;             // highest LSN known to be on disk

@@ -145,6 +145,12 @@ struct Options {
   uint32_t write_buffer_bytes = 1u << 20;  // CC-4: rows gather here before the data file
   uint32_t handover_piece = 16384;         // CC-4: id-index entries handed over per lock hold
   uint64_t journal_file_bytes = 64ull << 20;  // a journal file is rotated past this size
+  // A small journal write that would grow the file carries this many bytes
+  // of zeros behind its records, so the commits after it overwrite blocks
+  // the file already has and their fdatasync is data only (no new size for
+  // the file system's journal to commit). 0: append only, every fdatasync
+  // also commits the grown size. engine/doc/journal.md has the measurements.
+  uint64_t journal_zero_ahead = 1ull << 20;
   bool checkpoint_on_close = true;
 
   // Diagnostics: each write-lock hold also reads the thread's CPU time,

@@ -145,7 +145,8 @@ Status DbImpl::AttachBranches(CollectionState* c, bool recovering, uint64_t max_
     if (shared) {
       b->stream = gc_->AddStream(sb.storage_id, st.last_lsn, b->storage->journal_dir());
     } else {
-      b->writer = std::make_unique<journal::JournalWriter>(env_, b->storage->journal_dir(), options_.journal_file_bytes);
+      b->writer = std::make_unique<journal::JournalWriter>(env_, b->storage->journal_dir(), options_.journal_file_bytes,
+                                                          options_.journal_zero_ahead);
       b->gc = std::make_unique<journal::GroupCommit>(b->writer.get(), sb.storage_id, st.last_lsn,
                                                      CommitPolicyOf(options_), &fail_);
       if (options_.durability == Durability::kBuffered) b->gc->StartPeriodicSync(options_.sync_ms, nullptr);

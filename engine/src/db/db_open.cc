@@ -213,7 +213,8 @@ Status DbImpl::RecoverLocked() {
     if (!s.ok()) return s;
     recovered_records_ = replay.records;
     recovery_discarded_ = replay.discarded_bytes;
-    jwriter_ = std::make_unique<journal::JournalWriter>(env_, storage_->journal_dir(), options_.journal_file_bytes);
+    jwriter_ = std::make_unique<journal::JournalWriter>(env_, storage_->journal_dir(), options_.journal_file_bytes,
+                                                         options_.journal_zero_ahead);
     gc_ = std::make_unique<journal::GroupCommit>(jwriter_.get(), sb.storage_id, replay.last_lsn,
                                                  CommitPolicyOf(options_), &fail_);
     for (uint32_t i = 0; i < ncollections_.load(kRelaxed); ++i) {
@@ -356,6 +357,8 @@ Stats DbImpl::GetStats() const {
   st.data_fsyncs = d.data_syncs;
   st.fsyncs = st.journal_fsyncs + st.data_fsyncs;
   st.journal_writes = g.journal_writes;
+  st.journal_zero_bytes = g.zero_bytes;
+  st.journal_sync_ns = g.sync_ns;
   st.data_writes = d.data_writes;
   st.bytes_written = g.bytes + d.data_bytes;
   st.durable_lsn = gc_ ? gc_->durable_lsn() : 0;
@@ -414,6 +417,7 @@ Stats DbImpl::GetStats() const {
       st.branch_journal_writes += bc.journal_writes;
       st.branch_journal_fsyncs += bc.journal_syncs;
       st.bytes_written += bc.bytes;
+      st.journal_zero_bytes += bc.zero_bytes;
     }
   }
   st.fsyncs += st.branch_journal_fsyncs;

@@ -140,6 +140,8 @@ Status GroupCommit::RunIo(bool sync, bool periodic) {
   writes_.fetch_add(after.writes - before.writes, kRelaxed);
   syncs_.fetch_add(after.syncs - before.syncs, kRelaxed);
   bytes_.fetch_add(after.bytes - before.bytes, kRelaxed);
+  zero_bytes_.fetch_add(after.zero_bytes - before.zero_bytes, kRelaxed);
+  sync_ns_.fetch_add(after.sync_ns - before.sync_ns, kRelaxed);
 
   mu_.Lock();
   for (Block& b : batch) {
@@ -288,13 +290,15 @@ GroupCommitCounters GroupCommit::counters() const {
   c.journal_writes = writes_.load(kRelaxed);
   c.journal_syncs = syncs_.load(kRelaxed);
   c.bytes = bytes_.load(kRelaxed);
+  c.zero_bytes = zero_bytes_.load(kRelaxed);
+  c.sync_ns = sync_ns_.load(kRelaxed);
   c.writes_deferred_for_sync = deferred_.load(kRelaxed);
   c.periodic_syncs = periodic_syncs_.load(kRelaxed);
   return c;
 }
 
 void GroupCommit::ResetCounters() {
-  for (auto* a : {&already_durable_, &covered_, &leads_, &writes_, &syncs_, &bytes_, &deferred_, &periodic_syncs_, &links_})
+  for (auto* a : {&already_durable_, &covered_, &leads_, &writes_, &syncs_, &bytes_, &zero_bytes_, &sync_ns_, &deferred_, &periodic_syncs_, &links_})
     a->store(0, kRelaxed);
 }
 

@@ -93,6 +93,8 @@ struct GroupCommitCounters {
   uint64_t journal_writes = 0;
   uint64_t journal_syncs = 0;
   uint64_t bytes = 0;
+  uint64_t zero_bytes = 0;  // zeros written ahead of the records (writer.h)
+  uint64_t sync_ns = 0;     // time in the journal's fdatasyncs
   uint64_t writes_deferred_for_sync = 0;
   uint64_t periodic_syncs = 0;
 };
@@ -202,7 +204,7 @@ class GroupCommit {
   std::function<void()> after_sync_;  // set before the syncer starts, then read by it alone
 
   std::atomic<uint64_t> already_durable_{0}, covered_{0}, leads_{0}, writes_{0}, syncs_{0}, bytes_{0},
-      deferred_{0}, periodic_syncs_{0}, links_{0};
+      zero_bytes_{0}, sync_ns_{0}, deferred_{0}, periodic_syncs_{0}, links_{0};
 };
 
 }  // namespace fenec::journal

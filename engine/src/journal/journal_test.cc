@@ -158,13 +158,84 @@ TEST(JournalReplay, BadChecksumStopsThere) {
   EXPECT_NE(r.result.stop.find("bad checksum"), std::string::npos) << r.result.stop;
 }
 
-TEST(JournalReplay, ZeroedTailIsBadMagic) {
+TEST(JournalReplay, ZeroedTailIsTheEnd) {
   base::ScratchDir dir;
   WriteRecords(Env::Default(), dir.path(), 1, 5);
   Patch(dir.path() + "/" + JournalFileName(1), static_cast<int64_t>(OffsetOf(6)), std::vector<uint8_t>(4096, 0));
   Replayed r = Replay(Env::Default(), dir.path());
   EXPECT_EQ(r.lsns, Range(1, 5));
-  EXPECT_NE(r.result.stop.find("bad magic"), std::string::npos);
+  EXPECT_EQ(r.result.stop, "end");
+  EXPECT_EQ(r.result.discarded_bytes, 0u);
+  EXPECT_EQ(r.result.zeroed_bytes, 4096u);
+}
+
+TEST(JournalReplay, ZerosBeforeOtherBytesAreBadMagic) {
+  base::ScratchDir dir;
+  WriteRecords(Env::Default(), dir.path(), 1, 5);
+  std::vector<uint8_t> tail(4096, 0);
+  tail.back() = 1;  // a later block written, an earlier one not: not a clean end
+  Patch(dir.path() + "/" + JournalFileName(1), static_cast<int64_t>(OffsetOf(6)), tail);
+  Replayed r = Replay(Env::Default(), dir.path());
+  EXPECT_EQ(r.lsns, Range(1, 5));
+  EXPECT_NE(r.result.stop.find("bad magic"), std::string::npos) << r.result.stop;
+  EXPECT_EQ(r.result.discarded_bytes, 4096u);
+  EXPECT_EQ(r.result.zeroed_bytes, 0u);
+}
+
+uint64_t FileSize(const std::string& path) {
+  std::unique_ptr<File> f;
+  uint64_t size = 0;
+  EXPECT_TRUE(Env::Default()->Open(path, OpenMode::kRead, &f).ok());
+  EXPECT_TRUE(f->Size(&size).ok());
+  return size;
+}
+
+// A small write past the zeros carries zero_ahead bytes of zeros; the writes
+// after it overwrite them, so the file does not grow again until they are used.
+TEST(JournalZeroAhead, SmallWritesOverwriteZerosWrittenAhead) {
+  base::ScratchDir dir;
+  constexpr uint64_t kAhead = 4096;
+  JournalWriter w(Env::Default(), dir.path(), 1 << 20, kAhead);
+  ASSERT_TRUE(w.Start(1).ok());
+  const std::string path = dir.path() + "/" + JournalFileName(1);
+  WriteRecords(Env::Default(), dir.path(), 1, 1, &w);
+  EXPECT_EQ(FileSize(path), OffsetOf(2) + kAhead);
+  EXPECT_EQ(w.counters().zero_bytes, kAhead);
+  uint64_t last = 1;
+  while (OffsetOf(last + 2) <= OffsetOf(2) + kAhead) ++last;  // records that still fit the zeros
+  WriteRecords(Env::Default(), dir.path(), 2, last, &w);
+  EXPECT_EQ(FileSize(path), OffsetOf(2) + kAhead) << "writes into the zeros do not grow the file";
+  EXPECT_EQ(w.counters().zero_bytes, kAhead);
+  WriteRecords(Env::Default(), dir.path(), last + 1, last + 1, &w);  // past them: a new run of zeros
+  EXPECT_EQ(FileSize(path), OffsetOf(last + 2) + kAhead);
+  EXPECT_EQ(w.counters().zero_bytes, 2 * kAhead);
+  EXPECT_EQ(w.counters().writes, last + 1) << "the zeros ride in the records' own write";
+  EXPECT_EQ(w.counters().bytes, OffsetOf(last + 2)) << "bytes counts records only";
+
+  Replayed r = Replay(Env::Default(), dir.path());
+  ASSERT_TRUE(r.status.ok());
+  EXPECT_EQ(r.lsns, Range(1, last + 1));
+  EXPECT_EQ(r.result.stop, "end");
+  EXPECT_EQ(r.result.discarded_bytes, 0u);
+  EXPECT_EQ(r.result.zeroed_bytes, kAhead);
+}
+
+TEST(JournalZeroAhead, LargeWritesAppendAndZerosStopAtTheRotationSize) {
+  base::ScratchDir dir;
+  JournalWriter w(Env::Default(), dir.path(), 1 << 20, 256);
+  ASSERT_TRUE(w.Start(1).ok());
+  std::vector<uint8_t> recs;
+  for (uint64_t lsn = 1; lsn <= 10; ++lsn) AppendRecord(&recs, kStorage, lsn, Payload(lsn));
+  ASSERT_GE(recs.size(), 256u);
+  ASSERT_TRUE(w.Write(recs, 1).ok());
+  EXPECT_EQ(w.counters().zero_bytes, 0u) << "a write of zero_ahead bytes or more carries no zeros";
+  EXPECT_EQ(FileSize(dir.path() + "/" + JournalFileName(1)), recs.size());
+
+  base::ScratchDir small;
+  JournalWriter w2(Env::Default(), small.path(), 4096, 1 << 20);
+  ASSERT_TRUE(w2.Start(1).ok());
+  WriteRecords(Env::Default(), small.path(), 1, 1, &w2);
+  EXPECT_EQ(FileSize(small.path() + "/" + JournalFileName(1)), 4096u) << "zeros end at the rotation size";
 }
 
 TEST(JournalReplay, RotationAndTornFileFollowedByItsSuccessor) {
@@ -218,26 +289,29 @@ TEST(JournalReplay, MissingStartIsCorruption) {
   EXPECT_EQ(r.status.code(), StatusCode::kCorruption);
 }
 
+// Unsynced writes torn or lost at random; with zeros written ahead too.
 TEST(JournalReplay, PowerLossKeepsAPrefixOfSyncedRecords) {
   uint64_t seed = base::TestSeed();
-  for (int round = 0; round < 20; ++round) {
-    base::ScratchDir dir;
-    FaultEnv env;
-    JournalWriter w(&env, dir.path(), 1 << 20);
-    ASSERT_TRUE(w.Start(1).ok());
-    WriteRecords(&env, dir.path(), 1, 30, &w);  // synced
-    for (uint64_t lsn = 31; lsn <= 60; ++lsn) {  // written, never synced
-      std::vector<uint8_t> rec;
-      AppendRecord(&rec, kStorage, lsn, Payload(lsn));
-      ASSERT_TRUE(w.Write(rec, lsn).ok());
+  for (uint64_t zero_ahead : {uint64_t{0}, uint64_t{4096}}) {
+    for (int round = 0; round < 20; ++round) {
+      base::ScratchDir dir;
+      FaultEnv env;
+      JournalWriter w(&env, dir.path(), 1 << 20, zero_ahead);
+      ASSERT_TRUE(w.Start(1).ok());
+      WriteRecords(&env, dir.path(), 1, 30, &w);  // synced
+      for (uint64_t lsn = 31; lsn <= 60; ++lsn) {  // written, never synced
+        std::vector<uint8_t> rec;
+        AppendRecord(&rec, kStorage, lsn, Payload(lsn));
+        ASSERT_TRUE(w.Write(rec, lsn).ok());
+      }
+      w.Close();
+      env.Crash();
+      env.ApplyCrash(seed + round);
+      Replayed r = Replay(&env, dir.path());
+      ASSERT_TRUE(r.status.ok());
+      ASSERT_GE(r.lsns.size(), 30u) << "seed " << seed + round << " zero_ahead " << zero_ahead;
+      EXPECT_EQ(r.lsns, Range(1, r.lsns.size()));
     }
-    w.Close();
-    env.Crash();
-    env.ApplyCrash(seed + round);
-    Replayed r = Replay(&env, dir.path());
-    ASSERT_TRUE(r.status.ok());
-    ASSERT_GE(r.lsns.size(), 30u) << "seed " << seed + round;
-    EXPECT_EQ(r.lsns, Range(1, r.lsns.size()));
   }
 }
 

@@ -30,6 +30,10 @@ static Status ReadWholeFile(Env* env, const std::string& path, std::vector<uint8
   return Status::OK();
 }
 
+static bool AllZero(std::span<const uint8_t> bytes) {
+  return std::all_of(bytes.begin(), bytes.end(), [](uint8_t b) { return b == 0; });
+}
+
 Status ReplayJournals(Env* env, const std::string& dir, uint64_t storage_id, uint64_t after_lsn, const ApplyFn& apply,
                       ReplayResult* result) {
   *result = ReplayResult{};
@@ -83,6 +87,13 @@ Status ReplayJournals(Env* env, const std::string& dir, uint64_t storage_id, uin
       if (r == ReadResult::kOk && h.lsn != expect) {
         result->stop = fmt::format("LSN {} where {} was due in {} at {}", h.lsn, expect, file.path, off);
         result->discarded_bytes += data.size() - off;
+        break;
+      }
+      if (r != ReadResult::kOk && AllZero(std::span(data).subspan(off))) {
+        // Zeros to the file's end: the zeros a writer writes ahead of its
+        // records (writer.h), or blocks never written. Either way no record
+        // was acknowledged there, and nothing was cut short.
+        result->zeroed_bytes += data.size() - off;
         break;
       }
       if (r != ReadResult::kOk) {

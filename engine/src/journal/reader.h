@@ -11,6 +11,8 @@
 // skipped, so a storage's recovery reads exactly what it reads from a file
 // of its own. Its name in this storage's Journals/ is this storage's first
 // LSN in it (a hard link may have another name elsewhere).
+// A run of zeros to a file's end ends it cleanly: a writer that zeroes
+// ahead (writer.h) leaves one behind its last record.
 // Recovery therefore reads each file up to its first bad record, then goes
 // on to the next file only if that one starts at the next LSN; anything
 // else ends recovery there (a gap means records are missing: replaying
@@ -42,6 +44,7 @@ struct ReplayResult {
   uint64_t records = 0;         // records applied (LSN > after_lsn)
   uint64_t skipped = 0;         // complete records at or before after_lsn
   uint64_t discarded_bytes = 0; // bytes past the stopping point, in every file read
+  uint64_t zeroed_bytes = 0;    // zeros ending a file (written ahead, writer.h): not discarded
   std::string stop;             // why reading ended: "end", "torn payload in <file> at <offset>", ...
 };
 

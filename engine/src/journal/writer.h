@@ -5,6 +5,18 @@
 // started the old one is fdatasync'ed (so recovery's "next file starts at
 // the next LSN" holds even in buffered mode) and the new file's directory
 // entry is fsync'ed before any record in it can be acknowledged.
+//
+// Zero ahead (issue 14). An fdatasync of a write that grows the file must also
+// commit the file's new size (and on ext4 its newly allocated blocks) to
+// the file system's journal: a second device write and a cache flush, on
+// the commit's path. A write into blocks the file already has is data
+// only. So with zero_ahead > 0 a small write that reaches past the zeros
+// already written carries zero_ahead bytes of zeros behind its records (in
+// the same pwritev): that write's fdatasync commits the new size once, and
+// the commits after it, up to the next extension, overwrite zeros. Recovery
+// reads a run of zeros to a file's end as its end (reader.h). A write of
+// zero_ahead bytes or more appends without zeros: its size change is paid
+// once for many records, and zeros would double its bytes. 0: append only.
 #pragma once
 
 #include <cstdint>
@@ -18,11 +30,13 @@ namespace fenec::journal {
 
 struct WriterCounters {
   uint64_t writes = 0, syncs = 0, bytes = 0, files = 0;
+  uint64_t zero_bytes = 0;  // zeros written ahead of the records (zero ahead); not in bytes
+  uint64_t sync_ns = 0;     // time spent in fdatasync
 };
 
 class JournalWriter {
  public:
-  JournalWriter(Env* env, std::string dir, uint64_t max_file_bytes);
+  JournalWriter(Env* env, std::string dir, uint64_t max_file_bytes, uint64_t zero_ahead = 0);
 
   // Starts a new file whose first record will be first_lsn. An existing
   // file of that name holds no good record (recovery would have read it)
@@ -55,9 +69,11 @@ class JournalWriter {
   Env* env_;
   std::string dir_;
   uint64_t max_file_bytes_;
+  uint64_t zero_ahead_;
   std::unique_ptr<File> file_;
   uint64_t first_lsn_ = 0;
   uint64_t offset_ = 0;
+  uint64_t zeroed_to_ = 0;  // the file's zeros (written, not yet overwritten) end here
   bool dirty_ = false;  // bytes written since the last Sync
   bool rotate_ = false;
   WriterCounters counters_;
