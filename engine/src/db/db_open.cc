@@ -36,6 +36,9 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& folder, cons
   if (options.durability == Durability::kBuffered && options.sync_ms == 0)
     return Status::InvalidArgument("sync_ms must be > 0 in buffered mode");
   if (options.journal_file_bytes < 4096) return Status::InvalidArgument("journal_file_bytes must be >= 4 KiB");
+  // One pwritev names the zeros 1 MiB at a time, and IOV_MAX is 1 024.
+  if (options.journal_zero_ahead > (256ull << 20))
+    return Status::InvalidArgument("journal_zero_ahead must be <= 256 MiB");
   if (Status s = ValidateHnswOptions(options.hnsw); !s.ok()) return s;
   Env* env = options.env ? options.env : Env::Default();
   std::unique_ptr<Storage> storage;
