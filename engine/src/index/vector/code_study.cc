@@ -34,6 +34,7 @@
 #include <random>
 #include <vector>
 
+#include "engine/src/index/vector/distance.h"
 #include "engine/src/index/vector/test_data.h"
 
 namespace vec = fenec::index::vec;
@@ -74,13 +75,6 @@ void Rotate(vec::testing::Data* a, vec::testing::Data* b, uint64_t seed) {
   }
 }
 
-// Squared L2 over dim floats.
-double Dist2(const float* a, const float* b, uint32_t dim) {
-  double s = 0;
-  for (uint32_t j = 0; j < dim; ++j) s += double(a[j] - b[j]) * (a[j] - b[j]);
-  return s;
-}
-
 // estimate/centers (see the top): prints its line like the other ways.
 void CentersWay(const vec::testing::Data& x, const vec::testing::Data& q,
                 const std::vector<std::vector<uint32_t>>& truth, size_t sample, size_t c,
@@ -89,11 +83,12 @@ void CentersWay(const vec::testing::Data& x, const vec::testing::Data& q,
   const size_t n = x.size(), nq = q.size();
   // k-means over the sample: the first c sample rows to start, 10 rounds.
   std::vector<float> cent(x.v.begin(), x.v.begin() + static_cast<ptrdiff_t>(c * dim));
+  const vec::Kernels& kern = vec::BestKernels();
   auto nearest = [&](const float* v) {
     size_t best = 0;
-    double bd = Dist2(v, cent.data(), dim);
+    float bd = kern.l2(v, cent.data(), dim);
     for (size_t a = 1; a < c; ++a)
-      if (double d = Dist2(v, &cent[a * dim], dim); d < bd) bd = d, best = a;
+      if (float d = kern.l2(v, &cent[a * dim], dim); d < bd) bd = d, best = a;
     return best;
   };
   for (int round = 0; round < 10; ++round) {
