@@ -27,6 +27,7 @@ enum class StatusCode : unsigned char {
   kFailStopped,      // an earlier write or fsync failed: writes refused until reopened
   kClosed,           // the database was closed
   kNotSupported,     // the filesystem or build lacks a feature (hard links, mmap, ...)
+  kTooLarge,         // over a limit the engine enforces (fenec/limits.h), named in the message; nothing changed
 };
 
 const char* StatusCodeName(StatusCode code);
@@ -54,6 +55,7 @@ class Status {
   static Status FailStopped(const Status& cause);
   static Status Closed();
   static Status NotSupported(std::string msg, std::string path = {});
+  static Status TooLarge(std::string msg);
 
   bool ok() const { return state_ == nullptr; }
   StatusCode code() const { return state_ ? state_->code : StatusCode::kOk; }
@@ -66,6 +68,7 @@ class Status {
   bool IsNotFound() const { return code() == StatusCode::kNotFound; }
   bool IsConstraint() const { return code() == StatusCode::kConstraint; }
   bool IsFailStopped() const { return code() == StatusCode::kFailStopped; }
+  bool IsTooLarge() const { return code() == StatusCode::kTooLarge; }
 
  private:
   struct State {

@@ -20,6 +20,7 @@ const char* StatusCodeName(StatusCode code) {
     case StatusCode::kFailStopped: return "FailStopped";
     case StatusCode::kClosed: return "Closed";
     case StatusCode::kNotSupported: return "NotSupported";
+    case StatusCode::kTooLarge: return "TooLarge";
   }
   return "Unknown";
 }
@@ -70,6 +71,7 @@ Status Status::Closed() { return Status(StatusCode::kClosed, 0, {}, {}, "databas
 Status Status::NotSupported(std::string msg, std::string path) {
   return Status(StatusCode::kNotSupported, 0, {}, std::move(path), std::move(msg));
 }
+Status Status::TooLarge(std::string msg) { return Status(StatusCode::kTooLarge, 0, {}, {}, std::move(msg)); }
 
 std::string Status::ToString() const {
   if (ok()) return "OK";

@@ -12,11 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "fenec/limits.h"
+
 namespace fenec::journal {
 
 inline constexpr uint32_t kMagic = 0x524a4546;  // "FEJR"
 inline constexpr size_t kHeaderSize = 32;
-inline constexpr uint32_t kMaxPayload = 256u << 20;  // a longer length is corruption, not a record
+inline constexpr uint32_t kMaxPayload = limits::kMaxCommitBytes;  // a longer length is corruption, not a record
 
 struct RecordHeader {
   uint32_t length = 0;
