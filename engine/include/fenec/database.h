@@ -24,7 +24,10 @@
 // recovers every acknowledged write.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -177,6 +180,15 @@ class Snapshot {
 struct ReadOptions {
   // Read this pinned view instead of the live database.
   std::shared_ptr<const Snapshot> snapshot;
+  // A long read (Scan, ScanEach, Aggregate) still going at this time stops
+  // with kTimedOut; the default (the clock's epoch) means none. Checked as
+  // the read goes, every few hundred documents.
+  std::chrono::steady_clock::time_point deadline{};
+  // Another thread sets it to stop a long read at its next check (kTimedOut).
+  const std::atomic<bool>* cancel = nullptr;
+  // Long reads visit only ids after this one: the next page of a read that
+  // stopped at its limit starts after the last id it returned.
+  DocId after = kNoDoc;
 };
 
 // A nearest-neighbour query (Database::Near).
@@ -230,9 +242,16 @@ class Database {
   // Documents matching filter in id order, at most `limit` (0: no limit).
   // A long read: pinned unless LongReads::kUnderLock. Fails: kNotFound
   // (collection), kInvalidArgument (unknown field, value of the wrong type,
-  // kContains on a non-text field).
+  // kContains on a non-text field), kTimedOut (ReadOptions::deadline, cancel).
   virtual Result<std::vector<Row>> Scan(CollectionId collection, const Filter& filter, uint64_t limit,
                                         const ReadOptions& ro = {}) const = 0;
+  // Calls fn for each document filter matches, in id order, until fn
+  // returns false: a Scan that keeps no rows. fn may run under the shared
+  // lock (a read an index answers, LongReads::kUnderLock), so it must not
+  // call this database. Fails: as Scan, kTimedOut (ReadOptions::deadline,
+  // cancel).
+  virtual Status ScanEach(CollectionId collection, const Filter& filter, const ReadOptions& ro,
+                          const std::function<bool(DocId, const Document&)>& fn) const = 0;
   // count/sum/min/max of `field` (empty: count documents only) over the
   // documents filter matches. A long read. Fails: as Scan, and
   // kInvalidArgument for a vector field.

@@ -28,6 +28,7 @@ enum class StatusCode : unsigned char {
   kClosed,           // the database was closed
   kNotSupported,     // the filesystem or build lacks a feature (hard links, mmap, ...)
   kTooLarge,         // over a limit the engine enforces (fenec/limits.h), named in the message; nothing changed
+  kTimedOut,         // a read's deadline passed or it was cancelled (ReadOptions); nothing changed
 };
 
 const char* StatusCodeName(StatusCode code);
@@ -56,6 +57,7 @@ class Status {
   static Status Closed();
   static Status NotSupported(std::string msg, std::string path = {});
   static Status TooLarge(std::string msg);
+  static Status TimedOut(std::string msg);
 
   bool ok() const { return state_ == nullptr; }
   StatusCode code() const { return state_ ? state_->code : StatusCode::kOk; }

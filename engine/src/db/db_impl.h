@@ -137,6 +137,8 @@ class DbImpl final : public Database {
   Result<Document> Get(CollectionId collection, DocId id, const ReadOptions& ro) const override;
   Result<std::vector<Row>> Scan(CollectionId collection, const Filter& filter, uint64_t limit,
                                 const ReadOptions& ro) const override;
+  Status ScanEach(CollectionId collection, const Filter& filter, const ReadOptions& ro,
+                  const std::function<bool(DocId, const Document&)>& fn) const override;
   Result<AggregateResult> Aggregate(CollectionId collection, const std::string& field, const Filter& filter,
                                     const ReadOptions& ro) const override;
   Result<uint64_t> Count(CollectionId collection) const override;
@@ -240,8 +242,9 @@ class DbImpl final : public Database {
   CollectionView LiveView(const CollectionState* c) const FENEC_REQUIRES_SHARED(lock_);
   std::shared_ptr<const PinnedView> PinCollections(const CollectionState* only) const;
   Result<CollectionView> SnapshotView(const ReadOptions& ro, CollectionId c) const;
-  // Visits matching rows in id order until fn returns false. Fails: kCorruption.
-  Status ScanView(const CollectionView& v, const CompiledFilter& f,
+  // Visits matching rows with ids after ro.after in id order until fn
+  // returns false. Fails: kCorruption, kTimedOut (ro.deadline, ro.cancel).
+  Status ScanView(const CollectionView& v, const CompiledFilter& f, const ReadOptions& ro,
                   const std::function<bool(uint64_t, const std::vector<FieldRef>&)>& fn) const;
   // Index-answered scan under the shared lock; false if the filter has no indexed condition.
   bool IndexCandidates(const CollectionState* c, const CompiledFilter& f, std::vector<uint64_t>* ids) const

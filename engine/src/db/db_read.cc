@@ -133,10 +133,25 @@ Result<uint64_t> DbImpl::Count(CollectionId collection) const {
   return c->live;
 }
 
-Status DbImpl::ScanView(const CollectionView& v, const CompiledFilter& f,
+namespace {
+// Rows a long read visits between looks at its deadline: a clock read per
+// row would cost more than many rows' filters.
+constexpr uint64_t kDeadlineStride = 256;
+
+Status ReadExpired(const ReadOptions& ro) {
+  if (ro.cancel != nullptr && ro.cancel->load(std::memory_order_relaxed)) return Status::TimedOut("the read was cancelled");
+  if (ro.deadline != std::chrono::steady_clock::time_point{} && std::chrono::steady_clock::now() >= ro.deadline)
+    return Status::TimedOut("the read's deadline passed");
+  return Status::OK();
+}
+}  // namespace
+
+Status DbImpl::ScanView(const CollectionView& v, const CompiledFilter& f, const ReadOptions& ro,
                         const std::function<bool(uint64_t, const std::vector<FieldRef>&)>& fn) const {
   std::vector<FieldRef> refs;
-  for (uint64_t id = 1; id < v.size; ++id) {
+  for (uint64_t id = ro.after + 1, seen = 0; id < v.size; ++id) {
+    if (seen++ % kDeadlineStride == 0)
+      if (Status s = ReadExpired(ro); !s.ok()) return s;
     const IdEntry& e = (*v.entries)[id];
     if (!e.present()) continue;
     if (!DecodeFields(*v.schema, RowStore::Resolve(e, *v.buffers, v.map), &refs))
@@ -169,7 +184,7 @@ Status DbImpl::ScanRows(CollectionId collection, const Filter& filter, const Rea
   if (ro.snapshot) {
     auto v = SnapshotView(ro, collection);
     if (!v.ok()) return v.status();
-    return ScanView(*v, f, fn);
+    return ScanView(*v, f, ro, fn);
   }
   {
     // A read an index answers is short and stays under the lock: indexes
@@ -178,19 +193,22 @@ Status DbImpl::ScanRows(CollectionId collection, const Filter& filter, const Rea
     std::vector<uint64_t> ids;
     if (IndexCandidates(c, f, &ids)) {
       std::vector<FieldRef> refs;
+      uint64_t seen = 0;
       for (uint64_t id : ids) {
-        if (id >= c->index.size() || !c->index[id].present()) continue;
+        if (id <= ro.after || id >= c->index.size() || !c->index[id].present()) continue;
+        if (seen++ % kDeadlineStride == 0)
+          if (Status s = ReadExpired(ro); !s.ok()) return s;
         if (!DecodeFields(*c->schema, rows_->Resolve(c->index[id]), &refs))
           return Status::Corruption(fmt::format("document {} does not decode", id));
         if (f.Matches(refs) && !fn(id, refs)) break;
       }
       return Status::OK();
     }
-    if (options_.long_reads == LongReads::kUnderLock) return ScanView(LiveView(c), f, fn);
+    if (options_.long_reads == LongReads::kUnderLock) return ScanView(LiveView(c), f, ro, fn);
   }
   auto pinned = PinCollections(c);
   const PinnedView::Pinned& p = pinned->collections[c->id];
-  return ScanView({p.schema.get(), &p.index, p.index.size(), &pinned->buffers, pinned->map}, f, fn);
+  return ScanView({p.schema.get(), &p.index, p.index.size(), &pinned->buffers, pinned->map}, f, ro, fn);
 }
 
 Result<std::vector<Row>> DbImpl::Scan(CollectionId collection, const Filter& filter, uint64_t limit,
@@ -206,6 +224,18 @@ Result<std::vector<Row>> DbImpl::Scan(CollectionId collection, const Filter& fil
   });
   if (!s.ok()) return s;
   return out;
+}
+
+Status DbImpl::ScanEach(CollectionId collection, const Filter& filter, const ReadOptions& ro,
+                        const std::function<bool(DocId, const Document&)>& fn) const {
+  const CollectionState* c = Lookup(collection);
+  Document doc;
+  return ScanRows(collection, filter, ro, [&](uint64_t id, const std::vector<FieldRef>& refs) {
+    doc.clear();
+    doc.reserve(refs.size());
+    for (size_t i = 0; i < refs.size(); ++i) doc.push_back(FieldToValue(c->schema->fields[i], refs[i]));
+    return fn(id, doc);
+  });
 }
 
 Result<AggregateResult> DbImpl::Aggregate(CollectionId collection, const std::string& field, const Filter& filter,

@@ -21,6 +21,7 @@ const char* StatusCodeName(StatusCode code) {
     case StatusCode::kClosed: return "Closed";
     case StatusCode::kNotSupported: return "NotSupported";
     case StatusCode::kTooLarge: return "TooLarge";
+    case StatusCode::kTimedOut: return "TimedOut";
   }
   return "Unknown";
 }
@@ -72,6 +73,7 @@ Status Status::NotSupported(std::string msg, std::string path) {
   return Status(StatusCode::kNotSupported, 0, {}, std::move(path), std::move(msg));
 }
 Status Status::TooLarge(std::string msg) { return Status(StatusCode::kTooLarge, 0, {}, {}, std::move(msg)); }
+Status Status::TimedOut(std::string msg) { return Status(StatusCode::kTimedOut, 0, {}, {}, std::move(msg)); }
 
 std::string Status::ToString() const {
   if (ok()) return "OK";

@@ -19,6 +19,7 @@ Error StatusError(const Status& s, std::string where) {
     case StatusCode::kNotFound: e.http = 404; e.code = "not_found"; break;
     case StatusCode::kInvalidArgument: e.http = 400; e.code = "invalid"; break;
     case StatusCode::kTooLarge: e.http = 413; e.code = "too_large"; break;
+    case StatusCode::kTimedOut: e.http = 503; e.code = "timeout"; break;
     case StatusCode::kConstraint: e.http = 409; e.code = "unique"; break;
     case StatusCode::kAlreadyExists: e.http = 409; e.code = "exists"; break;
     case StatusCode::kFailStopped: e.http = 503; e.code = "fail_stopped"; e.message = s.ToString(); break;
