@@ -2,9 +2,10 @@
 //   - COUNT(*) alone, no WHERE: Database::Count, a short read under the shared lock;
 //   - aggregates of one field (or COUNT(*) alone) with no GROUP BY:
 //     Database::Aggregate, which computes count/sum/min/max in one pass;
-//   - anything else (GROUP BY, several fields): one Database::Scan, folded here.
+//   - anything else (GROUP BY, several fields): one Database::ScanEach, folded
+//     here as the rows stream by (no row is kept; the groups are, kMaxGroups).
 // The engine's Aggregate has no grouping, so groups are computed over one
-// Scan. That Scan is deliberately NOT given a ReadOptions::snapshot of our
+// scan. That scan is deliberately NOT given a ReadOptions::snapshot of our
 // own: it is the engine's long read, pinned or held under the shared lock as
 // Options::long_reads says, so the one answer is one consistent view either
 // way, and RC-1's arms (recon-pinned vs recon-locked) measure the engine's
@@ -95,7 +96,7 @@ std::string Columns(const Plan& plan) {
 
 std::string Where(const Plan& plan) { return "aggregate " + plan.collection; }
 
-Answer Single(const Plan& plan, const Filter& filter, Database& db, int field) {
+Answer Single(const Plan& plan, const Filter& filter, Database& db, int field, const ReadOptions& ro) {
   uint64_t docs = 0;
   Acc acc;
   if (field < 0 && filter.all.empty()) {
@@ -103,7 +104,7 @@ Answer Single(const Plan& plan, const Filter& filter, Database& db, int field) {
     if (!n.ok()) return ErrorAnswer(StatusError(n.status(), Where(plan)));
     docs = *n;
   } else {
-    auto r = db.Aggregate(plan.cid, field < 0 ? std::string() : plan.schema.fields[field].name, filter);
+    auto r = db.Aggregate(plan.cid, field < 0 ? std::string() : plan.schema.fields[field].name, filter, ro);
     if (!r.ok()) return ErrorAnswer(StatusError(r.status(), Where(plan)));
     docs = r->count;
     acc.count = r->count;
@@ -122,21 +123,26 @@ Answer Single(const Plan& plan, const Filter& filter, Database& db, int field) {
   return {200, std::move(out)};
 }
 
-Answer Folded(const Plan& plan, const Filter& filter, Database& db) {
-  auto rows = db.Scan(plan.cid, filter, 0);
-  if (!rows.ok()) return ErrorAnswer(StatusError(rows.status(), Where(plan)));
+Answer Folded(const Plan& plan, const Filter& filter, Database& db, const ReadOptions& ro) {
   // Groups keyed by their value's JSON text: every field type but vector has
   // one, and it is what the answer prints.
   std::unordered_map<std::string, size_t> index;
   std::vector<Group> groups;
   std::string key;
-  for (const auto& row : *rows) {
+  bool too_many = false;
+  Status s = db.ScanEach(plan.cid, filter, ro, [&](DocId, const Document& doc) {
     size_t g = 0;
     if (plan.group_field >= 0) {
       key.clear();
-      AppendJsonValue(key, row.doc[plan.group_field]);
+      AppendJsonValue(key, doc[plan.group_field]);
       auto [it, inserted] = index.try_emplace(key, groups.size());
-      if (inserted) groups.push_back(Group{row.doc[plan.group_field], 0, std::vector<Acc>(plan.aggs.size())});
+      if (inserted) {
+        if (groups.size() == kMaxGroups) {
+          too_many = true;
+          return false;
+        }
+        groups.push_back(Group{doc[plan.group_field], 0, std::vector<Acc>(plan.aggs.size())});
+      }
       g = it->second;
     } else if (groups.empty()) {
       groups.push_back(Group{Value(), 0, std::vector<Acc>(plan.aggs.size())});
@@ -144,9 +150,16 @@ Answer Folded(const Plan& plan, const Filter& filter, Database& db) {
     Group& grp = groups[g];
     ++grp.docs;
     for (size_t i = 0; i < plan.aggs.size(); ++i) {
-      if (plan.aggs[i].field >= 0) grp.accs[i].Add(row.doc[plan.aggs[i].field]);
+      if (plan.aggs[i].field >= 0) grp.accs[i].Add(doc[plan.aggs[i].field]);
     }
-  }
+    return true;
+  });
+  if (!s.ok()) return ErrorAnswer(StatusError(s, Where(plan)));
+  if (too_many)
+    return ErrorAnswer(Error{413, "too_large",
+                             fmt::format("GROUP BY {} has more than {} groups", plan.schema.fields[plan.group_field].name,
+                                         kMaxGroups),
+                             Where(plan), -1});
   if (plan.group_field < 0 && groups.empty()) groups.push_back(Group{Value(), 0, std::vector<Acc>(plan.aggs.size())});
   std::sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return ValueLess(a.key, b.key); });
 
@@ -173,15 +186,15 @@ Answer Folded(const Plan& plan, const Filter& filter, Database& db) {
 
 }  // namespace
 
-Answer RunAggregate(const Plan& plan, const Filter& filter, Database& db) {
+Answer RunAggregate(const Plan& plan, const Filter& filter, Database& db, const ReadOptions& ro) {
   if (plan.group_field < 0) {
     // One engine Aggregate serves when every aggregate reads the same field,
     // or every one is COUNT(*).
     int field = plan.aggs[0].field;
     bool same = std::all_of(plan.aggs.begin(), plan.aggs.end(), [&](const PlannedAgg& a) { return a.field == field; });
-    if (same) return Single(plan, filter, db, field);
+    if (same) return Single(plan, filter, db, field, ro);
   }
-  return Folded(plan, filter, db);
+  return Folded(plan, filter, db, ro);
 }
 
 }  // namespace fenec::query

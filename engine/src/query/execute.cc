@@ -130,10 +130,10 @@ Answer FindNear(const Plan& plan, const Bound& b, Database& db) {
   return {200, std::move(out)};
 }
 
-Answer Find(const Plan& plan, const Bound& b, Database& db) {
+Answer Find(const Plan& plan, const Bound& b, Database& db, const ReadOptions& ro) {
   if (plan.near_field >= 0) return FindNear(plan, b, db);
   uint64_t limit = static_cast<uint64_t>(Resolve(plan.limit, b).int_value());
-  auto rows = db.Scan(plan.cid, MakeFilter(plan, b), limit);
+  auto rows = db.Scan(plan.cid, MakeFilter(plan, b), limit, ro);
   if (!rows.ok()) return ErrorAnswer(StatusError(rows.status(), Where(plan)));
   std::string out = "{\"rows\":[";
   for (size_t i = 0; i < rows->size(); ++i) {
@@ -188,25 +188,25 @@ std::vector<Document> PutDocuments(const Plan& plan, Bound& b) {
 }
 
 namespace {
-Answer Run(const Plan& plan, Bound& bound, Database& db);
+Answer Run(const Plan& plan, Bound& bound, Database& db, const ReadOptions& ro);
 }  // namespace
 
-Answer Execute(const Plan& plan, Bound& bound, Database& db) {
-  Answer a = Run(plan, bound, db);
+Answer Execute(const Plan& plan, Bound& bound, Database& db, const ReadOptions& ro) {
+  Answer a = Run(plan, bound, db, ro);
   a.kind = StatementKindName(plan.kind);
   return a;
 }
 
 namespace {
 
-Answer Run(const Plan& plan, Bound& bound, Database& db) {
+Answer Run(const Plan& plan, Bound& bound, Database& db, const ReadOptions& ro) {
   switch (plan.kind) {
     case StatementKind::kCreate: return Create(plan, db);
     case StatementKind::kGet: return Get(plan, bound, db);
-    case StatementKind::kFind: return Find(plan, bound, db);
+    case StatementKind::kFind: return Find(plan, bound, db, ro);
     case StatementKind::kPut: return Put(plan, bound, db);
     case StatementKind::kDelete: return Delete(plan, bound, db);
-    case StatementKind::kAggregate: return RunAggregate(plan, MakeFilter(plan, bound), db);
+    case StatementKind::kAggregate: return RunAggregate(plan, MakeFilter(plan, bound), db, ro);
   }
   return ErrorAnswer(Error{500, "internal", "unknown statement kind", Where(plan), -1});
 }

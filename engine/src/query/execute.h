@@ -27,8 +27,9 @@ Error StatusError(const Status& s, std::string where);
 std::vector<Document> PutDocuments(const Plan& plan, Bound& bound);
 
 // Runs the plan. Writes land through the engine's Put/PutBatch/Delete, so
-// durability and locking are the engine's, as its Options say.
-Answer Execute(const Plan& plan, Bound& bound, Database& db);
+// durability and locking are the engine's, as its Options say. Long reads
+// (FIND, AGGREGATE) run with `ro`: its deadline and cancel flag bound them.
+Answer Execute(const Plan& plan, Bound& bound, Database& db, const ReadOptions& ro = {});
 
 // {"field": value, ...} in schema order.
 void AppendDocJson(std::string& out, const Schema& schema, const Document& doc);
