@@ -76,6 +76,24 @@ enum class DataFlush {
   kGlobalRing,  // IO-6/JR-3: handed to the process's one io_uring, written at low I/O priority (BE/7)
 };
 
+// What open does with a journal record it cannot read (engine/doc/journal.md,
+// "Recovery"; RocksDB's WALRecoveryMode is the model). Either way a torn or
+// zeroed tail after the last good record - a commit never acknowledged - is
+// the journal's end, and the database opens with every record before it.
+enum class RecoveryMode {
+  // A record that does not read (bad checksum, length, magic; cut short)
+  // followed by proof that it was durable - a later record of the same
+  // storage saying so, or a later journal file past it - means acknowledged
+  // commits are unreadable: open fails with kCorruption naming the file and
+  // the byte offset, and nothing is changed on disk.
+  kTolerateTornTail,
+  // Point in time: open with every record before the bad one, drop the rest
+  // (counted in Stats::recovery_dropped_*, one line on stderr), and set the
+  // dropped journal files aside as <name>.dropped once a checkpoint holds
+  // what was kept. Acknowledged commits after the bad record are lost.
+  kPointInTime,
+};
+
 // @hnsw vector indexes (engine/doc/vectors.md). Each switch names its
 // finding; the k...Naive / kRow value is the "before" arm, kept selectable.
 enum class VectorInsert {
@@ -152,6 +170,7 @@ struct Options {
   // also commits the grown size. engine/doc/journal.md has the measurements.
   uint64_t journal_zero_ahead = 1ull << 20;
   bool checkpoint_on_close = true;
+  RecoveryMode recovery = RecoveryMode::kTolerateTornTail;
 
   // Diagnostics: each write-lock hold also reads the thread's CPU time,
   // faults and involuntary switches (Stats::write_lock_hold_cpu_ns ...);
