@@ -215,8 +215,10 @@ class Database {
   // Lands one document and returns its id once it is as durable as the
   // options say. Ids are reserved before the write lock, so concurrent puts
   // may land out of id order, and a failed put leaves its id unused. Fails: kNotFound (collection), kInvalidArgument
-  // (Schema::Check), kConstraint (@unique), kFailStopped, kIOError/kNoSpace
-  // (this write failed; the database is now fail-stopped).
+  // (Schema::Check), kConstraint (@unique), kTooLarge (its journal record, or
+  // an index's, would exceed Options::max_commit_bytes; nothing landed),
+  // kFailStopped, kIOError/kNoSpace (this write failed; the database is now
+  // fail-stopped).
   virtual Result<DocId> Put(CollectionId collection, Document doc) = 0;
   // All or nothing, in one commit (one journal record): ids returned in
   // order. A @unique clash with a stored document or within the batch

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "fenec/limits.h"
+
 namespace fenec {
 
 class Env;
@@ -171,6 +173,12 @@ struct Options {
   uint64_t journal_zero_ahead = 1ull << 20;
   bool checkpoint_on_close = true;
   RecoveryMode recovery = RecoveryMode::kTolerateTornTail;
+  // The largest journal record a put, a batch or a delete may make (its own
+  // and each index branch's, built from the same commit): over it the write
+  // fails with kTooLarge and nothing lands. At most, and by default,
+  // limits::kMaxCommitBytes, the most recovery reads; a smaller value only
+  // shrinks what writes accept (tests make it small).
+  uint64_t max_commit_bytes = limits::kMaxCommitBytes;
 
   // Diagnostics: each write-lock hold also reads the thread's CPU time,
   // faults and involuntary switches (Stats::write_lock_hold_cpu_ns ...);

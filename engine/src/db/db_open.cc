@@ -39,6 +39,9 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& folder, cons
   // One pwritev names the zeros 1 MiB at a time, and IOV_MAX is 1 024.
   if (options.journal_zero_ahead > (256ull << 20))
     return Status::InvalidArgument("journal_zero_ahead must be <= 256 MiB");
+  if (options.max_commit_bytes < 4096 || options.max_commit_bytes > limits::kMaxCommitBytes)
+    return Status::InvalidArgument(
+        fmt::format("max_commit_bytes must be 4 KiB .. limits::kMaxCommitBytes ({})", limits::kMaxCommitBytes));
   if (Status s = ValidateHnswOptions(options.hnsw); !s.ok()) return s;
   Env* env = options.env ? options.env : Env::Default();
   std::unique_ptr<Storage> storage;
