@@ -76,6 +76,13 @@ void ScanAfter(std::span<const uint8_t> data, size_t from, uint64_t storage_id, 
   }
 }
 
+// Bytes of data[from..] before its trailing zeros (zeros written ahead are not records).
+uint64_t BeforeZeros(std::span<const uint8_t> data, size_t from) {
+  size_t end = data.size();
+  while (end > from && data[end - 1] == 0) --end;
+  return end - from;
+}
+
 uint64_t FileSizeOr0(Env* env, const std::string& path) {
   uint64_t size = 0;
   std::unique_ptr<File> f;
@@ -143,10 +150,11 @@ Status ReplayJournals(Env* env, const std::string& dir, uint64_t storage_id, uin
       after.proof = true;
     }
     if (stopped) {
-      const uint64_t size = FileSizeOr0(env, file.path);
-      result->discarded_bytes += size;
-      result->bytes_after += size;
-      if (ReadWholeFile(env, file.path, &data).ok()) ScanAfter(data, 0, storage_id, need, &after);
+      result->discarded_bytes += FileSizeOr0(env, file.path);
+      if (ReadWholeFile(env, file.path, &data).ok()) {
+        result->bytes_after += BeforeZeros(data, 0);
+        ScanAfter(data, 0, storage_id, need, &after);
+      }
       continue;
     }
     if (Status s = ReadWholeFile(env, file.path, &data); !s.ok()) return s;
@@ -176,7 +184,7 @@ Status ReplayJournals(Env* env, const std::string& dir, uint64_t storage_id, uin
                 r != ReadResult::kOk ? fmt::format("{} in {} at {}", ReadResultName(r), file.path, off)
                                      : fmt::format("LSN {} where {} was due in {} at {}", h.lsn, expect, file.path, off));
         result->discarded_bytes += data.size() - off;
-        result->bytes_after += data.size() - off;
+        result->bytes_after += BeforeZeros(data, off);
         // An intact record with the wrong LSN is itself looked at; else from the next byte.
         ScanAfter(data, r == ReadResult::kOk ? off : off + 1, storage_id, need, &after);
         break;

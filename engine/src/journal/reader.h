@@ -67,7 +67,7 @@ struct ReplayResult {
   uint64_t bad_offset = 0;      // its byte offset there
   uint64_t need_lsn = 0;        // the first LSN not replayed
   uint64_t records_after = 0;   // this storage's intact records after the bad point (LSN >= need_lsn)
-  uint64_t bytes_after = 0;     // bytes from the bad point on, in every file
+  uint64_t bytes_after = 0;     // bytes from the bad point on, in every file, but zeros ending a file
   bool lost = false;            // proof that need_lsn was durable: acknowledged commits unreadable
   // kPointInTime with lost: the records dropped (records_after), and the
   // files the caller renames aside (SetAsideDropped) once a checkpoint holds

@@ -161,7 +161,7 @@ TEST(Recovery, PointInTimeStopsAtTheBadRecordAndSaysWhatItDropped) {
   EXPECT_EQ(r.lsns, Range(1, 11));
   EXPECT_TRUE(r.result.lost);
   EXPECT_EQ(r.result.records_after, 8u);  // 13..20
-  EXPECT_EQ(r.result.bytes_after, ReadAll(j.File()).size() - off);
+  EXPECT_EQ(r.result.bytes_after, ReadAll(j.File()).size() - off) << "no zeros written ahead here";
   EXPECT_EQ(r.result.set_aside, std::vector<std::string>{j.File()});
   ASSERT_TRUE(SetAsideDropped(Env::Default(), j.root_dir, r.result.set_aside).ok());
   EXPECT_TRUE(Env::Default()->Exists(j.File() + ".dropped"));
