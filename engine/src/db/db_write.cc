@@ -288,8 +288,16 @@ Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector
   // replaced here, their pages faulted in while no one waits on us.
   pool_->Refill();
   rows_->RefillSpare();
-  if (!enqueued)
+  if (!enqueued) {
     for (auto& vf : c->vectors) vf->Release(count);
+    // Its ids go back unless another put took ids since: replay lets records
+    // skip at most kMaxReplayIdGap ids in all, so failed batches must not
+    // burn them needlessly.
+    if (b.count > 0) {
+      uint64_t end = b.first_id + b.count;
+      c->next_id.compare_exchange_strong(end, b.first_id, std::memory_order_relaxed);
+    }
+  }
   if (!landed.ok()) {
     Status w = WriteSealed(sealed, false);  // rows already landed in them belong to other commits too
     (void)w;

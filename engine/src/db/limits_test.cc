@@ -209,6 +209,22 @@ TEST(Limits, SixFiftyMiBDocumentsAreRefusedAtTheDefaultLimit) {
   CrashAndVerify(&env, &*db, path, o, {{*small, Doc(7, 10)}}, base::TestSeed());
 }
 
+// Replay lets records skip at most DbImpl::kMaxReplayIdGap ids in all, so a
+// batch refused at landing (a @unique clash) gives its ids back when it can.
+TEST(Limits, ABatchRefusedAtLandingGivesItsIdsBack) {
+  base::ScratchDir dir;
+  auto db = Database::Open(dir.path() + "/db", Options{});
+  ASSERT_TRUE(db.ok());
+  auto c = (*db)->CreateCollection("docs", Docs());
+  ASSERT_TRUE(c.ok());
+  ASSERT_EQ(*(*db)->Put(*c, Doc(1, 10)), 1u);
+  std::vector<Document> clash;
+  for (int n = 2; n < 1000; ++n) clash.push_back(Doc(n, 10));
+  clash.push_back(Doc(1, 10));  // doc-1 again
+  EXPECT_EQ((*db)->PutBatch(*c, clash).status().code(), StatusCode::kConstraint);
+  EXPECT_EQ(*(*db)->Put(*c, Doc(2, 10)), 2u) << "the refused batch's 999 ids were given back";
+}
+
 TEST(Limits, MaxCommitBytesIsBoundedByTheReader) {
   base::ScratchDir dir;
   Options o;
