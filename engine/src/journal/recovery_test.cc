@@ -5,6 +5,10 @@
 // carries the durable LSN it was appended with.
 #include <gtest/gtest.h>
 
+#define XXH_STATIC_LINKING_ONLY  // XXH3_state_t
+#include <xxhash.h>
+
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -285,6 +289,51 @@ TEST(Recovery, BranchRecordInASharedFileIsCorruptionForBoth) {
   Replayed p = Replay(Env::Default(), j.branch_dir, kBranch, RecoveryMode::kPointInTime);
   ASSERT_TRUE(p.status.ok());
   EXPECT_EQ(p.lsns, Range(1, 7));
+}
+
+// Files written before the synced field: 32-byte "FEJR" headers. They still
+// read, and for them any later intact record past the needed LSN is proof.
+std::vector<uint8_t> V1Record(uint64_t storage, uint64_t lsn, std::span<const uint8_t> payload) {
+  std::vector<uint8_t> rec(kHeaderSizeV1 + payload.size());
+  base::StoreFixed32(rec.data(), kMagicV1);
+  base::StoreFixed32(rec.data() + 4, static_cast<uint32_t>(payload.size()));
+  base::StoreFixed64(rec.data() + 8, storage);
+  base::StoreFixed64(rec.data() + 16, lsn);
+  std::copy(payload.begin(), payload.end(), rec.begin() + kHeaderSizeV1);
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  XXH3_64bits_update(&state, rec.data() + 4, 20);
+  XXH3_64bits_update(&state, payload.data(), payload.size());
+  base::StoreFixed64(rec.data() + 24, XXH3_64bits_digest(&state));
+  return rec;
+}
+
+TEST(Recovery, OldRecordsReadAndALaterOneProvesLoss) {
+  base::ScratchDir dir;
+  std::vector<uint8_t> file;
+  std::vector<uint64_t> offsets;
+  for (uint64_t lsn = 1; lsn <= 10; ++lsn) {
+    offsets.push_back(file.size());
+    std::vector<uint8_t> rec = V1Record(kRoot, lsn, Payload(lsn));
+    file.insert(file.end(), rec.begin(), rec.end());
+  }
+  const std::string path = dir.path() + "/" + JournalFileName(1);
+  {
+    std::unique_ptr<File> f;
+    ASSERT_TRUE(Env::Default()->Open(path, OpenMode::kCreate, &f).ok());
+    ASSERT_TRUE(f->Write(0, file).ok());
+  }
+  Replayed whole = Replay(Env::Default(), dir.path(), kRoot, RecoveryMode::kTolerateTornTail);
+  ASSERT_TRUE(whole.status.ok()) << whole.status.ToString();
+  EXPECT_EQ(whole.lsns, Range(1, 10));
+  Patch(path, offsets[9] + kHeaderSizeV1 + 1, {'#'});  // the last: a torn tail
+  Replayed tail = Replay(Env::Default(), dir.path(), kRoot, RecoveryMode::kTolerateTornTail);
+  ASSERT_TRUE(tail.status.ok()) << tail.status.ToString();
+  EXPECT_EQ(tail.lsns, Range(1, 9));
+  Patch(path, offsets[4] + kHeaderSizeV1 + 1, {'#'});  // the fifth, with 6..9 intact after it
+  Replayed lost = Replay(Env::Default(), dir.path(), kRoot, RecoveryMode::kTolerateTornTail);
+  EXPECT_EQ(lost.status.code(), StatusCode::kCorruption) << lost.status.ToString();
+  EXPECT_EQ(lost.result.records_after, 4u);
 }
 
 // The last guard: a payload over the reader's limit is refused whole.
