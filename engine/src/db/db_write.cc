@@ -64,10 +64,12 @@ Status DbImpl::Prepare(CollectionState* c, std::vector<Document>* docs, Prepared
   out->count = docs->size();
   out->first_id = c->next_id.fetch_add(docs->size(), std::memory_order_relaxed);
   // Refused after taking its ids (a longer id, an index record over the
-  // limit): they go back unless another put took ids since.
+  // limit): they go back unless another put took ids since. count 0: they
+  // are no longer this batch's to give back (LandRows).
   auto refuse = [&](Status s) {
     uint64_t end = out->first_id + out->count;
     c->next_id.compare_exchange_strong(end, out->first_id, std::memory_order_relaxed);
+    out->count = 0;
     return s;
   };
   const uint64_t root_bytes = PutPayloadSize(c->id, out->first_id, out->count, rows_bytes);
@@ -106,8 +108,8 @@ Status DbImpl::Prepare(CollectionState* c, std::vector<Document>* docs, Prepared
           AddBranchPut(out->first_id + i, FieldIndexes::BranchValue(field, bf[k], ref), &out->branch_payloads[k]);
       }
       // An index's record can outgrow the root's (ids, small rows): it must fit too.
-      if (const uint64_t n = out->branch_payloads[k].size(); n > limit)
-        return refuse(CommitTooLarge(fmt::format("{} (the index on '{}')", what(), field.name), n, limit));
+      if (const uint64_t bytes = out->branch_payloads[k].size(); bytes > limit)
+        return refuse(CommitTooLarge(fmt::format("{} (the index on '{}')", what(), field.name), bytes, limit));
     }
     // The vectors each @hnsw field's linker gets once the rows have landed.
     out->vector_blocks.clear();
@@ -292,7 +294,7 @@ Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector
     for (auto& vf : c->vectors) vf->Release(count);
     // Its ids go back unless another put took ids since: replay lets records
     // skip at most kMaxReplayIdGap ids in all, so failed batches must not
-    // burn them needlessly.
+    // burn them needlessly. (count 0: none taken, or Prepare gave them back.)
     if (b.count > 0) {
       uint64_t end = b.first_id + b.count;
       c->next_id.compare_exchange_strong(end, b.first_id, std::memory_order_relaxed);
