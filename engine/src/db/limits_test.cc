@@ -187,26 +187,42 @@ TEST(Limits, TheLargestCommitThatFitsSurvivesAPowerCut) {
 
 // The case at the real limit: six 50 MiB documents in one batch (a
 // 300 MiB record, which recovery would refuse) are refused before any byte
-// is encoded; a small put after them survives a power cut.
-TEST(Limits, SixFiftyMiBDocumentsAreRefusedAtTheDefaultLimit) {
-  base::ScratchDir dir;
-  const std::string path = dir.path() + "/db";
-  FaultEnv env;
-  Options o;
-  o.env = &env;
-  auto db = Database::Open(path, o);
-  ASSERT_TRUE(db.ok());
-  auto c = (*db)->CreateCollection("docs", Docs());
-  ASSERT_TRUE(c.ok());
-  std::vector<Document> batch;
-  for (int n = 0; n < 6; ++n) batch.push_back(Doc(n, 50u << 20));
-  auto r = (*db)->PutBatch(*c, std::move(batch));
-  ASSERT_EQ(r.status().code(), StatusCode::kTooLarge) << r.status().ToString();
-  EXPECT_NE(r.status().message().find(std::to_string(limits::kMaxCommitBytes)), std::string::npos);
-  auto small = (*db)->Put(*c, Doc(7, 10));
-  ASSERT_TRUE(small.ok());
-  EXPECT_EQ(*small, 1u);
-  CrashAndVerify(&env, &*db, path, o, {{*small, Doc(7, 10)}}, base::TestSeed());
+// is encoded, and so is one document of five 52 MiB texts, directly and
+// through the merger; a small put after them survives a power cut.
+TEST(Limits, OverTheDefaultLimitIsRefusedBeforeAnythingIsBuilt) {
+  for (Completion completion : {Completion::kDirect, Completion::kMergerAsync}) {
+    SCOPED_TRACE(completion == Completion::kDirect ? "direct" : "merger");
+    base::ScratchDir dir;
+    const std::string path = dir.path() + "/db";
+    FaultEnv env;
+    Options o;
+    o.env = &env;
+    o.completion = completion;
+    auto db = Database::Open(path, o);
+    ASSERT_TRUE(db.ok());
+    auto c = (*db)->CreateCollection("docs", Docs());
+    ASSERT_TRUE(c.ok());
+    {
+      std::vector<Document> batch;
+      for (int n = 0; n < 6; ++n) batch.push_back(Doc(n, 50u << 20));
+      auto r = (*db)->PutBatch(*c, std::move(batch));
+      ASSERT_EQ(r.status().code(), StatusCode::kTooLarge) << r.status().ToString();
+      EXPECT_NE(r.status().message().find(std::to_string(limits::kMaxCommitBytes)), std::string::npos);
+    }
+    {
+      Schema five;
+      for (int k = 0; k < 5; ++k) five.fields.push_back(Field::Text("t" + std::to_string(k)));
+      auto wide = (*db)->CreateCollection("wide", five);
+      ASSERT_TRUE(wide.ok());
+      Document doc(5, Value(std::string(52u << 20, 'w')));
+      auto r = (*db)->Put(*wide, std::move(doc));
+      ASSERT_EQ(r.status().code(), StatusCode::kTooLarge) << r.status().ToString();
+    }
+    auto small = (*db)->Put(*c, Doc(7, 10));
+    ASSERT_TRUE(small.ok());
+    EXPECT_EQ(*small, 1u);
+    CrashAndVerify(&env, &*db, path, o, {{*small, Doc(7, 10)}}, base::TestSeed());
+  }
 }
 
 // Replay lets records skip at most DbImpl::kMaxReplayIdGap ids in all, so a
