@@ -9,7 +9,8 @@
 //      whole record with a valid checksum, so recovery's decoding and
 //      replay of the payloads (DecodePayload, ApplyRecord) see them.
 //      flags: 1 another storage's id, 2 a broken checksum, 4 an LSN skipped,
-//      8 a new journal file starts here.
+//      8 a new journal file starts here, 16 the record says every LSN before
+//      it was synced (so one broken before it is mid-log corruption).
 //   2: the rest is the catalog blob of a new checkpoint (checksummed, so
 //      LoadCatalog parses it). The index branches are removed, so they are
 //      rebuilt from the rows that catalog points at: a forged catalog cannot
@@ -114,8 +115,9 @@ void WriteRecords(const Template& t, const std::string& db, std::span<const uint
       file_lsn = lsn;
     }
     const size_t at = file.size();
-    fenec::journal::AppendRecord(&file, (flags & 1) ? t.sb.storage_id + 1 : t.sb.storage_id, lsn, payload);
-    if (flags & 2) file[at + 24] ^= 0x40;  // the checksum's first byte
+    (void)fenec::journal::AppendRecord(&file, (flags & 1) ? t.sb.storage_id + 1 : t.sb.storage_id, lsn, payload,
+                                       (flags & 16) ? lsn - 1 : 0);
+    if (flags & 2) file[at + fenec::journal::kHeaderSize - 8] ^= 0x40;  // the checksum's first byte
     if (!(flags & 1)) ++lsn;               // another storage's record takes none of this one's LSNs
   }
   WriteFile(JournalPath(db, file_lsn), file);

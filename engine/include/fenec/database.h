@@ -163,7 +163,11 @@ struct Stats {
   // Open's recovery (catalog, replay, checkpoint), wall time. Its lock
   // holds are not in the write_lock_* figures, which start after it.
   uint64_t recovery_ns = 0;
-  uint64_t recovery_discarded_bytes = 0;  // torn/corrupt journal tail ignored at open
+  uint64_t recovery_discarded_bytes = 0;  // torn journal tail ignored at open
+  // RecoveryMode::kPointInTime: records (intact, past an unreadable durable
+  // one) and bytes dropped at open, in every storage.
+  uint64_t recovery_dropped_records = 0;
+  uint64_t recovery_dropped_bytes = 0;
   bool fail_stopped = false;
 };
 
@@ -213,7 +217,10 @@ class Database {
   // Opens or creates the database folder and recovers it.
   // Fails: kNotFound (missing and !create_if_missing), kAlreadyExists
   // (error_if_exists), kInvalidArgument (bad options), kCorruption (data
-  // file's superblocks or catalog fail their checksums), kIOError/kNoSpace.
+  // file's superblocks or catalog fail their checksums; a journal record
+  // that was durable cannot be read, with Options::recovery
+  // kTolerateTornTail: the message names the file and byte offset),
+  // kIOError/kNoSpace.
   static Result<std::unique_ptr<Database>> Open(const std::string& folder, const Options& options);
 
   // Fails: kInvalidArgument (Schema::Validate, bad name), kAlreadyExists, kFailStopped, kIOError.
@@ -227,8 +234,10 @@ class Database {
   // Lands one document and returns its id once it is as durable as the
   // options say. Ids are reserved before the write lock, so concurrent puts
   // may land out of id order, and a failed put leaves its id unused. Fails: kNotFound (collection), kInvalidArgument
-  // (Schema::Check), kConstraint (@unique), kFailStopped, kIOError/kNoSpace
-  // (this write failed; the database is now fail-stopped).
+  // (Schema::Check), kConstraint (@unique), kTooLarge (its journal record, or
+  // an index's, would exceed Options::max_commit_bytes; nothing landed),
+  // kFailStopped, kIOError/kNoSpace (this write failed; the database is now
+  // fail-stopped).
   virtual Result<DocId> Put(CollectionId collection, Document doc) = 0;
   // All or nothing, in one commit (one journal record): ids returned in
   // order. A @unique clash with a stored document or within the batch

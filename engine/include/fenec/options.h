@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "fenec/limits.h"
+
 namespace fenec {
 
 class Env;
@@ -74,6 +76,24 @@ enum class Completion {
 enum class DataFlush {
   kPwrite,      // full write buffers written to the data file by pwrite, by the committing thread
   kGlobalRing,  // IO-6/JR-3: handed to the process's one io_uring, written at low I/O priority (BE/7)
+};
+
+// What open does with a journal record it cannot read (engine/doc/journal.md,
+// "Recovery"; RocksDB's WALRecoveryMode is the model). Either way a torn or
+// zeroed tail after the last good record - a commit never acknowledged - is
+// the journal's end, and the database opens with every record before it.
+enum class RecoveryMode {
+  // A record that does not read (bad checksum, length, magic; cut short)
+  // followed by proof that it was durable - a later record of the same
+  // storage saying so, or a later journal file past it - means acknowledged
+  // commits are unreadable: open fails with kCorruption naming the file and
+  // the byte offset, and nothing is changed on disk.
+  kTolerateTornTail,
+  // Point in time: open with every record before the bad one, drop the rest
+  // (counted in Stats::recovery_dropped_*, one line on stderr), and set the
+  // dropped journal files aside as <name>.dropped once a checkpoint holds
+  // what was kept. Acknowledged commits after the bad record are lost.
+  kPointInTime,
 };
 
 // @hnsw vector indexes (engine/doc/vectors.md). Each switch names its
@@ -152,6 +172,13 @@ struct Options {
   // also commits the grown size. engine/doc/journal.md has the measurements.
   uint64_t journal_zero_ahead = 1ull << 20;
   bool checkpoint_on_close = true;
+  RecoveryMode recovery = RecoveryMode::kTolerateTornTail;
+  // The largest journal record a put, a batch or a delete may make (its own
+  // and each index branch's, built from the same commit): over it the write
+  // fails with kTooLarge and nothing lands. At most, and by default,
+  // limits::kMaxCommitBytes, the most recovery reads; a smaller value only
+  // shrinks what writes accept (tests make it small).
+  uint64_t max_commit_bytes = limits::kMaxCommitBytes;
 
   // Diagnostics: each write-lock hold also reads the thread's CPU time,
   // faults and involuntary switches (Stats::write_lock_hold_cpu_ns ...);

@@ -63,7 +63,8 @@ void Erase(BranchState* st, uint64_t id) {
 
 }  // namespace
 
-Status RecoverBranch(Env* env, const Storage& storage, bool hnsw, uint64_t max_root_lsn, BranchState* out) {
+Status RecoverBranch(Env* env, const Storage& storage, bool hnsw, uint64_t max_root_lsn, BranchState* out,
+                     RecoveryMode mode) {
   *out = BranchState{};
   out->hnsw = hnsw;
   const std::string where = storage.folder() + "/data.fdb";
@@ -89,7 +90,7 @@ Status RecoverBranch(Env* env, const Storage& storage, bool hnsw, uint64_t max_r
   }
   const Superblock& sb = storage.superblock();
   out->checkpoint_lsn = sb.checkpoint_lsn;
-  journal::ReplayResult replay;
+  journal::ReplayResult& replay = out->replay;
   Status s = journal::ReplayJournals(
       env, storage.journal_dir(), sb.storage_id, sb.checkpoint_lsn,
       [&](uint64_t lsn, std::span<const uint8_t> payload) -> Status {
@@ -119,7 +120,7 @@ Status RecoverBranch(Env* env, const Storage& storage, bool hnsw, uint64_t max_r
         ++out->records;
         return Status::OK();
       },
-      &replay);
+      &replay, mode);
   if (!s.ok()) return s;
   out->last_lsn = replay.last_lsn;
   return Status::OK();

@@ -40,6 +40,7 @@
 #include "engine/src/db/field_index.h"
 #include "fenec/env.h"
 #include "engine/src/journal/group_commit.h"
+#include "engine/src/journal/reader.h"
 #include "engine/src/journal/writer.h"
 #include "engine/src/storage/storage.h"
 
@@ -86,14 +87,17 @@ struct BranchState {
   uint32_t dim = 0, m = 0;
   std::vector<uint8_t> graph;  // empty: no checkpoint with a graph yet
   std::vector<BranchOp> tail;
+  journal::ReplayResult replay;  // how its journal read (RecoveryMode::kPointInTime: what it dropped)
   uint64_t entries() const;  // @hnsw: with the tail applied
 };
 
 // Recovers a branch from its folder: its checkpoint, then its journal
 // records with root_lsn <= max_root_lsn (UINT64_MAX: all, for a branch
-// opened alone). Fails: kCorruption (a record or catalog that does not
-// parse), kIOError.
-Status RecoverBranch(Env* env, const Storage& storage, bool hnsw, uint64_t max_root_lsn, BranchState* out);
+// opened alone), its journal read by `mode`. Fails: kCorruption (a record
+// or catalog that does not parse; a lost record, as ReplayJournals),
+// kIOError.
+Status RecoverBranch(Env* env, const Storage& storage, bool hnsw, uint64_t max_root_lsn, BranchState* out,
+                     RecoveryMode mode = RecoveryMode::kTolerateTornTail);
 
 // A branch checkpoint's catalog, built from (id, value) pairs in id order.
 class BranchCatalog {

@@ -110,7 +110,8 @@ Status DbImpl::AttachBranches(CollectionState* c, bool recovering, uint64_t max_
     uint64_t id = options_.storage_id == 0 ? 0 : options_.storage_id + 1 + c->id * 4096 + bf.field * 2 + bf.text;
     if (Status s = Storage::Open(env_, folder, true, false, id, &b->storage); !s.ok()) return s;
     BranchState st;
-    if (Status s = RecoverBranch(env_, *b->storage, bf.hnsw, max_root_lsn, &st); !s.ok()) return s;
+    if (Status s = RecoverBranch(env_, *b->storage, bf.hnsw, max_root_lsn, &st, options_.recovery); !s.ok()) return s;
+    NoteDropped(folder, b->storage->journal_dir(), st.replay);  // point in time: behind now, so rebuilt below
     if (recovering && bf.hnsw) {
       bool whole = !b->storage->created() && st.root_lsn >= c->last_lsn, rebuilt = false;
       if (Status s = LoadVectorBranch(c, bf, VectorOf(c, bf.field), st, whole, &rebuilt); !s.ok()) return s;

@@ -51,6 +51,7 @@
 #include "fenec/database.h"
 #include "engine/src/io/fail_stop.h"
 #include "engine/src/journal/group_commit.h"
+#include "engine/src/journal/reader.h"
 #include "engine/src/journal/writer.h"
 #include "engine/src/storage/storage.h"
 
@@ -286,6 +287,12 @@ class DbImpl final : public Database {
       flushes_under_lock_{0}, handover_pieces_{0}, handover_entries_{0}, checkpoints_{0};
   mutable std::atomic<uint64_t> pin_wait_ns_{0}, pin_hold_ns_{0}, pin_hold_max_ns_{0}, pin_chunks_{0};
   uint64_t recovered_records_ = 0, recovery_discarded_ = 0, recovery_ns_ = 0;
+  // RecoveryMode::kPointInTime, while the database opens (before it is
+  // shared): what replay dropped, and each storage's files to set aside
+  // (journal folder, files) after open's checkpoint.
+  uint64_t recovery_dropped_records_ = 0, recovery_dropped_bytes_ = 0;
+  std::vector<std::pair<std::string, std::vector<std::string>>> set_aside_;
+  void NoteDropped(const std::string& folder, const std::string& journal_dir, const journal::ReplayResult& r);
   base::Mutex ring_mu_;
   base::CondVar ring_cv_;  // ring_inflight_ reached 0
   uint64_t ring_inflight_ FENEC_GUARDED_BY(ring_mu_) = 0;

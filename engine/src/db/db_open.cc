@@ -16,6 +16,8 @@
 //   in-buffer entry: a checkpoint writes every buffer first).
 #include <fmt/format.h>
 
+#include <cstdio>
+
 #include "engine/src/db/db_impl.h"
 #include "engine/src/db/merger.h"
 #include "engine/src/db/payload.h"
@@ -39,6 +41,9 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& folder, cons
   // One pwritev names the zeros 1 MiB at a time, and IOV_MAX is 1 024.
   if (options.journal_zero_ahead > (256ull << 20))
     return Status::InvalidArgument("journal_zero_ahead must be <= 256 MiB");
+  if (options.max_commit_bytes < 4096 || options.max_commit_bytes > limits::kMaxCommitBytes)
+    return Status::InvalidArgument(
+        fmt::format("max_commit_bytes must be 4 KiB .. limits::kMaxCommitBytes ({})", limits::kMaxCommitBytes));
   if (Status s = ValidateHnswOptions(options.hnsw); !s.ok()) return s;
   Env* env = options.env ? options.env : Env::Default();
   std::unique_ptr<Storage> storage;
@@ -212,10 +217,11 @@ Status DbImpl::RecoverLocked() {
                                        [this](uint64_t lsn, std::span<const uint8_t> payload) FENEC_REQUIRES(lock_) {
                                          return ApplyRecord(lsn, payload);
                                        },
-                                       &replay);
+                                       &replay, options_.recovery);
     if (!s.ok()) return s;
     recovered_records_ = replay.records;
     recovery_discarded_ = replay.discarded_bytes;
+    NoteDropped(storage_->folder(), storage_->journal_dir(), replay);
     jwriter_ = std::make_unique<journal::JournalWriter>(env_, storage_->journal_dir(), options_.journal_file_bytes,
                                                          options_.journal_zero_ahead);
     gc_ = std::make_unique<journal::GroupCommit>(jwriter_.get(), sb.storage_id, replay.last_lsn,
@@ -234,8 +240,28 @@ Status DbImpl::RecoverLocked() {
                                          options_.durability == Durability::kDurable);
   if (options_.durability == Durability::kBuffered)
     gc_->StartPeriodicSync(options_.sync_ms, [this] { WriteDeferred(); });
-  if (replay.records > 0 || dirty) return Checkpoint();
+  // Point in time: the dropped files go aside once a checkpoint holds what was kept.
+  if (replay.records > 0 || dirty || !set_aside_.empty()) {
+    if (Status s = Checkpoint(); !s.ok()) return s;
+  }
+  for (const auto& [dir, files] : set_aside_)
+    if (Status s = journal::SetAsideDropped(env_, dir, files); !s.ok()) return s;
+  set_aside_.clear();
   return Status::OK();
+}
+
+void DbImpl::NoteDropped(const std::string& folder, const std::string& journal_dir,
+                         const journal::ReplayResult& r) {
+  if (r.set_aside.empty()) return;
+  recovery_dropped_records_ += r.records_after;
+  recovery_dropped_bytes_ += r.bytes_after;
+  set_aside_.emplace_back(journal_dir, r.set_aside);
+  std::fprintf(stderr,
+               "fenecdb: point-in-time recovery of %s: %s; dropped from LSN %llu on: %llu records, %llu bytes "
+               "(%zu journal files set aside as .dropped)\n",
+               folder.c_str(), r.stop.c_str(), static_cast<unsigned long long>(r.need_lsn),
+               static_cast<unsigned long long>(r.records_after), static_cast<unsigned long long>(r.bytes_after),
+               r.set_aside.size());
 }
 
 void DbImpl::EncodeCatalog(base::Bytes* out) const {
@@ -459,6 +485,8 @@ Stats DbImpl::GetStats() const {
   }
   st.recovered_records = recovered_records_;
   st.recovery_discarded_bytes = recovery_discarded_;
+  st.recovery_dropped_records = recovery_dropped_records_;
+  st.recovery_dropped_bytes = recovery_dropped_bytes_;
   st.recovery_ns = recovery_ns_;
   st.fail_stopped = fail_.stopped();
   return st;

@@ -49,10 +49,33 @@ Status DbImpl::Prepare(CollectionState* c, std::vector<Document>* docs, Prepared
       return Status::InvalidArgument(fmt::format("document {} of the batch: {}", i, s.message()));
     }
   }
+  // Measured before an id is taken or a byte built: a record recovery
+  // would refuse is never written (fenec/limits.h).
+  const uint64_t limit = options_.max_commit_bytes;
+  auto what = [&] { return docs->size() == 1 ? std::string("the put") : fmt::format("the batch of {} documents", docs->size()); };
+  uint64_t rows_bytes = 0;
+  for (const Document& doc : *docs) {
+    const size_t n = EncodedRowSize(schema, doc);
+    rows_bytes += VarintSize(n) + n;
+  }
+  if (uint64_t least = PutPayloadSize(c->id, 1, docs->size(), rows_bytes); least > limit)
+    return CommitTooLarge(what(), least, limit);
   out->coll = c;
   out->count = docs->size();
   out->first_id = c->next_id.fetch_add(docs->size(), std::memory_order_relaxed);
+  // Refused after taking its ids (a longer id, an index record over the
+  // limit): they go back unless another put took ids since. count 0: they
+  // are no longer this batch's to give back (LandRows).
+  auto refuse = [&](Status s) {
+    uint64_t end = out->first_id + out->count;
+    c->next_id.compare_exchange_strong(end, out->first_id, std::memory_order_relaxed);
+    out->count = 0;
+    return s;
+  };
+  const uint64_t root_bytes = PutPayloadSize(c->id, out->first_id, out->count, rows_bytes);
+  if (root_bytes > limit) return refuse(CommitTooLarge(what(), root_bytes, limit));
   out->payload.clear();
+  out->payload.reserve(root_bytes);
   out->row_spans.clear();
   EncodePutHeader(c->id, out->first_id, out->count, &out->payload);
   base::Bytes row;
@@ -84,6 +107,9 @@ Status DbImpl::Prepare(CollectionState* c, std::vector<Document>* docs, Prepared
         if (ref.present)
           AddBranchPut(out->first_id + i, FieldIndexes::BranchValue(field, bf[k], ref), &out->branch_payloads[k]);
       }
+      // An index's record can outgrow the root's (ids, small rows): it must fit too.
+      if (const uint64_t bytes = out->branch_payloads[k].size(); bytes > limit)
+        return refuse(CommitTooLarge(fmt::format("{} (the index on '{}')", what(), field.name), bytes, limit));
     }
     // The vectors each @hnsw field's linker gets once the rows have landed.
     out->vector_blocks.clear();
@@ -264,8 +290,16 @@ Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector
   // replaced here, their pages faulted in while no one waits on us.
   pool_->Refill();
   rows_->RefillSpare();
-  if (!enqueued)
+  if (!enqueued) {
     for (auto& vf : c->vectors) vf->Release(count);
+    // Its ids go back unless another put took ids since: replay lets records
+    // skip at most kMaxReplayIdGap ids in all, so failed batches must not
+    // burn them needlessly. (count 0: none taken, or Prepare gave them back.)
+    if (b.count > 0) {
+      uint64_t end = b.first_id + b.count;
+      c->next_id.compare_exchange_strong(end, b.first_id, std::memory_order_relaxed);
+    }
+  }
   if (!landed.ok()) {
     Status w = WriteSealed(sealed, false);  // rows already landed in them belong to other commits too
     (void)w;

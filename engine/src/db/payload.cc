@@ -1,9 +1,54 @@
 #include "engine/src/db/payload.h"
 #include "engine/src/base/coding.h"
 
+#include <fmt/format.h>
+
 #include "engine/src/db/row.h"
+#include "fenec/limits.h"
 
 namespace fenec {
+
+// A create record is bounded by Schema::Validate and CheckName (a name of at
+// most 255 bytes, at most 4096 fields, a dim of at most 65536), so it always
+// fits the journal: no create can be refused by recovery.
+inline constexpr uint64_t kMaxCreateRecordBytes = 1 + 5 + (2 + 255) + 3 + 4096 * ((2 + 255) + 1 + 3 + 1 + 1);
+static_assert(kMaxCreateRecordBytes <= limits::kMaxCommitBytes);
+
+size_t VarintSize(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+size_t EncodedRowSize(const Schema& schema, const Document& doc) {
+  const size_t n = schema.fields.size();
+  size_t bytes = (n + 7) / 8;
+  for (size_t i = 0; i < n; ++i) {
+    const Value& v = doc[i];
+    if (v.is_null()) continue;
+    switch (schema.fields[i].type) {
+      case FieldType::kInt:
+      case FieldType::kFloat: bytes += 8; break;
+      case FieldType::kBool: bytes += 1; break;
+      case FieldType::kText: bytes += VarintSize(v.text().size()) + v.text().size(); break;
+      case FieldType::kVector: bytes += 4 * v.vector().size(); break;
+    }
+  }
+  return bytes;
+}
+
+uint64_t PutPayloadSize(uint32_t collection, uint64_t first_id, uint64_t count, uint64_t rows_bytes) {
+  return 1 + VarintSize(collection) + VarintSize(first_id) + VarintSize(count) + rows_bytes;
+}
+
+Status CommitTooLarge(const std::string& what, uint64_t bytes, uint64_t limit) {
+  return Status::TooLarge(fmt::format("{}'s journal record would be {} bytes, over the commit limit of {} bytes "
+                                      "(Options::max_commit_bytes; at most limits::kMaxCommitBytes, {})",
+                                      what, bytes, limit, limits::kMaxCommitBytes));
+}
 
 void EncodeCreate(uint32_t collection, const std::string& name, const Schema& schema, base::Bytes* out) {
   out->push_back(static_cast<uint8_t>(PayloadKind::kCreateCollection));

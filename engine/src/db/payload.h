@@ -8,6 +8,7 @@
 
 #include "engine/src/base/coding.h"
 #include "fenec/schema.h"
+#include "fenec/value.h"
 
 namespace fenec {
 
@@ -26,6 +27,17 @@ struct DecodedPayload {
   uint64_t first_id = 0;                       // put: ids first_id.. ; delete: the id
   std::vector<std::span<const uint8_t>> rows;  // put: views into the payload
 };
+
+// Sizes, so a commit is measured before anything is taken or built for it.
+size_t VarintSize(uint64_t v);
+// The bytes EncodeRow (row.h) appends for doc (which Schema::Check passed).
+size_t EncodedRowSize(const Schema& schema, const Document& doc);
+// A put record's payload: EncodePutHeader's bytes plus rows_bytes (each row
+// as varint length + bytes).
+uint64_t PutPayloadSize(uint32_t collection, uint64_t first_id, uint64_t count, uint64_t rows_bytes);
+// The kTooLarge of a commit whose record would be `bytes` (> limit):
+// "<what>'s journal record would be N bytes, over the commit limit of M bytes (...)".
+Status CommitTooLarge(const std::string& what, uint64_t bytes, uint64_t limit);
 
 // kCorruption on a payload that does not parse.
 Status DecodePayload(std::span<const uint8_t> payload, DecodedPayload* out);

@@ -4,23 +4,30 @@
 #define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack: no allocation per record
 #include <xxhash.h>
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstring>
 
 namespace fenec::journal {
 namespace {
 
-uint64_t Checksum(const uint8_t* header, std::span<const uint8_t> payload) {
+// Over the header from the length to the checksum, then the payload.
+uint64_t Checksum(const uint8_t* header, size_t header_size, std::span<const uint8_t> payload) {
   XXH3_state_t state;
   XXH3_64bits_reset(&state);
-  XXH3_64bits_update(&state, header + 4, 20);
+  XXH3_64bits_update(&state, header + 4, header_size - 12);
   XXH3_64bits_update(&state, payload.data(), payload.size());
   return XXH3_64bits_digest(&state);
 }
 
 }  // namespace
 
-void AppendRecord(std::vector<uint8_t>* out, uint64_t storage_id, uint64_t lsn, std::span<const uint8_t> payload) {
+Status AppendRecord(std::vector<uint8_t>* out, uint64_t storage_id, uint64_t lsn, std::span<const uint8_t> payload,
+                    uint64_t synced) {
+  if (payload.size() > kMaxPayload)
+    return Status::TooLarge(fmt::format("a journal record of {} bytes is over limits::kMaxCommitBytes ({} bytes)",
+                                        payload.size(), kMaxPayload));
   size_t at = out->size();
   out->resize(at + kHeaderSize + payload.size());
   uint8_t* h = out->data() + at;
@@ -28,8 +35,10 @@ void AppendRecord(std::vector<uint8_t>* out, uint64_t storage_id, uint64_t lsn, 
   base::StoreFixed32(h + 4, static_cast<uint32_t>(payload.size()));
   base::StoreFixed64(h + 8, storage_id);
   base::StoreFixed64(h + 16, lsn);
+  base::StoreFixed64(h + 24, synced);
   if (!payload.empty()) std::memcpy(h + kHeaderSize, payload.data(), payload.size());
-  base::StoreFixed64(h + 24, Checksum(h, payload));
+  base::StoreFixed64(h + 32, Checksum(h, kHeaderSize, payload));
+  return Status::OK();
 }
 
 const char* ReadResultName(ReadResult r) {
@@ -49,18 +58,23 @@ const char* ReadResultName(ReadResult r) {
 ReadResult ParseRecord(std::span<const uint8_t> data, uint64_t storage_id, RecordHeader* header,
                        std::span<const uint8_t>* payload) {
   if (data.empty()) return ReadResult::kEnd;
-  if (data.size() < kHeaderSize) return ReadResult::kTornHeader;
   const uint8_t* h = data.data();
-  if (base::LoadFixed32(h) != kMagic) return ReadResult::kBadMagic;
+  if (data.size() < 4) return ReadResult::kTornHeader;
+  const uint32_t magic = base::LoadFixed32(h);
+  if (magic != kMagic && magic != kMagicV1) return ReadResult::kBadMagic;
+  header->v1 = magic == kMagicV1;
+  header->header_size = header->v1 ? kHeaderSizeV1 : kHeaderSize;
+  if (data.size() < header->header_size) return ReadResult::kTornHeader;
   header->length = base::LoadFixed32(h + 4);
   header->storage_id = base::LoadFixed64(h + 8);
   header->lsn = base::LoadFixed64(h + 16);
-  header->checksum = base::LoadFixed64(h + 24);
+  header->synced = header->v1 ? 0 : base::LoadFixed64(h + 24);
+  header->checksum = base::LoadFixed64(h + header->header_size - 8);
   if (header->length > kMaxPayload) return ReadResult::kBadLength;
-  if (data.size() - kHeaderSize < header->length) return ReadResult::kTornPayload;
-  *payload = data.subspan(kHeaderSize, header->length);
+  if (data.size() - header->header_size < header->length) return ReadResult::kTornPayload;
+  *payload = data.subspan(header->header_size, header->length);
   // The checksum is checked before the storage id: a garbled id is corruption, not a foreign record.
-  if (Checksum(h, *payload) != header->checksum) return ReadResult::kBadChecksum;
+  if (Checksum(h, header->header_size, *payload) != header->checksum) return ReadResult::kBadChecksum;
   if (header->storage_id != storage_id) return ReadResult::kWrongStorage;
   return ReadResult::kOk;
 }

@@ -1,5 +1,8 @@
 #include "engine/src/journal/group_commit.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <chrono>
 
 #include "engine/src/journal/format.h"
@@ -40,6 +43,7 @@ uint32_t GroupCommit::AddStream(uint64_t storage_id, uint64_t last_lsn, std::str
   auto st = std::make_unique<Stream>();
   st->storage_id = storage_id;
   st->last_lsn = last_lsn;
+  st->durable_lsn = last_lsn;  // recovered: read back from disk (and checkpointed if replayed)
   st->dir = std::move(journal_dir);
   streams_.push_back(std::move(st));
   return static_cast<uint32_t>(streams_.size() - 1);
@@ -50,7 +54,8 @@ uint64_t GroupCommit::stream_last_lsn(uint32_t stream) const {
   return streams_[stream]->last_lsn;
 }
 
-void GroupCommit::AppendLocked(uint64_t storage_id, uint64_t lsn, std::span<const uint8_t> payload) {
+void GroupCommit::AppendLocked(uint64_t storage_id, uint64_t lsn, std::span<const uint8_t> payload,
+                               uint64_t synced) {
   size_t need = kHeaderSize + payload.size();
   if (pending_.empty() || pending_.back().size() + need > pending_.back().capacity()) {
     Block b;
@@ -61,20 +66,32 @@ void GroupCommit::AppendLocked(uint64_t storage_id, uint64_t lsn, std::span<cons
     b.reserve(std::max(kBlockBytes, need));
     pending_.push_back(std::move(b));
   }
-  AppendRecord(&pending_.back(), storage_id, lsn, payload);  // within capacity: nothing moves
+  // Within capacity: nothing moves. Append checked the size, so it cannot fail.
+  (void)AppendRecord(&pending_.back(), storage_id, lsn, payload, synced);
   pending_bytes_ += need;
 }
 
 uint64_t GroupCommit::Append(std::span<const uint8_t> payload, std::span<const StreamRecord> branches,
                              uint64_t* branch_lsns) {
   base::MutexLock lock(&mu_);
+  size_t largest = payload.size();
+  for (const StreamRecord& b : branches) largest = std::max(largest, b.payload.size());
+  if (largest > kMaxPayload) {
+    // Recovery would refuse it: the commit is refused whole, and since its
+    // rows may have landed in memory already, the database stops writing.
+    (void)fail_->Trip(Status::TooLarge(fmt::format("a journal record of {} bytes reached the journal, over "
+                                                   "limits::kMaxCommitBytes ({} bytes)",
+                                                   largest, kMaxPayload)));
+    for (size_t i = 0; i < branches.size() && branch_lsns; ++i) branch_lsns[i] = streams_[branches[i].stream]->last_lsn + 1;
+    return last_lsn_ + 1;  // never appended: AwaitDurable answers kFailStopped
+  }
   uint64_t lsn = ++last_lsn_;
-  AppendLocked(storage_id_, lsn, payload);  // the root's first: every batch begins with a root record
+  AppendLocked(storage_id_, lsn, payload, durable_lsn_);  // the root's first: every batch begins with a root record
   for (size_t i = 0; i < branches.size(); ++i) {
     Stream& st = *streams_[branches[i].stream];
     uint64_t blsn = ++st.last_lsn;
     if (st.pending_first == 0) st.pending_first = blsn;
-    AppendLocked(st.storage_id, blsn, branches[i].payload);
+    AppendLocked(st.storage_id, blsn, branches[i].payload, st.durable_lsn);
     if (branch_lsns) branch_lsns[i] = blsn;
   }
   return lsn;
@@ -112,7 +129,9 @@ Status GroupCommit::RunIo(bool sync, bool periodic) {
   rotate_ = false;
   bool need_sync = sync && (durable_lsn_ < last);
   std::vector<std::pair<Stream*, uint64_t>> firsts;  // branches in this batch, and their first LSNs
+  std::vector<uint64_t> stream_last(streams_.size(), 0);  // what this batch's fdatasync makes durable
   for (size_t i = 1; i < streams_.size(); ++i) {
+    stream_last[i] = streams_[i]->last_lsn;
     if (streams_[i]->pending_first == 0) continue;
     firsts.emplace_back(streams_[i].get(), streams_[i]->pending_first);
     streams_[i]->pending_first = 0;
@@ -153,7 +172,11 @@ Status GroupCommit::RunIo(bool sync, bool periodic) {
   if (periodic) periodic_active_.store(false, std::memory_order_release);
   if (s.ok()) {
     written_lsn_ = last;
-    if (need_sync) durable_lsn_ = last;
+    if (need_sync) {
+      durable_lsn_ = last;
+      for (size_t i = 1; i < stream_last.size(); ++i)
+        streams_[i]->durable_lsn = std::max(streams_[i]->durable_lsn, stream_last[i]);
+    }
   } else {
     s = fail_->Trip(s);
   }

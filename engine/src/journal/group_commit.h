@@ -22,7 +22,14 @@
 // (writes_deferred_for_sync counts them).
 //
 // Failure: a failed write or fsync trips the FailStop; every waiter and
-// every later commit gets kFailStopped. Nothing is retried.
+// every later commit gets kFailStopped. Nothing is retried. So does a
+// record over kMaxPayload reaching Append (the database refuses those
+// before landing, with kTooLarge; this is the last guard): nothing of that
+// commit is appended, and it is never acknowledged.
+//
+// Each record carries its storage's durable LSN as of its Append (format.h,
+// `synced`): the root's durable watermark, or a branch stream's, which
+// moves when an fdatasync covers the stream's records.
 //
 // Shared journals (JR-1): AddStream registers a branch storage; Append then
 // takes the root's record and its branches' records together, so they sit
@@ -158,7 +165,8 @@ class GroupCommit {
   // them (and fsyncs if sync) with mu_ released, publishes; mu_ is held again
   // when it returns.
   Status RunIo(bool sync, bool periodic) FENEC_REQUIRES(mu_);
-  void AppendLocked(uint64_t storage_id, uint64_t lsn, std::span<const uint8_t> payload) FENEC_REQUIRES(mu_);
+  void AppendLocked(uint64_t storage_id, uint64_t lsn, std::span<const uint8_t> payload, uint64_t synced)
+      FENEC_REQUIRES(mu_);
   void SyncLoop(uint32_t ms) FENEC_EXCLUDES(mu_);
 
   // A branch storage whose records ride in this journal (JR-1).
@@ -166,6 +174,7 @@ class GroupCommit {
     uint64_t storage_id = 0;
     uint64_t last_lsn FENEC_GUARDED_BY(&GroupCommit::mu_) = 0;
     uint64_t pending_first FENEC_GUARDED_BY(&GroupCommit::mu_) = 0;  // its first LSN in pending_ (0: none)
+    uint64_t durable_lsn FENEC_GUARDED_BY(&GroupCommit::mu_) = 0;    // its last LSN an fdatasync covered
     std::string dir;             // its Journals/
     uint64_t linked_gen = 0;     // writer generation it is linked into; only the I/O owner touches it
   };

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/src/base/coding.h"
+
 #include <algorithm>
 
 namespace fenec::journal {
@@ -34,8 +36,78 @@ static bool AllZero(std::span<const uint8_t> bytes) {
   return std::all_of(bytes.begin(), bytes.end(), [](uint8_t b) { return b == 0; });
 }
 
+namespace {
+
+// What follows a bad point: this storage's intact records, found by
+// scanning forward for the magic (the bytes at the bad point say nothing
+// trustworthy about where the next record starts).
+struct After {
+  uint64_t records = 0;
+  bool proof = false;  // a record says need was durable
+};
+
+void ScanAfter(std::span<const uint8_t> data, size_t from, uint64_t storage_id, uint64_t need, After* after) {
+  // A forged run of magics with long lengths would hash the file once per
+  // byte; past this budget the scan gives up (no proof from the rest).
+  uint64_t budget = 8 * uint64_t{data.size()} + (1u << 20);
+  size_t pos = from;
+  while (pos + 4 <= data.size()) {
+    const uint32_t m = base::LoadFixed32(data.data() + pos);
+    if (m != kMagic && m != kMagicV1) {
+      ++pos;
+      continue;
+    }
+    RecordHeader h;
+    std::span<const uint8_t> payload;
+    ReadResult r = ParseRecord(data.subspan(pos), storage_id, &h, &payload);
+    if (r == ReadResult::kOk || r == ReadResult::kWrongStorage) {
+      if (r == ReadResult::kOk && h.lsn >= need) {
+        ++after->records;
+        if (h.v1 ? h.lsn > need : h.synced >= need) after->proof = true;
+      }
+      pos += h.header_size + h.length;
+      continue;
+    }
+    if (r == ReadResult::kBadChecksum) {
+      if (budget < h.length) return;
+      budget -= h.length;
+    }
+    ++pos;
+  }
+}
+
+// Bytes of data[from..] before its trailing zeros (zeros written ahead are not records).
+uint64_t BeforeZeros(std::span<const uint8_t> data, size_t from) {
+  size_t end = data.size();
+  while (end > from && data[end - 1] == 0) --end;
+  return end - from;
+}
+
+uint64_t FileSizeOr0(Env* env, const std::string& path) {
+  uint64_t size = 0;
+  std::unique_ptr<File> f;
+  if (env->Open(path, OpenMode::kRead, &f).ok() && f->Size(&size).ok()) return size;
+  return 0;
+}
+
+}  // namespace
+
+JournalState StateOf(const ReplayResult& r) {
+  if (r.lost) return JournalState::kLost;
+  return r.stopped || r.discarded_bytes > 0 ? JournalState::kTornTail : JournalState::kClean;
+}
+
+const char* JournalStateName(JournalState s) {
+  switch (s) {
+    case JournalState::kClean: return "clean";
+    case JournalState::kTornTail: return "torn tail";
+    case JournalState::kLost: return "mid-log corruption";
+  }
+  return "?";
+}
+
 Status ReplayJournals(Env* env, const std::string& dir, uint64_t storage_id, uint64_t after_lsn, const ApplyFn& apply,
-                      ReplayResult* result) {
+                      ReplayResult* result, RecoveryMode mode) {
   *result = ReplayResult{};
   result->last_lsn = after_lsn;
   result->stop = "end";
@@ -44,29 +116,45 @@ Status ReplayJournals(Env* env, const std::string& dir, uint64_t storage_id, uin
 
   // The next LSN recovery needs. A file may begin before it (records a
   // checkpoint already covers, or a torn file's successor overlapping
-  // nothing) but never after it: that would be a gap.
+  // nothing); one that begins after it leaves a gap.
   uint64_t need = after_lsn + 1;
   bool stopped = false;
+  size_t bad_index = 0;  // files[bad_index] holds the bad point (or follows the gap)
+  After after;
   bool any_read = false;
   std::vector<uint8_t> data;
+  auto stop_at = [&](size_t i, uint64_t offset, std::string why) {
+    stopped = true;
+    bad_index = i;
+    after = After{};
+    result->stop = std::move(why);
+    result->bad_file = files[i].path;
+    result->bad_offset = offset;
+    result->need_lsn = need;
+    result->bytes_after = 0;
+  };
   for (size_t i = 0; i < files.size(); ++i) {
     const JournalFile& file = files[i];
-    // A later file that does not continue the sequence was never reached by
-    // a consistent writer: everything from here on is discarded.
-    bool continues = file.first_lsn <= need;
-    if (stopped || !continues) {
-      if (!stopped) {
-        if (!any_read && file.first_lsn > after_lsn + 1) {
-          return Status::Corruption(fmt::format("journals start at LSN {}, after the checkpoint's {}: records missing",
-                                                file.first_lsn, after_lsn),
-                                    file.path);
-        }
-        result->stop = fmt::format("LSN gap before {}", file.path);
-        stopped = true;
+    // A file that starts at or before the needed LSN was begun by a session
+    // that recovered up to it: the bad point before was its torn tail.
+    if (stopped && file.first_lsn <= need) stopped = false;
+    if (!stopped && file.first_lsn > need) {
+      if (!any_read && file.first_lsn > after_lsn + 1) {
+        return Status::Corruption(fmt::format("journals start at LSN {}, after the checkpoint's {}: records missing",
+                                              file.first_lsn, after_lsn),
+                                  file.path);
       }
-      uint64_t size = 0;
-      std::unique_ptr<File> f;
-      if (env->Open(file.path, OpenMode::kRead, &f).ok() && f->Size(&size).ok()) result->discarded_bytes += size;
+      // The file before this one was synced through its end before this
+      // one was created, so LSN need was durable.
+      stop_at(i, 0, fmt::format("LSN gap before {}", file.path));
+      after.proof = true;
+    }
+    if (stopped) {
+      result->discarded_bytes += FileSizeOr0(env, file.path);
+      if (ReadWholeFile(env, file.path, &data).ok()) {
+        result->bytes_after += BeforeZeros(data, 0);
+        ScanAfter(data, 0, storage_id, need, &after);
+      }
       continue;
     }
     if (Status s = ReadWholeFile(env, file.path, &data); !s.ok()) return s;
@@ -79,15 +167,9 @@ Status ReplayJournals(Env* env, const std::string& dir, uint64_t storage_id, uin
       if (r == ReadResult::kWrongStorage) {
         // JR-1: a shared journal holds every storage's records; another
         // storage's whole, checksummed record is stepped over. A torn one
-        // (any storage's) ends the file for everyone, as it must: nothing
-        // after it was ever acknowledged.
-        off += kHeaderSize + h.length;
+        // (any storage's) is a bad point for everyone.
+        off += h.header_size + h.length;
         continue;
-      }
-      if (r == ReadResult::kOk && h.lsn != expect) {
-        result->stop = fmt::format("LSN {} where {} was due in {} at {}", h.lsn, expect, file.path, off);
-        result->discarded_bytes += data.size() - off;
-        break;
       }
       if (r != ReadResult::kOk && AllZero(std::span(data).subspan(off))) {
         // Zeros to the file's end: the zeros a writer writes ahead of its
@@ -96,11 +178,15 @@ Status ReplayJournals(Env* env, const std::string& dir, uint64_t storage_id, uin
         result->zeroed_bytes += data.size() - off;
         break;
       }
-      if (r != ReadResult::kOk) {
-        if (r != ReadResult::kEnd) {
-          result->stop = fmt::format("{} in {} at {}", ReadResultName(r), file.path, off);
-          result->discarded_bytes += data.size() - off;
-        }
+      if (r == ReadResult::kEnd) break;
+      if (r != ReadResult::kOk || h.lsn != expect) {
+        stop_at(i, off,
+                r != ReadResult::kOk ? fmt::format("{} in {} at {}", ReadResultName(r), file.path, off)
+                                     : fmt::format("LSN {} where {} was due in {} at {}", h.lsn, expect, file.path, off));
+        result->discarded_bytes += data.size() - off;
+        result->bytes_after += BeforeZeros(data, off);
+        // An intact record with the wrong LSN is itself looked at; else from the next byte.
+        ScanAfter(data, r == ReadResult::kOk ? off : off + 1, storage_id, need, &after);
         break;
       }
       if (h.lsn == need) {
@@ -113,10 +199,38 @@ Status ReplayJournals(Env* env, const std::string& dir, uint64_t storage_id, uin
       }
       any_read = true;
       ++expect;
-      off += kHeaderSize + h.length;
+      off += h.header_size + h.length;
     }
   }
+  if (!stopped) {  // replay went on past any bad point; result->stop still names the last one
+    result->bad_file.clear();
+    result->bad_offset = 0;
+    result->need_lsn = 0;
+    result->bytes_after = 0;
+    return Status::OK();
+  }
+  result->stopped = true;
+  result->records_after = after.records;
+  result->lost = after.proof;
+  if (!result->lost) return Status::OK();  // a torn tail: nothing after it was acknowledged
+  if (mode == RecoveryMode::kTolerateTornTail) {
+    return Status::Corruption(
+        fmt::format("mid-log corruption: {} (byte {} of {}): LSN {} was durable and cannot be read; {} records of "
+                    "this storage follow it; RecoveryMode::kPointInTime opens without them",
+                    result->stop, result->bad_offset, result->bad_file, need, after.records),
+        result->bad_file);
+  }
+  for (size_t i = bad_index; i < files.size(); ++i) result->set_aside.push_back(files[i].path);
   return Status::OK();
+}
+
+Status SetAsideDropped(Env* env, const std::string& dir, const std::vector<std::string>& files) {
+  for (const std::string& path : files) {
+    if (!env->Exists(path)) continue;  // set aside already (a crash after the rename)
+    if (Status s = env->Rename(path, path + ".dropped"); !s.ok()) return s;
+  }
+  if (files.empty()) return Status::OK();
+  return env->SyncDir(dir);
 }
 
 }  // namespace fenec::journal
