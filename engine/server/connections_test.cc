@@ -23,6 +23,7 @@
 
 #include "fenec/database.h"
 #include "engine/server/server.h"
+#include "engine/server/test_client.h"
 #include "engine/src/base/testing.h"
 
 namespace fenec::server {
@@ -32,75 +33,6 @@ const bool kSigpipeIgnored = [] {
   signal(SIGPIPE, SIG_IGN);
   return true;
 }();
-
-double MetricValue(const std::string& text, const std::string& series) {
-  size_t at = text.find("\n" + series + " ");
-  if (at == std::string::npos) return -1;
-  return std::stod(text.substr(at + series.size() + 2));
-}
-
-// A raw client socket: what httplib cannot do (send half a header, stay silent).
-class RawConn {
- public:
-  explicit RawConn(uint16_t port) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
-      ::close(fd_);
-      fd_ = -1;
-    }
-  }
-  ~RawConn() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  RawConn(const RawConn&) = delete;
-  RawConn& operator=(const RawConn&) = delete;
-  bool ok() const { return fd_ >= 0; }
-  bool Send(std::string_view s) {
-    while (!s.empty()) {
-      ssize_t n = ::send(fd_, s.data(), s.size(), MSG_NOSIGNAL);
-      if (n <= 0) return false;
-      s.remove_prefix(static_cast<size_t>(n));
-    }
-    return true;
-  }
-  // Reads for at most `bound_ms`, until the server closes (eof) or the bound.
-  // Between reads, `drip` (if set) is sent one byte at a time, every 50 ms.
-  struct Read {
-    std::string bytes;
-    bool eof = false;
-  };
-  Read ReadToClose(int bound_ms = 20'000, const std::string& drip = "") {
-    Read r;
-    size_t dripped = 0;
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(bound_ms);
-    while (std::chrono::steady_clock::now() < deadline) {
-      pollfd p{fd_, POLLIN, 0};
-      int ready = ::poll(&p, 1, drip.empty() ? 100 : 50);
-      if (ready > 0) {
-        char buf[4096];
-        ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
-        if (n <= 0) {
-          r.eof = true;
-          return r;
-        }
-        r.bytes.append(buf, static_cast<size_t>(n));
-      } else if (!drip.empty() && dripped < drip.size()) {
-        if (!Send(drip.substr(dripped++, 1))) {
-          r.eof = true;
-          return r;
-        }
-      }
-    }
-    return r;
-  }
-
- private:
-  int fd_ = -1;
-};
 
 class ConnectionsTest : public ::testing::Test {
  protected:
@@ -144,7 +76,7 @@ class ConnectionsTest : public ::testing::Test {
   std::unique_ptr<FenecServer> server_;
 };
 
-constexpr char kHealth[] = "GET /health HTTP/1.1\r\nHost: t\r\n\r\n";
+constexpr char kHealth[] = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 
 TEST_F(ConnectionsTest, IdleConnectionsAreClosedAtTheIdleTimeout) {
   HttpServer::Config c;
@@ -178,7 +110,7 @@ TEST_F(ConnectionsTest, SlowDripHeaderAndBodyAreClosedAtTheirDeadlines) {
   EXPECT_TRUE(r.eof);
   EXPECT_EQ(r.bytes, "");
   RawConn body(server_->port());
-  ASSERT_TRUE(body.Send("POST /query HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n{"));
+  ASSERT_TRUE(body.Send("POST /query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"));
   r = body.ReadToClose(20'000, std::string(400, ' '));
   EXPECT_TRUE(r.eof);
   EXPECT_EQ(r.bytes, "");
@@ -194,13 +126,13 @@ TEST_F(ConnectionsTest, OversizeHeadersAre431AndCounted) {
   c.max_header_fields = 20;
   Open(c);
   RawConn big(server_->port());
-  ASSERT_TRUE(big.Send("GET /health HTTP/1.1\r\nHost: t\r\nX-Big: " + std::string(8000, 'a') + "\r\n\r\n"));
+  ASSERT_TRUE(big.Send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + std::string(8000, 'a') + "\r\n\r\n"));
   auto r = big.ReadToClose();
   EXPECT_TRUE(r.eof);
   EXPECT_EQ(r.bytes.rfind("HTTP/1.1 431 ", 0), 0u) << r.bytes;
   EXPECT_NE(r.bytes.find(R"("code":"headers_too_large")"), std::string::npos) << r.bytes;
 
-  std::string many = "GET /health HTTP/1.1\r\nHost: t\r\n";
+  std::string many = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n";
   for (int i = 0; i < 21; ++i) many += fmt::format("X-F{}: v\r\n", i);
   RawConn fields(server_->port());
   ASSERT_TRUE(fields.Send(many + "\r\n"));
@@ -210,7 +142,7 @@ TEST_F(ConnectionsTest, OversizeHeadersAre431AndCounted) {
   EXPECT_NE(r.bytes.find("over --max-header-fields (20)"), std::string::npos) << r.bytes;
 
   // Twenty fields exactly are served.
-  std::string twenty = "GET /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n";
+  std::string twenty = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
   for (int i = 0; i < 18; ++i) twenty += fmt::format("X-F{}: v\r\n", i);
   RawConn ok(server_->port());
   ASSERT_TRUE(ok.Send(twenty + "\r\n"));

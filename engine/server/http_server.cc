@@ -40,6 +40,11 @@ Status HttpServer::Start() {
   if (config.io_threads == 0 || config.workers == 0) {
     return Status::InvalidArgument("the io and worker pools need at least one thread each");
   }
+  if (config.max_inflight_bytes < config.max_body) {
+    return Status::InvalidArgument(fmt::format("max_inflight_bytes ({}) is below max_body ({}): a largest body could never be read",
+                                               config.max_inflight_bytes, config.max_body));
+  }
+  if (config.max_queue == 0) return Status::InvalidArgument("max_queue must be at least 1");
   beast::error_code ec;
   auto addr = net::ip::make_address(config.host, ec);
   if (ec) return Status::InvalidArgument(fmt::format("'{}' is not an IP address", config.host));
@@ -55,7 +60,7 @@ Status HttpServer::Start() {
   shared_->workers.Start(config.workers);
   impl_->guard.emplace(shared_->ioc.get_executor());
   Accept();  // no io thread runs yet: nothing else touches the acceptor
-  for (size_t i = 0; i < config.io_threads; ++i) impl_->io_threads.emplace_back([this] { shared_->ioc.run(); });
+  for (size_t i = 0; i < config.io_threads; ++i) impl_->io_threads.emplace_back([this] { RunIo(); });
   return Status::OK();
 }
 
@@ -79,6 +84,20 @@ void RefuseBusy(tcp::socket& socket, size_t max_connections) {
 }
 
 }  // namespace
+
+// A session's steps catch their own exceptions (Session::Guarded); one
+// thrown elsewhere (an accept's, a session's construction) is counted here
+// and the thread runs on: an io thread never ends the process.
+void HttpServer::RunIo() {
+  for (;;) {
+    try {
+      shared_->ioc.run();
+      return;
+    } catch (...) {
+      shared_->exceptions.fetch_add(1);
+    }
+  }
+}
 
 // Runs on the acceptor's strand: one accept pending at a time; each new
 // socket gets a strand of its own, the session's.
@@ -163,6 +182,14 @@ ConnectionStats HttpServer::stats() const {
   st.bad_http = s.bad_http.load();
   st.queued = s.workers.queued();
   st.answered_inline = s.answered_inline.load();
+  st.bad_host = s.bad_host.load();
+  st.bad_origin = s.bad_origin.load();
+  st.unauthorized = s.unauthorized.load();
+  st.bad_content_type = s.bad_content_type.load();
+  st.over_inflight = s.over_inflight.load();
+  st.over_queue = s.over_queue.load();
+  st.exceptions = s.exceptions.load();
+  st.inflight_bytes = s.inflight_bytes.load();
   return st;
 }
 
@@ -184,17 +211,31 @@ void HttpServer::AppendMetrics(std::string& out) const {
     fmt::format_to(std::back_inserter(out), "fenec_http_connections_closed_total{{reason=\"{}\"}} {}\n", reason, n);
   }
   out += "# HELP fenec_http_rejected_total Requests or connections the transport refused, by limit "
-         "(431 header_bytes and header_fields, 413 body_bytes, 503 max_connections, 400 bad_http).\n"
+         "(431 header_bytes and header_fields, 413 body_bytes, 503 max_connections, inflight_bytes and queue, "
+         "400 bad_http, 421 host, 403 origin, 401 unauthorized, 415 content_type).\n"
          "# TYPE fenec_http_rejected_total counter\n";
   const Row rejected[] = {{"header_bytes", st.over_header_bytes},
                           {"header_fields", st.over_header_fields},
                           {"body_bytes", st.over_body},
                           {"max_connections", st.over_connections},
-                          {"bad_http", st.bad_http}};
+                          {"bad_http", st.bad_http},
+                          {"host", st.bad_host},
+                          {"origin", st.bad_origin},
+                          {"unauthorized", st.unauthorized},
+                          {"content_type", st.bad_content_type},
+                          {"inflight_bytes", st.over_inflight},
+                          {"queue", st.over_queue}};
   for (const auto& [reason, n] : rejected) {
     fmt::format_to(std::back_inserter(out), "fenec_http_rejected_total{{reason=\"{}\"}} {}\n", reason, n);
   }
   AppendGauge(out, "fenec_http_requests_queued", "Requests waiting for a worker thread.", static_cast<double>(st.queued));
+  AppendGauge(out, "fenec_http_inflight_bytes", "Request body bytes reserved now, from their declared lengths.",
+              static_cast<double>(st.inflight_bytes));
+  AppendGauge(out, "fenec_http_max_inflight_bytes", "The budget for body bytes in flight (--max-inflight-bytes).",
+              static_cast<double>(c.max_inflight_bytes));
+  AppendCounter(out, "fenec_http_exceptions_total",
+                "Exceptions caught on io threads or after a worker's handler; each closed its connection.",
+                static_cast<double>(st.exceptions));
   AppendCounter(out, "fenec_http_requests_inline_total",
                 "Requests other than GETs answered on an io thread, with no hand-off to a worker (a POST /query get by id).",
                 static_cast<double>(st.answered_inline));

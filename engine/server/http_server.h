@@ -20,19 +20,31 @@
 // Why a worker pool beside the io threads: a durable write waits in the
 // engine for its group commit's fdatasync (milliseconds), and a scan may hold
 // a pin for long. Run on an io thread, that wait would stall every other
-// connection the thread serves. So a request other than a GET is handed to
-// a worker, and its session resumes on the io threads (on its strand) to
-// write the answer once the worker is done. A GET (a get by id, /health,
-// /metrics) is answered on the io thread itself: it takes microseconds under
-// the engine's shared lock and never waits for an fsync, and a hand-off
-// would put a context switch in every read's path on a two-core box. (Under
-// --long-reads locked a GET can queue for the shared lock behind a writer
-// that waits out a long locked scan: that stalls one io thread for the
-// scan's length, the naive arm's cost; --io-threads > 1 keeps the others
-// serving.)
+// connection the thread serves. So a request is handed to a worker, and its
+// session resumes on the io threads (on its strand) to write the answer once
+// the worker is done, unless the Inline hook answers it on the io thread: a
+// get by id and /health take microseconds and never wait for an fsync, and
+// a hand-off would put a context switch in every read's path on a two-core
+// box. A get by id there takes the engine's shared lock only if it is free
+// at once: behind a writer (or, under --long-reads locked, a writer waiting
+// out a long locked scan) it goes to a worker, so no io thread ever waits
+// for the engine. /metrics gathers every statistic under locks: a worker's.
 // --workers bounds how many requests are in the engine at once (and so how
 // many durable writes one group commit can gather); the rest queue, counted
-// by fenec_http_requests_queued.
+// by fenec_http_requests_queued, up to --max-queue (more: 503, Retry-After).
+//
+// Memory (issue 26): every body in flight is counted, from its declared
+// length, at its header, against --max-inflight-bytes for the whole server;
+// a body that would pass it is refused 503 (Retry-After) before a byte of it
+// is read, and its bytes are given back once its answer is written. A
+// chunked body counts as --max-body, the most it may grow to. The header's
+// screening (http_guard.h: Host, Origin, token, Content-Type) runs first,
+// so a refused request never reserves anything.
+//
+// Since the inline hook answers on an io thread, it must never wait for the
+// engine's lock: fenec-server's reads there run under fenec::NoWaitReads and
+// go to a worker when the lock is taken. An exception escaping a step on an
+// io thread closes that connection and is counted; it never ends the process.
 //
 // Why Beast: an answer goes out in ONE write (header and body as one buffer
 // sequence, one sendmsg); cpp-httplib 0.11.4 sends them in two send() calls,
@@ -45,6 +57,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "fenec/status.h"
 
@@ -63,6 +76,7 @@ struct HttpResponse {
   std::string body;
   std::string endpoint;  // for metrics: "query", "docs_get", ...
   std::string kind;      // for metrics: the statement kind, "" if none
+  int retry_after_s = 0; // > 0: sent as Retry-After (a 503 the client may retry)
 };
 
 // What the transport counted since Start(): a snapshot for /metrics and tests.
@@ -78,6 +92,14 @@ struct ConnectionStats {
   uint64_t over_body = 0;         // 413: a body over --max-body
   uint64_t over_connections = 0;  // 503: accepted over --max-connections, answered and closed
   uint64_t bad_http = 0;          // 400: not HTTP/1.x as Beast parses it
+  uint64_t bad_host = 0;          // 421: a Host not among the names served (DNS rebinding)
+  uint64_t bad_origin = 0;        // 403: an Origin other than our own host's
+  uint64_t unauthorized = 0;      // 401 at the header: no or a wrong bearer token
+  uint64_t bad_content_type = 0;  // 415: a POST or body not declared application/json
+  uint64_t over_inflight = 0;     // 503: its body would pass --max-inflight-bytes
+  uint64_t over_queue = 0;        // 503: the worker queue was full (--max-queue)
+  uint64_t exceptions = 0;        // exceptions caught on an io thread or after a worker's handler (each closed its connection)
+  uint64_t inflight_bytes = 0;    // body bytes reserved now (a gauge)
   uint64_t queued = 0;            // requests waiting for a worker now (a gauge)
   uint64_t answered_inline = 0;   // non-GET requests the Inline hook answered on an io thread
 };
@@ -99,6 +121,16 @@ class HttpServer {
     std::chrono::milliseconds write_timeout{30'000};
     uint32_t max_header_bytes = 16 * 1024;  // request line and fields together
     size_t max_header_fields = 100;
+    // Body bytes in flight, every connection's together (more: 503). At
+    // least max_body, so that a largest body can ever be read. 256 MiB:
+    // four bodies of the default max_body, or one of the largest the engine
+    // journals (fenec/limits.h); a body's parse needs a few times its size.
+    size_t max_inflight_bytes = 256u << 20;
+    size_t max_queue = 1024;                // requests waiting for a worker (more: 503)
+    // Names a Host may carry besides the listen address and localhost (http_guard.h).
+    std::vector<std::string> allowed_hosts;
+    std::string token;                      // non-empty: "Authorization: Bearer <token>", checked at the header
+    size_t body_slack = 0;                  // bytes reserved past each body, which the handler may pad into
   };
   using Handler = std::function<void(HttpRequest&, HttpResponse&)>;
   // Called for each answer once built, before it is written (so a client
@@ -106,21 +138,22 @@ class HttpServer {
   using Done = std::function<void(const HttpResponse&, uint64_t handle_ns)>;
   // Called after each answer's write, with the write's time.
   using Written = std::function<void(const HttpResponse&, uint64_t write_ns)>;
-  // Called for requests refused by the transport itself (413, 431, 400, 503).
+  // Called for requests refused by the transport itself (400, 401, 403, 413, 415, 421, 431, 503).
   using Refused = std::function<void(int status)>;
-  // Optional: called on the io thread for a request other than a GET, before
-  // it is handed to a worker. It answers (true) only what is as quick as a
-  // GET and never waits for an fsync (a POST /query that is a get by id);
-  // false leaves req untouched and the request goes to a worker as before.
-  // RQ-1: the hand-off to a worker and back cost two thread wake-ups per
-  // request, the larger part of a get by id's time in the server.
+  // Optional: called on the io thread for every request, before it is
+  // handed to a worker. It answers (true) only what is quick and never
+  // waits, neither for an fsync nor for the engine's lock (a get by id
+  // whose lock is free, /health); false leaves req untouched and the
+  // request goes to a worker. Without it, GETs run the Handler on the io
+  // thread. RQ-1: the hand-off to a worker and back cost two thread
+  // wake-ups per request, the larger part of a get by id's time in the server.
   using Inline = std::function<bool(HttpRequest&, HttpResponse&)>;
 
   HttpServer(Config config, Handler handler, Done done, Written written, Refused refused, Inline inline_handler = nullptr);
   ~HttpServer();  // Stop()s
 
   // Binds and starts accepting. Fails: kInvalidArgument (host is not an IP
-  // address, or a pool of zero threads), kIOError (socket, bind or listen;
+  // address, a pool of zero threads, max_inflight_bytes below max_body), kIOError (socket, bind or listen;
   // errno carried).
   Status Start();
   uint16_t port() const { return port_; }
@@ -138,6 +171,7 @@ class HttpServer {
 
  private:
   void Accept();
+  void RunIo();  // an io thread's loop
 
   std::unique_ptr<Shared> shared_;
   struct Impl;

@@ -10,7 +10,8 @@
 // and counts why, and the read it interrupted then ends with an error that
 // finds the session already closed. An io thread never blocks here: reads,
 // writes and waits are all asynchronous, and a handler that may block (any
-// request but a GET, or a POST the Inline hook answers) runs on a worker.
+// request the Inline hook does not answer) runs on a worker. Each step runs
+// Guarded: an exception closes this connection alone, counted.
 #include "engine/server/http_session.h"
 
 #include <algorithm>
@@ -26,6 +27,8 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 #include <fmt/format.h>
+
+#include "engine/src/base/json.h"
 
 namespace fenec::server {
 namespace {
@@ -46,6 +49,8 @@ std::string ErrorJson(const char* code, const std::string& message) {
   return fmt::format(R"({{"error":{{"code":"{}","message":"{}","where":"request"}}}})", code, message);
 }
 
+std::string_view Sv(beast::string_view s) { return std::string_view(s.data(), s.size()); }
+
 bool IsDisconnect(const beast::error_code& ec) {
   return ec == http::error::end_of_stream || ec == http::error::partial_message || ec == net::error::eof ||
          ec == net::error::connection_reset || ec == net::error::operation_aborted || ec == net::error::bad_descriptor ||
@@ -58,10 +63,12 @@ void WorkerPool::Start(size_t threads) {
   for (size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
 }
 
-void WorkerPool::Post(std::function<void()> task) {
+bool WorkerPool::TryPost(std::function<void()> task, size_t max_queued) {
   base::MutexLock lock(&mu_);
+  if (tasks_.size() >= max_queued) return false;
   tasks_.push_back(std::move(task));
   work_.Signal();
+  return true;
 }
 
 size_t WorkerPool::queued() const {
@@ -106,6 +113,7 @@ Session::Session(HttpServer::Shared& shared, tcp::socket socket)
 Session::~Session() {
   beast::error_code ignored;
   socket_.close(ignored);
+  ReleaseBody();
   base::MutexLock lock(&shared_.mu);
   shared_.sessions.erase(id_);
   if (shared_.open.fetch_sub(1) == 1) shared_.all_closed.SignalAll();
@@ -116,7 +124,7 @@ void Session::Begin() {
     base::MutexLock lock(&shared_.mu);
     shared_.sessions[id_] = weak_from_this();
   }
-  net::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->WaitForRequest(); });
+  net::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->Guarded([&] { self->WaitForRequest(); }); });
 }
 
 void Session::CloseIfWaiting() {
@@ -125,11 +133,31 @@ void Session::CloseIfWaiting() {
   });
 }
 
+template <class F>
+void Session::Guarded(F&& step) noexcept {
+  try {
+    step();
+  } catch (...) {
+    shared_.exceptions.fetch_add(1);
+    try {
+      Close();
+    } catch (...) {
+      // Close's calls report through error codes; nothing more to do here.
+    }
+  }
+}
+
+void Session::ReleaseBody() {
+  if (reserved_ == 0) return;
+  shared_.inflight_bytes.fetch_sub(reserved_);
+  reserved_ = 0;
+}
+
 void Session::Arm(std::chrono::milliseconds deadline) {
   const uint64_t armed = ++armed_;
   timer_.expires_after(deadline);
   timer_.async_wait([self = shared_from_this(), armed](const beast::error_code& ec) {
-    if (!ec && armed == self->armed_ && self->phase_ != Phase::kClosed) self->OnDeadline();
+    if (!ec && armed == self->armed_ && self->phase_ != Phase::kClosed) self->Guarded([&] { self->OnDeadline(); });
   });
 }
 
@@ -165,7 +193,7 @@ void Session::WaitForRequest() {
   Arm(shared_.config.idle_timeout);
   socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](const beast::error_code& ec) {
     if (ec || self->phase_ != Phase::kIdle) return self->Close();
-    self->ReadHeader();  // a first byte, or the peer's close (which the read then sees)
+    self->Guarded([&] { self->ReadHeader(); });  // a first byte, or the peer's close (which the read then sees)
   });
 }
 
@@ -179,28 +207,15 @@ void Session::ReadHeader() {
   parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
   Arm(shared_.config.header_timeout);
   http::async_read_header(socket_, buffer_, *parser_,
-                          [self = shared_from_this()](const beast::error_code& ec, size_t) { self->OnHeader(ec); });
+                          [self = shared_from_this()](const beast::error_code& ec, size_t) {
+                            self->Guarded([&] { self->OnHeader(ec); });
+                          });
 }
 
 void Session::OnHeader(const beast::error_code& ec) {
   if (ec) return OnReadError(ec);
+  if (!Screen()) return;
   const auto& head = parser_->get();
-  const auto fields = static_cast<size_t>(std::distance(head.begin(), head.end()));
-  if (fields > shared_.config.max_header_fields) {
-    shared_.over_header_fields.fetch_add(1);
-    return Refuse(431, "headers_too_large",
-                  fmt::format("{} header fields, over --max-header-fields ({})", fields, shared_.config.max_header_fields),
-                  kHeaderDiscard);
-  }
-  const auto length = parser_->content_length();
-  declared_ = length ? *length : shared_.config.max_body;
-  parser_->body_limit(shared_.config.max_body);
-  if (length && *length > shared_.config.max_body) {
-    // Refused before its body is read: the client learns at once, and the server reads nothing it would keep.
-    shared_.over_body.fetch_add(1);
-    return Refuse(413, "too_large", fmt::format("the body is over --max-body ({} bytes)", shared_.config.max_body),
-                  declared_);
-  }
   auto expect = head.find(http::field::expect);
   if (expect != head.end() && beast::iequals(expect->value(), "100-continue") && !parser_->is_done()) {
     static constexpr char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -209,19 +224,98 @@ void Session::OnHeader(const beast::error_code& ec) {
     net::async_write(socket_, net::buffer(kContinue, sizeof(kContinue) - 1),
                      [self = shared_from_this()](const beast::error_code& wec, size_t) {
                        if (wec || self->phase_ == Phase::kClosed) return self->Close();
-                       self->ReadBody();
+                       self->Guarded([&] { self->ReadBody(); });
                      });
     return;
   }
   ReadBody();
 }
 
+// In order: the header's size, who is asking (Host, Origin, token), then
+// what the body would cost (its size, its type, room in the budget). Each
+// refusal is answered before a byte of the body is read or reserved.
+bool Session::Screen() {
+  const HttpServer::Config& config = shared_.config;
+  const auto& head = parser_->get();
+  const auto fields = static_cast<size_t>(std::distance(head.begin(), head.end()));
+  const auto length = parser_->content_length();
+  const bool chunked = parser_->chunked();
+  declared_ = length ? *length : config.max_body;
+  // What a refused client may still send: its body, or (none declared) a little.
+  const uint64_t discard = length ? *length : chunked ? config.max_body : kHeaderDiscard;
+  if (fields > config.max_header_fields) {
+    shared_.over_header_fields.fetch_add(1);
+    Refuse(431, "headers_too_large",
+           fmt::format("{} header fields, over --max-header-fields ({})", fields, config.max_header_fields),
+           kHeaderDiscard);
+    return false;
+  }
+  auto hosts = head.equal_range(http::field::host);
+  if (std::distance(hosts.first, hosts.second) != 1 ||
+      !HostAllowed(Sv(hosts.first->value()), shared_.allowed_hosts)) {
+    shared_.bad_host.fetch_add(1);
+    Refuse(421, "host", "the Host header must name this server: its listen address, localhost, or an --allow-host name",
+           discard);
+    return false;
+  }
+  auto origins = head.equal_range(http::field::origin);
+  const auto norigins = std::distance(origins.first, origins.second);
+  if (norigins > 1 || (norigins == 1 && !OriginAllowed(Sv(origins.first->value()),
+                                                        Sv(hosts.first->value()), shared_.allowed_hosts))) {
+    shared_.bad_origin.fetch_add(1);
+    Refuse(403, "origin", "requests from another site's pages are refused (Origin is not this server)", discard);
+    return false;
+  }
+  if (!config.token.empty()) {
+    auto auth = head.find(http::field::authorization);
+    if (auth == head.end() || !BearerMatches(Sv(auth->value()), config.token)) {
+      shared_.unauthorized.fetch_add(1);
+      Refuse(401, "unauthorized", "this server needs Authorization: Bearer <token>", discard);
+      return false;
+    }
+  }
+  parser_->body_limit(config.max_body);
+  if (length && *length > config.max_body) {
+    // Refused before its body is read: the client learns at once, and the server reads nothing it would keep.
+    shared_.over_body.fetch_add(1);
+    Refuse(413, "too_large", fmt::format("the body is over --max-body ({} bytes)", config.max_body), declared_);
+    return false;
+  }
+  const bool has_body = chunked || (length && *length > 0);
+  if (head.method() == http::verb::post || has_body) {
+    auto type = head.find(http::field::content_type);
+    if (type == head.end() || !IsJsonContentType(Sv(type->value()))) {
+      shared_.bad_content_type.fetch_add(1);
+      Refuse(415, "content_type", "a request body must be sent as Content-Type: application/json", discard);
+      return false;
+    }
+  }
+  if (!has_body) return true;
+  // A chunked body may grow to --max-body: that much is held for it.
+  const uint64_t want = chunked ? config.max_body : *length;
+  uint64_t now = shared_.inflight_bytes.load();
+  do {
+    if (now + want > config.max_inflight_bytes) {
+      shared_.over_inflight.fetch_add(1);
+      Refuse(503, "busy",
+             fmt::format("bodies in flight would pass --max-inflight-bytes ({} bytes); retry", config.max_inflight_bytes),
+             discard, 1);
+      return false;
+    }
+  } while (!shared_.inflight_bytes.compare_exchange_weak(now, now + want));
+  reserved_ = want;
+  // Room for the handler's padding now, so the body is never copied to grow.
+  if (!chunked) parser_->get().body().reserve(*length + config.body_slack);
+  return true;
+}
+
 void Session::ReadBody() {
   if (parser_->is_done()) return Dispatch();  // no body (a GET), or all of it came with the header
   phase_ = Phase::kBody;
   Arm(shared_.config.body_timeout);
-  http::async_read(socket_, buffer_, *parser_,
-                   [self = shared_from_this()](const beast::error_code& ec, size_t) { self->OnBody(ec); });
+  http::async_read(socket_, buffer_, *parser_, [self = shared_from_this()](const beast::error_code& ec, size_t) {
+    self->Guarded([&] { self->OnBody(ec); });
+  });
 }
 
 void Session::OnBody(const beast::error_code& ec) {
@@ -263,21 +357,48 @@ void Session::Dispatch() {
   version_ = msg.version();
   const bool read_only = msg.method() == http::verb::get;
   parser_.reset();
-  if (read_only) {
-    // Reads answer on the io thread: microseconds, never an fsync (http_server.h).
+  if (shared_.inline_handler) {
+    // The hook answers what never waits (http_server.h): a get by id whose
+    // lock is free, /health. Everything else goes to a worker.
+    if (RunHandler(true)) {
+      if (!read_only) shared_.answered_inline.fetch_add(1, std::memory_order_relaxed);
+      return Write();
+    }
+  } else if (read_only) {
     RunHandler(false);
     return Write();
   }
-  // A POST that is a read as quick as a GET (the Inline hook decides) is
-  // answered here too, sparing the two thread wake-ups of a hand-off.
-  if (shared_.inline_handler && RunHandler(true)) {
-    shared_.answered_inline.fetch_add(1, std::memory_order_relaxed);
-    return Write();
-  }
-  shared_.workers.Post([self = shared_from_this()] {
-    self->RunHandler(false);
-    net::post(self->socket_.get_executor(), [self] { self->Write(); });
-  });
+  auto self = shared_from_this();
+  const bool queued = shared_.workers.TryPost(
+      [self]() mutable {
+        bool ran = true;
+        try {
+          self->RunHandler(false);
+        } catch (...) {
+          ran = false;  // the Done hook threw: nothing to answer with
+        }
+        // The worker lets go of the session as it hands it back: a worker
+        // descheduled after the post must not keep a closed connection alive.
+        auto strand = self->socket_.get_executor();
+        net::post(strand, [self = std::move(self), ran] {
+          if (!ran) {
+            self->shared_.exceptions.fetch_add(1);
+            return self->Close();
+          }
+          self->Guarded([&] { self->Write(); });
+        });
+      },
+      shared_.config.max_queue);
+  if (queued) return;
+  shared_.over_queue.fetch_add(1);
+  if (shared_.refused) shared_.refused(503);
+  res_ = HttpResponse{};
+  res_.status = 503;
+  res_.body = ErrorJson("busy", fmt::format("{} requests already wait for a worker (--max-queue); retry",
+                                            shared_.config.max_queue));
+  res_.retry_after_s = 1;
+  refused_answer_ = true;  // counted as refused, not as a handled request
+  Write();
 }
 
 bool Session::RunHandler(bool try_inline) {
@@ -292,7 +413,13 @@ bool Session::RunHandler(bool try_inline) {
   } catch (const std::exception& e) {
     res_.status = 500;
     res_.content_type = "application/json";
-    res_.body = ErrorJson("internal", e.what());
+    std::string message;
+    base::AppendJsonString(message, e.what());
+    res_.body = fmt::format(R"({{"error":{{"code":"internal","message":{},"where":"request"}}}})", message);
+  } catch (...) {
+    res_.status = 500;
+    res_.content_type = "application/json";
+    res_.body = ErrorJson("internal", "the handler failed");
   }
   handle_ns_ = NowNs() - t0;
   if (shared_.done) shared_.done(res_, handle_ns_);
@@ -306,6 +433,7 @@ void Session::Write() {
   response_->set(http::field::server, "fenec-server");
   response_->set(http::field::content_type, res_.content_type);
   response_->keep_alive(keep);
+  if (res_.retry_after_s > 0) response_->set(http::field::retry_after, std::to_string(res_.retry_after_s));
   response_->body() = std::move(res_.body);
   response_->prepare_payload();
   phase_ = Phase::kWriting;
@@ -313,25 +441,29 @@ void Session::Write() {
   write_start_ns_ = NowNs();
   // Header and body in one buffer sequence: one sendmsg.
   http::async_write(socket_, *response_, [self = shared_from_this(), keep](const beast::error_code& ec, size_t) {
-    self->OnWritten(ec, keep);
+    self->Guarded([&] { self->OnWritten(ec, keep); });
   });
 }
 
 void Session::OnWritten(const beast::error_code& ec, bool keep) {
-  if (shared_.written) shared_.written(res_, NowNs() - write_start_ns_);
+  if (shared_.written && !refused_answer_) shared_.written(res_, NowNs() - write_start_ns_);
+  refused_answer_ = false;
   response_.reset();
   req_ = HttpRequest{};
   res_ = HttpResponse{};
+  ReleaseBody();
   if (ec || !keep || phase_ == Phase::kClosed) return Close();
   WaitForRequest();
 }
 
-void Session::Refuse(int status, const char* code, const std::string& message, uint64_t discard) {
+void Session::Refuse(int status, const char* code, const std::string& message, uint64_t discard, int retry_after_s) {
   if (shared_.refused) shared_.refused(status);
   parser_.reset();
+  ReleaseBody();
   response_ = std::make_unique<http::response<http::string_body>>(static_cast<http::status>(status), 11);
   response_->set(http::field::server, "fenec-server");
   response_->set(http::field::content_type, "application/json");
+  if (retry_after_s > 0) response_->set(http::field::retry_after, std::to_string(retry_after_s));
   response_->keep_alive(false);
   response_->body() = ErrorJson(code, message);
   response_->prepare_payload();
@@ -340,7 +472,7 @@ void Session::Refuse(int status, const char* code, const std::string& message, u
   http::async_write(socket_, *response_, [self = shared_from_this(), discard](const beast::error_code& ec, size_t) {
     self->response_.reset();
     if (ec || self->phase_ == Phase::kClosed) return self->Close();
-    self->Linger(discard);
+    self->Guarded([&] { self->Linger(discard); });
   });
 }
 
@@ -360,7 +492,7 @@ void Session::Linger(uint64_t discard) {
     void operator()(const beast::error_code& ec, size_t n) const {
       self->discard_left_ -= std::min<uint64_t>(self->discard_left_, n);
       if (ec || self->discard_left_ == 0 || self->phase_ == Phase::kClosed) return self->Close();
-      self->socket_.async_read_some(net::buffer(self->discard_), *this);
+      self->Guarded([&] { self->socket_.async_read_some(net::buffer(self->discard_), *this); });
     }
   };
   if (discard_left_ == 0) return Close();

@@ -28,6 +28,7 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 
+#include "engine/server/http_guard.h"
 #include "engine/server/http_server.h"
 #include "engine/src/base/mutex.h"
 #include "engine/src/base/thread_annotations.h"
@@ -43,7 +44,8 @@ using tcp = net::ip::tcp;
 class WorkerPool {
  public:
   void Start(size_t threads);
-  void Post(std::function<void()> task) FENEC_EXCLUDES(mu_);
+  // Queues task unless max_queued tasks already wait: false, and task is dropped.
+  bool TryPost(std::function<void()> task, size_t max_queued) FENEC_EXCLUDES(mu_);
   // Runs every task already posted, then joins the threads.
   void Stop() FENEC_EXCLUDES(mu_);
   size_t queued() const FENEC_EXCLUDES(mu_);
@@ -62,13 +64,15 @@ class Session;
 
 struct HttpServer::Shared {
   Shared(Config c, Handler h, Done d, Written w, Refused r, Inline i)
-      : config(std::move(c)),
+      : allowed_hosts(AllowedHostNames(c.host, c.allowed_hosts)),
+        config(std::move(c)),
         handler(std::move(h)),
         done(std::move(d)),
         written(std::move(w)),
         refused(std::move(r)),
         inline_handler(std::move(i)) {}
 
+  const std::vector<std::string> allowed_hosts;  // http_guard.h
   const Config config;
   const Handler handler;
   const Done done;
@@ -83,7 +87,10 @@ struct HttpServer::Shared {
   // Counted by sessions on any io thread; read by /metrics (see ConnectionStats).
   std::atomic<uint64_t> accepted{0}, open{0}, idle_timeouts{0}, header_timeouts{0}, body_timeouts{0},
       write_timeouts{0}, over_header_bytes{0}, over_header_fields{0}, over_body{0}, over_connections{0}, bad_http{0},
-      answered_inline{0};
+      answered_inline{0}, bad_host{0}, bad_origin{0}, unauthorized{0}, bad_content_type{0}, over_inflight{0},
+      over_queue{0}, exceptions{0};
+  // Body bytes reserved by sessions now, against config.max_inflight_bytes.
+  std::atomic<uint64_t> inflight_bytes{0};
 
   // Every live session, so Stop() can close the idle ones; a weak pointer,
   // since a session ends on its own (its last handler drops it).
@@ -114,6 +121,13 @@ class Session : public std::enable_shared_from_this<Session> {
   void WaitForRequest();
   void ReadHeader();
   void OnHeader(const beast::error_code& ec);
+  // The header's checks (http_guard.h) and the body's reservation: false
+  // when the request was refused (and answered).
+  bool Screen();
+  void ReleaseBody();
+  // Runs one step; an exception it throws closes the connection, counted.
+  template <class F>
+  void Guarded(F&& step) noexcept;
   void ReadBody();
   void OnBody(const beast::error_code& ec);
   void Dispatch();
@@ -126,7 +140,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void OnReadError(const beast::error_code& ec);
   // Answers a request the transport refuses, then lingers (reading and
   // dropping up to `discard` bytes) so the client reads the answer, not a reset.
-  void Refuse(int status, const char* code, const std::string& message, uint64_t discard);
+  void Refuse(int status, const char* code, const std::string& message, uint64_t discard, int retry_after_s = 0);
   void Linger(uint64_t discard);
   void Arm(std::chrono::milliseconds deadline);
   void OnDeadline();
@@ -145,10 +159,12 @@ class Session : public std::enable_shared_from_this<Session> {
   std::unique_ptr<http::response<http::string_body>> response_;
   std::vector<char> discard_;
   uint64_t declared_ = 0;  // the body's declared length (or --max-body), for the discard after a 413
+  uint64_t reserved_ = 0;  // body bytes this request holds of Shared::inflight_bytes
   uint64_t discard_left_ = 0;
   HttpRequest req_;
   HttpResponse res_;
   bool keep_alive_ = false;
+  bool refused_answer_ = false;  // the answer is a 503 over --max-queue: counted as refused, not handled
   unsigned version_ = 11;
   uint64_t handle_ns_ = 0, write_start_ns_ = 0;
 };

@@ -8,13 +8,16 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "fenec/database.h"
+#include "fenec/limits.h"
 #include "engine/server/server.h"
 #include "engine/src/base/cli.h"
 
@@ -30,7 +33,45 @@ constexpr const char* kDescription =
     "--idle-timeout (waiting), --header-timeout or --body-timeout (a request arriving too\n"
     "slowly) or --write-timeout is closed, and counted in /metrics\n"
     "(fenec_http_connections_closed_total, fenec_http_rejected_total).\n"
+    "Every request's header is checked before its body is read: its Host must name the\n"
+    "listen address, localhost or an --allow-host name (else 421); an Origin must be this\n"
+    "server's own (else 403: web pages of other sites cannot use it); with a token, the\n"
+    "'Authorization: Bearer TOKEN' must match (else 401); a POST or any body must be\n"
+    "Content-Type: application/json (else 415); bodies in flight must fit\n"
+    "--max-inflight-bytes and requests waiting for a worker --max-queue (else 503 with\n"
+    "Retry-After). The token comes from --token-file or --token, else $FENEC_TOKEN.\n"
     "Prints 'fenec-server listening on HOST:PORT' on stdout once it accepts.";
+
+// The token file's contents, one trailing newline dropped; "" with *error
+// set when it cannot be read or holds no usable token.
+std::string ReadTokenFile(const std::string& path, std::string* error) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    *error = fmt::format("--token-file {}: {}", path, std::strerror(errno));
+    return "";
+  }
+  std::string token;
+  char buf[4096];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0 && token.size() <= 4096) token.append(buf, n);
+  const int failed = std::ferror(f) != 0 ? errno : 0;
+  std::fclose(f);
+  if (failed != 0) {
+    *error = fmt::format("--token-file {}: {}", path, std::strerror(failed));
+    return "";
+  }
+  if (!token.empty() && token.back() == '\n') token.pop_back();
+  if (!token.empty() && token.back() == '\r') token.pop_back();
+  return token;
+}
+
+// A token as a header carries it: visible ASCII, no spaces, at most 4 KiB.
+bool UsableToken(const std::string& token) {
+  if (token.empty() || token.size() > 4096) return false;
+  for (char c : token)
+    if (c <= ' ' || c > '~') return false;
+  return true;
+}
 
 bool SplitListen(const std::string& listen, std::string* host, uint16_t* port) {
   size_t colon = listen.rfind(':');
@@ -67,7 +108,8 @@ void RaiseOpenFilesLimit() {
 
 int main(int argc, char** argv) {
   CLI::App app{kDescription, "fenec-server"};
-  std::string listen = "127.0.0.1:8080", data = "fenec-data", token, long_reads = "pinned";
+  std::string listen = "127.0.0.1:8080", data = "fenec-data", token, token_file, long_reads = "pinned";
+  std::vector<std::string> allow_hosts;
   std::string journals = "shared", completion = "direct", data_flush = "pwrite", vector_insert = "batch";
   uint32_t sync_ms = 250;
   bool durable = false;
@@ -80,6 +122,7 @@ int main(int argc, char** argv) {
   size_t max_body = http_defaults.max_body, max_connections = http_defaults.max_connections;
   size_t io_threads = http_defaults.io_threads, workers = http_defaults.workers;
   size_t max_header_fields = http_defaults.max_header_fields;
+  size_t max_inflight = http_defaults.max_inflight_bytes, max_queue = http_defaults.max_queue;
   uint32_t max_header_bytes = http_defaults.max_header_bytes;
   auto seconds = [](std::chrono::milliseconds ms) { return static_cast<double>(ms.count()) / 1000.0; };
   double idle_s = seconds(http_defaults.idle_timeout), header_s = seconds(http_defaults.header_timeout);
@@ -90,7 +133,15 @@ int main(int argc, char** argv) {
                        ->capture_default_str()
                        ->check(CLI::Range(1u, 3600000u));
   app.add_flag("--durable", durable, "acknowledge a write only once it is fdatasync'ed")->excludes(sync_opt);
-  app.add_option("--token", token, "require 'Authorization: Bearer TOKEN' on every request (needed off loopback)");
+  auto* token_opt = app.add_option(
+      "--token", token,
+      "require 'Authorization: Bearer TOKEN' on every request (needed off loopback); visible to other users "
+      "in ps: prefer --token-file or $FENEC_TOKEN");
+  app.add_option("--token-file", token_file, "read the token from this file (one line), kept out of the process list")
+      ->excludes(token_opt);
+  app.add_option("--allow-host", allow_hosts,
+                 "a name clients reach this server by, accepted in Host besides the listen address and localhost "
+                 "(repeatable)");
   app.add_option("--long-reads", long_reads, "how scans and aggregates read: pinned (CC-5) or locked (naive)")
       ->capture_default_str()
       ->check(CLI::IsMember({"pinned", "locked"}));
@@ -109,17 +160,30 @@ int main(int argc, char** argv) {
                  "how @hnsw fields link landed vectors: batch (VS-1, 512 at a time on every core) or row (one at a time)")
       ->capture_default_str()
       ->check(CLI::IsMember({"batch", "row"}));
-  app.add_option("--max-body", max_body, "largest request body in bytes (larger: 413)")->capture_default_str()
-      ->check(CLI::Range(size_t{1024}, size_t{1} << 32));
+  app.add_option("--max-body", max_body,
+                 fmt::format("largest request body in bytes (larger: 413); at most {}, the largest commit the engine "
+                             "journals",
+                             fenec::limits::kMaxCommitBytes))
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1024}, size_t{1} << 40));
+  app.add_option("--max-inflight-bytes", max_inflight,
+                 "request body bytes in flight, all connections together, counted from each body's Content-Length "
+                 "at its header (more: 503 with Retry-After, the body unread); at least --max-body")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1024}, size_t{1} << 40));
+  app.add_option("--max-queue", max_queue, "requests waiting for a worker (more: 503 with Retry-After)")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20));
   app.add_option("--max-connections", max_connections,
                  "connections open at once, idle ones included (more: 503); ulimit -n bounds it too")
       ->capture_default_str()
       ->check(CLI::Range(size_t{1}, size_t{1} << 20));
-  app.add_option("--io-threads", io_threads, "threads running the connections' reads and writes (and GETs)")
+  app.add_option("--io-threads", io_threads, "threads running the connections' reads and writes (and gets by id, /health)")
       ->capture_default_str()
       ->check(CLI::Range(size_t{1}, size_t{256}));
   app.add_option("--workers", workers,
-                 "threads running requests that may wait in the engine (writes, queries); more wait in a queue")
+                 "threads running requests that may wait in the engine (writes, queries); more wait in a queue of "
+                 "--max-queue")
       ->capture_default_str()
       ->check(CLI::Range(size_t{1}, size_t{4096}));
   app.add_option("--idle-timeout", idle_s, "seconds a kept-alive connection may wait for its next request")
@@ -142,6 +206,31 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(size_t{1}, size_t{100000}));
   if (int rc = fenec::base::ParseFlags(app, argc, argv); rc >= 0) return rc;
 
+  if (max_body > fenec::limits::kMaxCommitBytes) {
+    fmt::print(stderr, "fenec-server: --max-body {} is over {}, the largest commit the engine journals\n", max_body,
+               fenec::limits::kMaxCommitBytes);
+    return 2;
+  }
+  if (max_inflight < max_body) {
+    fmt::print(stderr, "fenec-server: --max-inflight-bytes {} is below --max-body {}: a largest body could never be read\n",
+               max_inflight, max_body);
+    return 2;
+  }
+  if (!token_file.empty()) {
+    std::string error;
+    token = ReadTokenFile(token_file, &error);
+    if (!error.empty()) {
+      fmt::print(stderr, "fenec-server: {}\n", error);
+      return 2;
+    }
+  } else if (const char* env = std::getenv("FENEC_TOKEN"); env != nullptr && token.empty()) {
+    token = env;
+  }
+  if ((!token_file.empty() || !token.empty()) && !UsableToken(token)) {
+    fmt::print(stderr, "fenec-server: the token must be 1 to 4096 visible ASCII characters, no spaces\n");
+    return 2;
+  }
+
   fenec::server::FenecServer::Config config;
   if (!SplitListen(listen, &config.http.host, &config.http.port)) {
     fmt::print(stderr, "fenec-server: --listen '{}' is not HOST:PORT (see --help)\n", listen);
@@ -162,6 +251,9 @@ int main(int argc, char** argv) {
   config.http.write_timeout = ms(write_s);
   config.http.max_header_bytes = max_header_bytes;
   config.http.max_header_fields = max_header_fields;
+  config.http.max_inflight_bytes = max_inflight;
+  config.http.max_queue = max_queue;
+  config.http.allowed_hosts = allow_hosts;
   RaiseOpenFilesLimit();
   config.token = token;
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/server/http_guard.h"
 #include "engine/src/base/json.h"
 
 namespace fenec::server {
@@ -52,6 +53,8 @@ bool IsLoopback(const std::string& host) {
 }
 
 FenecServer::FenecServer(Database* db, Config config) : db_(db), config_(std::move(config)), service_(db) {
+  config_.http.token = config_.token;
+  config_.http.body_slack = simdjson::SIMDJSON_PADDING;  // the service pads each body before parsing it
   // Memory is sampled by one thread, once a second, from smaps_rollup only
   // (MM-1): a /metrics scrape reads the cached sample and never walks /proc.
   smaps_ = std::make_unique<base::SmapsRollupSampler>(0, std::chrono::milliseconds(1000), 4096);
@@ -74,17 +77,22 @@ void FenecServer::Stop() {
   if (smaps_) smaps_->Stop();
 }
 
+// The transport refuses a wrong token at the header already; this guards
+// Handle's other callers (tests, the handler's fuzz target).
 bool FenecServer::Authorized(const HttpRequest& req) const {
-  if (config_.token.empty()) return true;
-  static constexpr std::string_view kBearer = "Bearer ";
-  std::string_view got = req.authorization;
-  if (got.substr(0, kBearer.size()) != kBearer) return false;
-  got.remove_prefix(kBearer.size());
-  // Compared in full whatever the first difference, so the time taken does not tell how much matched.
-  unsigned diff = got.size() != config_.token.size();
-  for (size_t i = 0; i < got.size(); ++i) diff |= static_cast<unsigned char>(got[i]) ^
-                                                    static_cast<unsigned char>(config_.token[i % config_.token.size()]);
-  return diff == 0;
+  return config_.token.empty() || BearerMatches(req.authorization, config_.token);
+}
+
+void FenecServer::Health(HttpResponse& res) const {
+  res.endpoint = "health";
+  Status state = db_->WriteState();
+  if (state.ok()) {
+    Json(res, 200, R"({"status":"ok"})");
+  } else if (state.IsFailStopped()) {
+    Json(res, 503, R"({"status":"fail_stopped"})");
+  } else {
+    Json(res, 503, R"({"status":"closed"})");
+  }
 }
 
 // Bodies larger than this are not looked at on the io thread: a get by id's
@@ -93,13 +101,35 @@ bool FenecServer::Authorized(const HttpRequest& req) const {
 constexpr size_t kInlineMaxBody = 4096;
 
 bool FenecServer::HandleInline(HttpRequest& req, HttpResponse& res) {
-  if (req.method != "POST" || req.body.size() > kInlineMaxBody || !Authorized(req)) return false;
+  if (!Authorized(req)) return false;
   std::string_view target = req.target;
   auto parts = Split(target.substr(0, target.find('?')));
-  if (parts.size() != 1 || parts[0] != "query") return false;
-  std::optional<query::Answer> a = service_.QueryPointRead(req.body);
+  const bool get = req.method == "GET";
+  if (get && parts.size() == 1 && parts[0] == "health") {
+    Health(res);
+    return true;
+  }
+  const bool doc_get = get && parts.size() == 3 && parts[0] == "docs";
+  const bool point_read = req.method == "POST" && req.body.size() <= kInlineMaxBody && parts.size() == 1 &&
+                          parts[0] == "query";
+  if (!doc_get && !point_read) return false;
+  // Every engine read below takes the shared lock only if it is free at
+  // once: behind a writer, the request goes to a worker (which may wait).
+  NoWaitReads no_wait;
+  std::optional<query::Answer> a;
+  if (doc_get) {
+    a = service_.GetDoc(parts[1], parts[2]);
+  } else {
+    a = service_.QueryPointRead(req.body);
+  }
+  if (no_wait.busy() > 0) {
+    // Its answer is the engine's refusal, not the document's: dropped, and
+    // the worker reads again (its plan-cache lookup counted a second time).
+    reads_deferred_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
   if (!a) return false;
-  res.endpoint = "query";
+  res.endpoint = doc_get ? "docs_get" : "query";
   res.kind = a->kind;
   Json(res, a->http, std::move(a->body));
   return true;
@@ -138,13 +168,7 @@ void FenecServer::Handle(HttpRequest& req, HttpResponse& res) {
     return run("docs_put", service_.PutDocs(parts[1], req.body));
   }
   if (parts.size() == 1 && parts[0] == "health") {
-    res.endpoint = "health";
-    if (db_->GetStats().fail_stopped) {
-      Json(res, 503, R"({"status":"fail_stopped"})");
-    } else {
-      Json(res, 200, R"({"status":"ok"})");
-    }
-    return;
+    return Health(res);
   }
   if (parts.size() == 1 && parts[0] == "metrics") {
     res.endpoint = "metrics";
@@ -162,6 +186,9 @@ std::string FenecServer::MetricsText() const {
   metrics_.AppendText(out);
   http_->AppendMetrics(out);
   AppendEngineMetrics(out);
+  AppendCounter(out, "fenec_http_reads_deferred_total",
+                "Gets by id an io thread handed to a worker because the engine's lock was taken.",
+                static_cast<double>(reads_deferred()));
   const auto& cache = service_.cache();
   AppendCounter(out, "fenec_plan_cache_hits_total", "Statements found planned in the cache.",
                 static_cast<double>(cache.hits()));

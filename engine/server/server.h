@@ -4,13 +4,16 @@
 //   POST /docs/{collection}      a JSON array of documents (or one), one write
 //   POST /batch                  {"statements": [...]}: PUTs landed as one write
 //   GET  /docs/{collection}/{id}
-//   GET  /health                 {"status":"ok"}, 503 once the engine is fail-stopped
+//   GET  /health                 {"status":"ok"}, 503 once the engine is fail-stopped (or closed)
 //   GET  /metrics                Prometheus text: requests, latencies, engine, RSS
 //
 // Bodies are read by the transport and parsed by the query service with no
 // engine lock held; the engine takes its lock only inside its own calls.
+// The transport screens each header first (http_guard.h): Host, Origin,
+// the token, Content-Type and the body budget, before any body byte.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -26,7 +29,9 @@ class FenecServer {
  public:
   struct Config {
     HttpServer::Config http;
-    std::string token;  // non-empty: every request needs "Authorization: Bearer <token>"
+    // Non-empty: every request needs "Authorization: Bearer <token>"; the
+    // transport checks it at the header (config.http.token is set from it).
+    std::string token;
   };
 
   // The server does not own db; it must outlive the server.
@@ -40,14 +45,20 @@ class FenecServer {
 
   // Routes one request (public for tests of the routing without sockets).
   void Handle(HttpRequest& req, HttpResponse& res);
-  // The io thread's try before a worker gets a request other than a GET:
-  // answers a POST /query that is a get by id with a cached plan (as Handle
-  // would, counted alike), false for anything else (http_server.h, Inline).
+  // The io thread's try before a worker gets a request (http_server.h,
+  // Inline): answers /health from the engine's atomics, and a get by id
+  // (GET /docs/{c}/{id}, or a POST /query "GET c $1" with a cached plan) as
+  // Handle would, counted alike, if the engine's lock is free at once; false
+  // for anything else, and for a get whose lock was taken (counted in
+  // reads_deferred()), which a worker then answers.
   bool HandleInline(HttpRequest& req, HttpResponse& res);
   std::string MetricsText() const;
+  uint64_t reads_deferred() const { return reads_deferred_.load(std::memory_order_relaxed); }
+  ConnectionStats connection_stats() const { return http_->stats(); }
 
  private:
   bool Authorized(const HttpRequest& req) const;
+  void Health(HttpResponse& res) const;
   void AppendEngineMetrics(std::string& out) const;
 
   Database* db_;
@@ -56,6 +67,7 @@ class FenecServer {
   Metrics metrics_;
   std::unique_ptr<base::SmapsRollupSampler> smaps_;
   std::unique_ptr<HttpServer> http_;
+  std::atomic<uint64_t> reads_deferred_{0};
 };
 
 // True when host is a loopback address (127.0.0.0/8, ::1, "localhost").

@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   std::vector<int> idle_fds, slow_fds;
   idle_fds.reserve(static_cast<size_t>(idle));
   slow_fds.reserve(static_cast<size_t>(slow));
-  static constexpr char kBegin[] = "GET /health HTTP/1.1\r\nHost: holder\r\nX-Drip: ";
+  static constexpr char kBegin[] = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Drip: ";
   for (int i = 0; i < idle + slow; ++i) {
     int fd = fenec::scenarios::procs::ConnectLoopback(static_cast<uint16_t>(port));
     if (fd < 0) {

@@ -37,7 +37,7 @@ bool ReadSome(int fd, std::string* got, std::chrono::steady_clock::time_point de
 
 std::string HttpBytes(const std::string& method, const std::string& target, const std::string& body,
                       const std::string& extra, long long declared) {
-  std::string r = fmt::format("{} {} HTTP/1.1\r\nHost: soak\r\nConnection: close\r\n", method, target);
+  std::string r = fmt::format("{} {} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n", method, target);
   r += extra;
   if (!body.empty() || declared >= 0) {
     r += fmt::format("Content-Type: application/json\r\nContent-Length: {}\r\n",

@@ -133,7 +133,7 @@ void Soak::Wave(Clock::time_point wave_end) {
   }
   // Half a body, then nothing: the body deadline's case.
   std::vector<int> fds;
-  const std::string half = "POST /query HTTP/1.1\r\nHost: soak\r\nContent-Type: application/json\r\n"
+  const std::string half = "POST /query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                            "Content-Length: 1000\r\n\r\n{\"statement\": ";
   for (int i = 0; i < c_.slow_body; ++i) {
     const int fd = procs::ConnectLoopback(static_cast<uint16_t>(port_));

@@ -181,6 +181,25 @@ class Snapshot {
   virtual uint64_t lsn() const = 0;  // last LSN landed when pinned
 };
 
+// While one is alive on a thread, that thread's short reads (Get without a
+// snapshot, FindCollection) take the database's shared lock only if it is
+// free at once, and otherwise return kBusy with nothing read, instead of
+// waiting behind a writer that holds or awaits the lock. For a thread that
+// serves many clients and must never block (fenec-server's io threads): it
+// hands a refused read to a thread that may wait. Scopes nest; each counts
+// the reads refused on its thread while it lived.
+class NoWaitReads {
+ public:
+  NoWaitReads();
+  ~NoWaitReads();
+  NoWaitReads(const NoWaitReads&) = delete;
+  NoWaitReads& operator=(const NoWaitReads&) = delete;
+  uint64_t busy() const;  // reads this scope's thread was refused since the scope began
+
+ private:
+  uint64_t busy_at_start_;
+};
+
 struct ReadOptions {
   // Read this pinned view instead of the live database.
   std::shared_ptr<const Snapshot> snapshot;
@@ -309,6 +328,10 @@ class Database {
   // kClosed. Returns the first error met, or the fail-stop cause.
   virtual Status Close() = 0;
 
+  // Whether writes are accepted, from atomics alone (never the database's
+  // lock, so a health check never waits behind a writer): OK, kFailStopped
+  // carrying the first error, or kClosed.
+  virtual Status WriteState() const = 0;
   virtual Stats GetStats() const = 0;
   virtual void ResetStats() = 0;  // zeroes counters and maxima (not LSNs, not fail_stopped)
 

@@ -29,6 +29,7 @@ enum class StatusCode : unsigned char {
   kNotSupported,     // the filesystem or build lacks a feature (hard links, mmap, ...)
   kTooLarge,         // over a limit the engine enforces (fenec/limits.h), named in the message; nothing changed
   kTimedOut,         // a read's deadline passed or it was cancelled (ReadOptions); nothing changed
+  kBusy,             // a read that may not wait (NoWaitReads) found the lock taken; nothing read
 };
 
 const char* StatusCodeName(StatusCode code);
@@ -58,6 +59,7 @@ class Status {
   static Status NotSupported(std::string msg, std::string path = {});
   static Status TooLarge(std::string msg);
   static Status TimedOut(std::string msg);
+  static Status Busy(std::string msg);
 
   bool ok() const { return state_ == nullptr; }
   StatusCode code() const { return state_ ? state_->code : StatusCode::kOk; }
@@ -71,6 +73,7 @@ class Status {
   bool IsConstraint() const { return code() == StatusCode::kConstraint; }
   bool IsFailStopped() const { return code() == StatusCode::kFailStopped; }
   bool IsTooLarge() const { return code() == StatusCode::kTooLarge; }
+  bool IsBusy() const { return code() == StatusCode::kBusy; }
 
  private:
   struct State {

@@ -151,6 +151,7 @@ class DbImpl final : public Database {
   Status Checkpoint() override;
   Status Sync() override;
   Status Close() override;
+  Status WriteState() const override;  // db_read.cc
   Stats GetStats() const override;
   void ResetStats() override;
   Status Check() const override;

@@ -7,6 +7,35 @@
 namespace fenec {
 namespace {
 constexpr auto kRelaxed = std::memory_order_relaxed;
+
+// NoWaitReads' state: how many scopes are open on this thread, and how many
+// reads it has been refused (a scope reads the difference).
+thread_local int no_wait_depth = 0;
+thread_local uint64_t no_wait_refused = 0;
+
+// Takes lock shared: at once or not at all inside a NoWaitReads scope
+// (counting the refusal), else waiting as any read.
+bool LockForRead(RwLock& lock) FENEC_TRY_ACQUIRE_SHARED(true, lock) {
+  if (no_wait_depth == 0) {
+    lock.LockShared();
+    return true;
+  }
+  if (lock.TryLockShared()) return true;
+  ++no_wait_refused;
+  return false;
+}
+
+Status Busy() { return Status::Busy("the database's lock is taken and this thread may not wait (NoWaitReads)"); }
+
+}  // namespace
+
+NoWaitReads::NoWaitReads() : busy_at_start_(no_wait_refused) { ++no_wait_depth; }
+NoWaitReads::~NoWaitReads() { --no_wait_depth; }
+uint64_t NoWaitReads::busy() const { return no_wait_refused - busy_at_start_; }
+
+Status DbImpl::WriteState() const {
+  if (closed_.load(std::memory_order_acquire)) return Status::Closed();
+  return fail_.Check();  // an atomic while running; once stopped, the cause under its own short mutex
 }
 
 CollectionState* DbImpl::Lookup(CollectionId c) const {
@@ -19,7 +48,8 @@ CollectionView DbImpl::LiveView(const CollectionState* c) const {
 }
 
 Result<CollectionId> DbImpl::FindCollection(const std::string& name) const {
-  ReadLock lock(&lock_);
+  if (!LockForRead(lock_)) return Busy();
+  ReadLock lock(&lock_, ReadLock::Adopt{});
   auto it = names_.find(name);
   if (it == names_.end()) return Status::NotFound(fmt::format("no collection '{}'", name));
   return CollectionId{it->second};
@@ -114,7 +144,8 @@ Result<Document> DbImpl::Get(CollectionId collection, DocId id, const ReadOption
     bytes.assign(span.begin(), span.end());
   } else {
     // Only the copy of the row's bytes is made under the lock; decoding is not.
-    ReadLock lock(&lock_);
+    if (!LockForRead(lock_)) return Busy();
+    ReadLock lock(&lock_, ReadLock::Adopt{});
     if (id >= c->index.size() || !c->index[id].present())
       return Status::NotFound(fmt::format("no document {} in '{}'", id, c->name));
     auto span = rows_->Resolve(c->index[id]);

@@ -2,7 +2,13 @@
 // Stats reports. Counts only, never times.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include "fenec/database.h"
+#include "fenec/env.h"
 #include "engine/src/base/testing.h"
 
 namespace fenec {
@@ -176,6 +182,89 @@ TEST(LockStats, WriteBuffersAreFaultedInOutsideTheLock) {
   EXPECT_GT(st.buffer_flushes, 5u);
   // Every buffer begun took a spare made ready after the write before (the first took none).
   EXPECT_GE(st.write_buffers_prefaulted, st.buffer_flushes);
+}
+
+// Holds the database's write lock on demand: once armed, the next creation
+// of the Indexes/ folder (a @unique collection's first branch, made under
+// the write lock) waits until Release(), bounded so a broken test fails.
+class HoldingEnv : public EnvWrapper {
+ public:
+  HoldingEnv() : EnvWrapper(Env::Default()) {}
+  void Arm() {
+    std::lock_guard<std::mutex> l(mu_);
+    armed_ = true;
+  }
+  bool WaitEntered() {
+    std::unique_lock<std::mutex> l(mu_);
+    return cv_.wait_for(l, std::chrono::seconds(20), [&] { return entered_; });
+  }
+  void Release() {
+    std::lock_guard<std::mutex> l(mu_);
+    released_ = true;
+    cv_.notify_all();
+  }
+  Status CreateDir(const std::string& path) override {
+    {
+      std::unique_lock<std::mutex> l(mu_);
+      if (armed_ && path.ends_with("/Indexes")) {
+        armed_ = false;
+        entered_ = true;
+        cv_.notify_all();
+        cv_.wait_for(l, std::chrono::seconds(20), [&] { return released_; });
+      }
+    }
+    return EnvWrapper::CreateDir(path);
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool armed_ = false, entered_ = false, released_ = false;
+};
+
+// A NoWaitReads scope's Get and FindCollection are refused (kBusy, counted)
+// while a writer holds the lock, and read again once it is let go; the same
+// reads outside a scope wait for the writer; WriteState answers throughout.
+TEST(LockStats, NoWaitReadsAreRefusedWhileAWriterHoldsTheLock) {
+  base::ScratchDir dir;
+  HoldingEnv env;
+  Options o;
+  o.env = &env;
+  auto db = OpenDb(dir.path(), o);
+  auto c = db->CreateCollection("c", RowSchema());
+  ASSERT_TRUE(db->Put(*c, {Value("a"), Value(int64_t{1})}).ok());
+  env.Arm();
+  std::thread writer([&] {
+    EXPECT_TRUE(db->CreateCollection("u", Schema{{Field::Text("k").Unique()}}).ok());
+  });
+  ASSERT_TRUE(env.WaitEntered());
+  std::atomic<bool> released{false}, waited_read{false};
+  std::thread waiting([&] {
+    EXPECT_TRUE(db->Get(*c, 1).ok());  // outside a scope: waits out the hold
+    waited_read = released.load();
+  });
+  {
+    NoWaitReads scope;
+    EXPECT_TRUE(db->Get(*c, 1).status().IsBusy());
+    EXPECT_TRUE(db->FindCollection("c").status().IsBusy());
+    {
+      NoWaitReads inner;
+      EXPECT_TRUE(db->Get(*c, 1).status().IsBusy());
+      EXPECT_EQ(inner.busy(), 1u);
+    }
+    EXPECT_EQ(scope.busy(), 3u);
+    EXPECT_TRUE(db->WriteState().ok());
+    released = true;
+    env.Release();
+    writer.join();
+    waiting.join();
+    EXPECT_TRUE(waited_read.load());
+    EXPECT_TRUE(db->Get(*c, 1).ok());
+    EXPECT_TRUE(db->FindCollection("u").ok());
+    EXPECT_EQ(scope.busy(), 3u);
+  }
+  ASSERT_TRUE(db->Close().ok());
+  EXPECT_EQ(db->WriteState().code(), StatusCode::kClosed);
 }
 
 }  // namespace

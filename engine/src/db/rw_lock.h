@@ -57,6 +57,8 @@ class FENEC_CAPABILITY("mutex") RwLock {
   RwLock& operator=(const RwLock&) = delete;
 
   void LockShared() FENEC_ACQUIRE_SHARED() { pthread_rwlock_rdlock(&lock_); }
+  // False at once when a writer holds the lock or waits for it (writer preference).
+  bool TryLockShared() FENEC_TRY_ACQUIRE_SHARED(true) { return pthread_rwlock_tryrdlock(&lock_) == 0; }
   void UnlockShared() FENEC_RELEASE_SHARED() { pthread_rwlock_unlock(&lock_); }
 
   void Lock() FENEC_ACQUIRE() {
@@ -158,7 +160,9 @@ class FENEC_CAPABILITY("mutex") RwLock {
 // Holds an RwLock shared for its scope (reads).
 class FENEC_SCOPED_CAPABILITY ReadLock {
  public:
+  struct Adopt {};  // the caller already holds it shared (TryLockShared succeeded)
   explicit ReadLock(RwLock* lock) FENEC_ACQUIRE_SHARED(lock) : lock_(lock) { lock_->LockShared(); }
+  ReadLock(RwLock* lock, Adopt) FENEC_REQUIRES_SHARED(lock) : lock_(lock) {}
   ~ReadLock() FENEC_RELEASE() { lock_->UnlockShared(); }
   ReadLock(const ReadLock&) = delete;
   ReadLock& operator=(const ReadLock&) = delete;

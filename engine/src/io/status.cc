@@ -22,6 +22,7 @@ const char* StatusCodeName(StatusCode code) {
     case StatusCode::kNotSupported: return "NotSupported";
     case StatusCode::kTooLarge: return "TooLarge";
     case StatusCode::kTimedOut: return "TimedOut";
+    case StatusCode::kBusy: return "Busy";
   }
   return "Unknown";
 }
@@ -74,6 +75,7 @@ Status Status::NotSupported(std::string msg, std::string path) {
 }
 Status Status::TooLarge(std::string msg) { return Status(StatusCode::kTooLarge, 0, {}, {}, std::move(msg)); }
 Status Status::TimedOut(std::string msg) { return Status(StatusCode::kTimedOut, 0, {}, {}, std::move(msg)); }
+Status Status::Busy(std::string msg) { return Status(StatusCode::kBusy, 0, {}, {}, std::move(msg)); }
 
 std::string Status::ToString() const {
   if (ok()) return "OK";
