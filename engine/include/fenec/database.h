@@ -220,10 +220,10 @@ class Database {
   // journals and its @hnsw linker threads are made before the collection is
   // visible or journaled; if one fails, what was made is removed (a folder
   // the removal leaves is removed at the next open) and the database goes
-  // on. Fails: kInvalidArgument (Schema::Validate, bad name, more than
-  // kMaxCollections live), kAlreadyExists, kFailStopped, kIOError/kNoSpace
-  // (making a folder, a file or a thread; nothing changed), or - irrevocable,
-  // the database is then fail-stopped - its journal record's write failed.
+  // on. Fails: kInvalidArgument (Schema::Validate, bad name, 4 096 live
+  // already), kAlreadyExists, kFailStopped, kIOError/kNoSpace (making a
+  // folder, a file or a thread; nothing changed), or - irrevocable, then
+  // fail-stopped - its journal record's write or an unexpected exception.
   virtual Result<CollectionId> CreateCollection(const std::string& name, const Schema& schema) = 0;
   // Journals the drop, then (once that is durable) stops its linkers and
   // removes its index storages; the name is free again at once and the

@@ -227,6 +227,51 @@ TEST_P(CreateFault, LinkerThatCannotStartLeavesNothing) {
   }
 }
 
+// An Env whose removals under Indexes/ fail while `refuse` is set.
+class NoRemoveEnv final : public EnvWrapper {
+ public:
+  NoRemoveEnv() : EnvWrapper(Env::Default()) {}
+  Status DeleteFile(const std::string& path) override {
+    if (refuse && path.find("/Indexes/c") != std::string::npos) return Status::IOError("unlink", path, EIO);
+    return EnvWrapper::DeleteFile(path);
+  }
+  Status DeleteDir(const std::string& path) override {
+    if (refuse && path.find("/Indexes/c") != std::string::npos) return Status::IOError("rmdir", path, EIO);
+    return EnvWrapper::DeleteDir(path);
+  }
+  bool refuse = false;
+};
+
+// A failed create whose cleanup fails too: its folders stay, harmless (its
+// id is never given again), and the next open removes them.
+TEST(CreateFaultCleanup, FoldersACleanupLeftGoAtTheNextOpen) {
+  base::ScratchDir dir;
+  NoRemoveEnv env;
+  auto db = Database::Open(dir.path(), Opts(&env, Journals::kShared));
+  ASSERT_TRUE(db.ok());
+  env.refuse = true;
+  VectorField::FailNthLinkerStartForTest(1);
+  auto c = (*db)->CreateCollection("c", Indexed());
+  VectorField::FailNthLinkerStartForTest(0);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(IndexFolders(dir.path()).size(), 3u) << "the cleanup could not remove them";
+  auto again = (*db)->CreateCollection("c", Indexed());
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->value, 1u) << "the failed create's id 0 is not given again";
+  ASSERT_TRUE((*db)->Put(*again, Row(0)).ok());
+  EXPECT_EQ(IndexFolders(dir.path()).size(), 6u);
+  ASSERT_TRUE((*db)->Close().ok());
+  env.refuse = false;
+  db = Database::Open(dir.path(), Opts(&env, Journals::kShared));
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  std::set<std::string> left = IndexFolders(dir.path());
+  EXPECT_EQ(left.size(), 3u);
+  for (const auto& f : left) EXPECT_EQ(f.rfind("c1.", 0), 0u) << f;
+  auto found = (*db)->FindCollection("c");
+  ASSERT_TRUE(found.ok());
+  ExpectWhole(db->get(), *found, 1, "after the reopen");
+}
+
 // The first indexed collection probes for hard links; an EIO there says
 // nothing about links, so the create fails alone and the next one decides.
 TEST(CreateFaultProbe, FailedLinkProbeLeavesJournalsUndecided) {
