@@ -203,8 +203,9 @@ TEST_P(CreateFault, LinkerThatCannotStartLeavesNothing) {
   base::ScratchDir dir;
   Schema two = Indexed();
   two.fields.push_back(Field::Vector("w", 4).Hnsw());
+  FaultEnv env;
   for (uint64_t nth : {1, 2}) {
-    auto db = Database::Open(dir.path(), Opts(Env::Default(), GetParam()));
+    auto db = Database::Open(dir.path(), Opts(&env, GetParam()));
     ASSERT_TRUE(db.ok());
     VectorField::FailNthLinkerStartForTest(nth);
     auto c = (*db)->CreateCollection("c", two);
@@ -216,6 +217,14 @@ TEST_P(CreateFault, LinkerThatCannotStartLeavesNothing) {
     EXPECT_TRUE((*db)->FindCollection("c").status().IsNotFound());
     EXPECT_TRUE(IndexFolders(dir.path()).empty()) << "its branch folders were removed";
     EXPECT_EQ((*db)->GetStats().vector_indexes, 0u);
+    // A power cut now: the reopen finds no trace of it either.
+    env.Crash();
+    db->reset();
+    env.ApplyCrash(nth);
+    db = Database::Open(dir.path(), Opts(&env, GetParam()));
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    EXPECT_TRUE((*db)->ListCollections().empty());
+    EXPECT_TRUE(IndexFolders(dir.path()).empty());
     auto again = (*db)->CreateCollection("c", two);
     ASSERT_TRUE(again.ok()) << again.status().ToString();
     Document d = Row(0);
