@@ -242,8 +242,23 @@ class Database {
   // kIOError/kNoSpace.
   static Result<std::unique_ptr<Database>> Open(const std::string& folder, const Options& options);
 
-  // Fails: kInvalidArgument (Schema::Validate, bad name), kAlreadyExists, kFailStopped, kIOError.
+  // All or nothing: its index storages (Indexes/c<id>.f<field>.*/), their
+  // journals and its @hnsw linker threads are made before the collection is
+  // visible or journaled; if one fails, what was made is removed (a folder
+  // the removal leaves is removed at the next open) and the database goes
+  // on. Fails: kInvalidArgument (Schema::Validate, bad name, 4 096 live
+  // already), kAlreadyExists, kFailStopped, kIOError/kNoSpace (making a
+  // folder, a file or a thread; nothing changed), or - irrevocable, then
+  // fail-stopped - its journal record's write or an unexpected exception.
   virtual Result<CollectionId> CreateCollection(const std::string& name, const Schema& schema) = 0;
+  // Journals the drop, then (once that is durable) stops its linkers and
+  // removes its index storages; the name is free again at once and the
+  // collection no longer counts against the limit. Its handles return
+  // kNotFound from then on; reads already running, and snapshots pinned
+  // before, go on reading it. A handle is never given again, so a collection
+  // created again under the name has a new one. Fails: kNotFound,
+  // kFailStopped, kIOError/kNoSpace (its record's write: fail-stopped).
+  virtual Status DropCollection(const std::string& name) = 0;
   // Fails: kNotFound.
   virtual Result<CollectionId> FindCollection(const std::string& name) const = 0;
   virtual std::vector<std::string> ListCollections() const = 0;

@@ -76,6 +76,7 @@ class Env {
   virtual Status Open(const std::string& path, OpenMode mode, std::unique_ptr<File>* out) = 0;
   virtual Status CreateDir(const std::string& path) = 0;          // ok if it exists
   virtual Status DeleteFile(const std::string& path) = 0;         // kNotFound if absent
+  virtual Status DeleteDir(const std::string& path) = 0;          // an empty directory; kNotFound if absent
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
   virtual Status Link(const std::string& from, const std::string& to) = 0;  // kNotSupported across volumes
   virtual Status ListDir(const std::string& path, std::vector<std::string>* names) = 0;  // no . or ..
@@ -123,6 +124,7 @@ class EnvWrapper : public Env {
   }
   Status CreateDir(const std::string& path) override { return target_->CreateDir(path); }
   Status DeleteFile(const std::string& path) override { return target_->DeleteFile(path); }
+  Status DeleteDir(const std::string& path) override { return target_->DeleteDir(path); }
   Status Rename(const std::string& from, const std::string& to) override { return target_->Rename(from, to); }
   Status Link(const std::string& from, const std::string& to) override { return target_->Link(from, to); }
   Status ListDir(const std::string& path, std::vector<std::string>* names) override {

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+
 #include "engine/src/journal/format.h"
 #include "engine/src/journal/reader.h"
 
@@ -11,6 +13,19 @@ namespace fenec {
 std::string BranchFolder(const std::string& root_folder, uint32_t collection, FieldIndexes::BranchField b) {
   return fmt::format("{}/Indexes/c{}.f{}.{}", root_folder, collection, b.field,
                      b.hnsw ? "hnsw" : b.text ? "text" : "unique");
+}
+
+Status RemoveFolder(Env* env, const std::string& folder) {
+  std::vector<std::string> names;
+  if (Status s = env->ListDir(folder, &names); !s.ok()) return s.IsNotFound() ? Status::OK() : s;
+  for (const std::string& name : names) {
+    const std::string path = folder + "/" + name;
+    Status s = env->DeleteFile(path);
+    if (s.err() == EISDIR || s.err() == EPERM) s = RemoveFolder(env, path);  // a directory
+    if (!s.ok() && !s.IsNotFound()) return s;
+  }
+  Status s = env->DeleteDir(folder);
+  return s.IsNotFound() ? Status::OK() : s;
 }
 
 void BeginBranchRecord(size_t entries, base::Bytes* out) {

@@ -56,6 +56,9 @@ struct Branch {
 };
 
 std::string BranchFolder(const std::string& root_folder, uint32_t collection, FieldIndexes::BranchField b);
+// Removes a branch folder and everything in it (a storage's folder is two
+// levels deep); OK if it is absent. Fails: kIOError, as the Env's calls.
+Status RemoveFolder(Env* env, const std::string& folder);
 
 // Record payloads. The root LSN is not known until the record is appended
 // under the write lock: payloads are built with 8 zero bytes in front and

@@ -4,8 +4,11 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <system_error>
+#include <unordered_set>
 
 #include "engine/src/db/db_impl.h"
 #include "engine/src/db/payload.h"
@@ -18,32 +21,38 @@ std::atomic<bool> fallback_said{false};
 
 }  // namespace
 
-bool DbImpl::SharedJournals() {
-  if (shared_journals_ >= 0) return shared_journals_ == 1;
-  shared_journals_ = 0;
-  if (options_.journals != Journals::kShared) return false;
+Status DbImpl::SharedJournals(bool* shared) {
+  *shared = shared_journals_ == 1;
+  if (shared_journals_ >= 0) return Status::OK();
+  if (options_.journals != Journals::kShared) {
+    shared_journals_ = 0;
+    return Status::OK();
+  }
   // Branch folders live under Indexes/, so a link from the root's Journals/
   // into Indexes/ working means links into every branch's Journals/ work.
   const std::string root = storage_->folder();
   const std::string from = storage_->journal_dir() + "/.link-probe", to = root + "/Indexes/.link-probe";
-  Status s = env_->CreateDir(root + "/Indexes");
+  if (Status s = env_->CreateDir(root + "/Indexes"); !s.ok()) return s;
   std::unique_ptr<File> f;
-  if (s.ok()) s = env_->Open(from, OpenMode::kCreate, &f);
+  if (Status s = env_->Open(from, OpenMode::kCreate, &f); !s.ok()) return s;
   f.reset();
-  if (s.ok()) {
-    (void)env_->DeleteFile(to);
-    s = env_->Link(from, to);
-    (void)env_->DeleteFile(to);
-  }
+  (void)env_->DeleteFile(to);
+  Status linked = env_->Link(from, to);
+  (void)env_->DeleteFile(to);
   (void)env_->DeleteFile(from);
-  if (s.ok()) {
+  if (linked.ok()) {
     shared_journals_ = 1;
-    return true;
+    *shared = true;
+    return Status::OK();
   }
+  // An EIO or ENOSPC says nothing about links: the next collection asks again.
+  const bool refused = linked.code() == StatusCode::kNotSupported || linked.err() == EPERM || linked.err() == EMLINK;
+  if (!refused) return linked;
+  shared_journals_ = 0;
   if (!fallback_said.exchange(true))
     std::fprintf(stderr, "fenecdb: hard links fail in %s (%s): journals are separate (one per storage)\n",
-                 root.c_str(), s.ToString().c_str());
-  return false;
+                 root.c_str(), linked.ToString().c_str());
+  return Status::OK();
 }
 
 Status DbImpl::RebuildBranchIndex(CollectionState* c, FieldIndexes::BranchField b) {
@@ -78,9 +87,11 @@ VectorField* DbImpl::VectorOf(const CollectionState* c, int f) {
   return nullptr;
 }
 
-void DbImpl::StartLinkers() {
-  for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i)
-    for (auto& vf : collections_[i]->vectors) vf->StartLinker();
+Status DbImpl::StartLinkers() {
+  for (const auto& c : LiveCollections())
+    for (auto& vf : c->vectors)
+      if (Status s = vf->StartLinker(); !s.ok()) return s;
+  return Status::OK();
 }
 
 
@@ -101,13 +112,19 @@ Status DbImpl::LoadVectorBranch(CollectionState* c, FieldIndexes::BranchField b,
 }
 
 Status DbImpl::AttachBranches(CollectionState* c, bool recovering, uint64_t max_root_lsn, bool* dirty) {
-  const bool shared = SharedJournals();
+  bool shared = false;
+  if (Status s = SharedJournals(&shared); !s.ok()) return s;
+  if (Status s = env_->CreateDir(storage_->folder() + "/Indexes"); !s.ok()) return s;
+  std::vector<BranchState> states;
   for (FieldIndexes::BranchField bf : c->indexes->branch_fields()) {
     auto b = std::make_unique<Branch>();
     b->field = bf;
     const std::string folder = BranchFolder(storage_->folder(), c->id, bf);
-    if (Status s = env_->CreateDir(storage_->folder() + "/Indexes"); !s.ok()) return s;
-    uint64_t id = options_.storage_id == 0 ? 0 : options_.storage_id + 1 + c->id * 4096 + bf.field * 2 + bf.text;
+    // A new collection's id was never live, so whatever is there is a
+    // failed create's or an interrupted drop's leftover.
+    if (!recovering)
+      if (Status s = RemoveFolder(env_, folder); !s.ok()) return s;
+    uint64_t id = options_.storage_id == 0 ? 0 : options_.storage_id + 1 + uint64_t{c->id} * 4096 + bf.field * 2 + bf.text;
     if (Status s = Storage::Open(env_, folder, true, false, id, &b->storage); !s.ok()) return s;
     BranchState st;
     if (Status s = RecoverBranch(env_, *b->storage, bf.hnsw, max_root_lsn, &st, options_.recovery); !s.ok()) return s;
@@ -142,19 +159,78 @@ Status DbImpl::AttachBranches(CollectionState* c, bool recovering, uint64_t max_
       }
       if (st.ignored_ahead > 0) *dirty = true;
     }
-    const Superblock& sb = b->storage->superblock();
-    if (shared) {
-      b->stream = gc_->AddStream(sb.storage_id, st.last_lsn, b->storage->journal_dir());
-    } else {
-      b->writer = std::make_unique<journal::JournalWriter>(env_, b->storage->journal_dir(), options_.journal_file_bytes,
-                                                          options_.journal_zero_ahead);
-      b->gc = std::make_unique<journal::GroupCommit>(b->writer.get(), sb.storage_id, st.last_lsn,
-                                                     CommitPolicyOf(options_), &fail_);
-      if (options_.durability == Durability::kBuffered) b->gc->StartPeriodicSync(options_.sync_ms, nullptr);
-    }
+    states.push_back(std::move(st));
     c->branches.push_back(std::move(b));
   }
+  // Journals last, once every storage opened: a stream registered in the
+  // root's group commit is never taken back.
+  for (size_t k = 0; k < c->branches.size(); ++k) {
+    Branch* b = c->branches[k].get();
+    const Superblock& sb = b->storage->superblock();
+    if (shared) {
+      b->stream = gc_->AddStream(sb.storage_id, states[k].last_lsn, b->storage->journal_dir());
+      continue;
+    }
+    b->writer = std::make_unique<journal::JournalWriter>(env_, b->storage->journal_dir(), options_.journal_file_bytes,
+                                                        options_.journal_zero_ahead);
+    b->gc = std::make_unique<journal::GroupCommit>(b->writer.get(), sb.storage_id, states[k].last_lsn,
+                                                   CommitPolicyOf(options_), &fail_);
+    if (options_.durability == Durability::kBuffered) {
+      try {
+        b->gc->StartPeriodicSync(options_.sync_ms, nullptr);
+      } catch (const std::system_error& e) {
+        return Status::IOError("start branch syncer thread", b->storage->folder(), e.code().value());
+      }
+    }
+  }
   return Status::OK();
+}
+
+Status DbImpl::BuildCollection(CollectionState* c) {
+  if (!c->indexes->empty()) {
+    bool dirty = false;
+    if (Status s = AttachBranches(c, /*recovering=*/false, 0, &dirty); !s.ok()) return s;
+  }
+  for (auto& vf : c->vectors)
+    if (Status s = vf->StartLinker(); !s.ok()) return s;
+  return Status::OK();
+}
+
+void DbImpl::ReleaseCollection(CollectionState* c) {
+  for (auto& vf : c->vectors) vf->StopLinker();
+  std::vector<Branch*> branches;
+  {
+    ReadLock lock(&lock_);  // c is unpublished: nothing changes its branches any more
+    for (auto& b : c->branches) branches.push_back(b.get());
+  }
+  for (Branch* b : branches) {
+    if (b->gc) {
+      // Commits landed before the drop may still wait on this journal.
+      (void)b->gc->SyncAll();
+      b->gc->StopPeriodicSync();
+    }
+    if (b->writer) b->writer->Close();
+    (void)RemoveFolder(env_, b->storage->folder());
+  }
+  // A create that failed before its first branch storage opened left its
+  // folders half made, unnamed by any Branch.
+  for (FieldIndexes::BranchField bf : IndexSet(c).branch_fields())
+    (void)RemoveFolder(env_, BranchFolder(storage_->folder(), c->id, bf));
+}
+
+void DbImpl::RemoveOrphanBranches() {
+  std::vector<std::string> names;
+  const std::string dir = storage_->folder() + "/Indexes";
+  if (!env_->ListDir(dir, &names).ok()) return;
+  std::unordered_set<std::string> owned;
+  for (CollectionState* c : LiveLocked())
+    for (FieldIndexes::BranchField bf : c->indexes->branch_fields())
+      owned.insert(BranchFolder(storage_->folder(), c->id, bf));
+  for (const std::string& name : names) {
+    const std::string path = dir + "/" + name;
+    if (name.empty() || name[0] != 'c' || owned.count(path)) continue;
+    (void)RemoveFolder(env_, path);
+  }
 }
 
 uint64_t DbImpl::AppendCommit(CollectionState* c, std::span<const uint8_t> root,
@@ -188,9 +264,7 @@ Status DbImpl::CommitUnderLockAll(CollectionState* c) {
 }
 
 void DbImpl::CaptureBranches(std::vector<BranchCheckpoint>* out) {
-  uint32_t n = ncollections_.load(std::memory_order_acquire);
-  for (uint32_t i = 0; i < n; ++i) {
-    CollectionState* c = collections_[i].get();
+  for (CollectionState* c : LiveLocked()) {
     if (c->branches.empty()) continue;
     BranchCheckpoint ck{c, c->schema, c->index.Share(), {}, {}, {}};
     for (auto& b : c->branches) {
@@ -239,23 +313,28 @@ Status DbImpl::CheckpointBranches(std::vector<BranchCheckpoint>& todo, const Buf
   return Status::OK();
 }
 
-std::vector<Branch*> DbImpl::AllBranches() const {
-  std::vector<Branch*> out;
+DbImpl::BranchRefs DbImpl::AllBranches() const {
+  BranchRefs out;
   ReadLock lock(&lock_);  // CreateCollection attaches branches under the write lock
-  for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i)
-    for (auto& b : collections_[i]->branches) out.push_back(b.get());
+  for (CollectionState* c : LiveLocked()) {
+    if (c->branches.empty()) continue;
+    out.owners.push_back(collections_[c->id % kMaxCollections]);
+    for (auto& b : c->branches) out.branches.push_back(b.get());
+  }
   return out;
 }
 
 Status DbImpl::SyncBranches() {
-  for (Branch* b : AllBranches())
+  BranchRefs refs = AllBranches();
+  for (Branch* b : refs.branches)
     if (b->gc)
       if (Status s = b->gc->SyncAll(); !s.ok()) return s;
   return Status::OK();
 }
 
 void DbImpl::StopBranchSyncers() {
-  for (Branch* b : AllBranches())
+  BranchRefs refs = AllBranches();
+  for (Branch* b : refs.branches)
     if (b->gc) b->gc->StopPeriodicSync();
 }
 

@@ -16,9 +16,14 @@
 // fails leaves its ids unused. Journal records carry ids explicitly, so
 // replay lands each row where it was.
 //
-// Collections are never dropped: collections_ is reserved once and
-// published through ncollections_ (release/acquire), so a handle needs no
-// lock to be found.
+// Collections: a handle (CollectionId) is the collection's id, unique for
+// the database's life (a dropped collection's id is never given again); its
+// slot is id % kMaxCollections, free while no live collection holds it.
+// collections_ (by slot, under lock_) owns the live ones; handles_ mirrors
+// it for the write path and long reads, which take a reference without the
+// lock (Acquire) and hold it until they are done, so a DropCollection never
+// frees a state under them. A write that lands after the drop finds
+// `dropped` set under the write lock and returns kNotFound.
 //
 // Lock rules are annotations, not comments: state a lock guards is declared
 // FENEC_GUARDED_BY(lock_) (a collection's, FENEC_GUARDED_BY(&DbImpl::lock_):
@@ -73,12 +78,13 @@ class PinnedView final : public Snapshot {
  public:
   struct Pinned {
     bool pinned = false;
+    uint32_t id = 0;  // the handle pinned in this slot
     std::shared_ptr<const Schema> schema;
     IdIndex index;
   };
   uint64_t lsn() const override { return lsn_; }
   uint64_t lsn_ = 0;
-  std::vector<Pinned> collections;  // by collection id
+  std::vector<Pinned> collections;  // by slot (DbImpl: id % kMaxCollections)
   BufferList buffers;
   const uint8_t* map = nullptr;
   const void* owner = nullptr;  // the DbImpl that made it
@@ -112,6 +118,7 @@ inline journal::CommitPolicy CommitPolicyOf(const Options& o) {
 struct CommitTicket {
   uint64_t lsn = 0;
   std::vector<std::pair<journal::GroupCommit*, uint64_t>> branches;
+  std::shared_ptr<CollectionState> keep;  // owns the branches' journals until the commit is awaited
 };
 
 class DbImpl final : public Database {
@@ -129,6 +136,7 @@ class DbImpl final : public Database {
   Status Recover();  // Open's second half: catalog, replay, journal, syncer; then resets the lock figures
 
   Result<CollectionId> CreateCollection(const std::string& name, const Schema& schema) override;
+  Status DropCollection(const std::string& name) override;
   Result<CollectionId> FindCollection(const std::string& name) const override;
   std::vector<std::string> ListCollections() const override;
   Result<Schema> GetSchema(CollectionId collection) const override;
@@ -201,14 +209,26 @@ class DbImpl final : public Database {
   Status CommitUnderLockAll(CollectionState* c) FENEC_REQUIRES(lock_);
   // Whether shared journals are in effect: decided once, on first need
   // (under the write lock), by trying a hard link between the root's
-  // Journals/ and Indexes/.
-  bool SharedJournals() FENEC_REQUIRES(lock_);
+  // Journals/ and Indexes/. A link refused (another volume, no hard links)
+  // decides separate journals; any other failure is returned, undecided.
+  Status SharedJournals(bool* shared) FENEC_REQUIRES(lock_);
   // Opens (or creates) c's branch storages and attaches their journals. At
   // open (recovering): loads each index from its branch when the branch
   // reaches c->last_lsn, else rebuilds it from the rows; *dirty is set if a
   // checkpoint must follow (a branch rebuilt or holding ignored records).
   Status AttachBranches(CollectionState* c, bool recovering, uint64_t max_root_lsn, bool* dirty)
       FENEC_REQUIRES(lock_);
+  // CreateCollection's fallible part, before c is published: its branch
+  // storages (any leftover folder at their paths removed first) and
+  // journals, and its linkers. On failure c is left for ReleaseCollection.
+  Status BuildCollection(CollectionState* c) FENEC_REQUIRES(lock_);
+  // A collection dropped (its record durable) or never published: stops and
+  // joins its linkers, flushes and closes its branch journals, removes its
+  // branch folders. Best effort: a folder left is removed at the next open.
+  void ReleaseCollection(CollectionState* c) FENEC_EXCLUDES(lock_);
+  // At open: removes Indexes/ folders no live collection owns (a drop or a
+  // failed create that a crash interrupted).
+  void RemoveOrphanBranches() FENEC_REQUIRES(lock_);
   Status RebuildBranchIndex(CollectionState* c, FieldIndexes::BranchField b) FENEC_REQUIRES(lock_);
   // An @hnsw branch at open: its graph loaded and its tail applied, or
   // (behind, or written with other index options) rebuilt from the rows.
@@ -216,7 +236,7 @@ class DbImpl final : public Database {
                           bool whole, bool* rebuilt) FENEC_REQUIRES(lock_);
   // The collection's VectorField for schema field f, or null.
   static VectorField* VectorOf(const CollectionState* c, int f);
-  void StartLinkers();  // every collection's; after open's recovery
+  Status StartLinkers();  // every collection's; after open's recovery. Fails: kIOError (no thread)
   // --- db_near.cc
   // Check's part for c's @hnsw fields, their queues empty: each graph holds
   // exactly the rows' vectors.
@@ -235,13 +255,26 @@ class DbImpl final : public Database {
   };
   void CaptureBranches(std::vector<BranchCheckpoint>* out) FENEC_REQUIRES(lock_);
   Status CheckpointBranches(std::vector<BranchCheckpoint>& todo, const BufferList& buffers, uint64_t root_lsn);
-  std::vector<Branch*> AllBranches() const FENEC_EXCLUDES(lock_);  // takes the shared lock
+  // Takes the shared lock; the collections keep the branches alive.
+  struct BranchRefs {
+    std::vector<std::shared_ptr<CollectionState>> owners;
+    std::vector<Branch*> branches;
+  };
+  BranchRefs AllBranches() const FENEC_EXCLUDES(lock_);
   Status SyncBranches();
   void StopBranchSyncers();
 
   // --- db_read.cc
-  CollectionState* Lookup(CollectionId c) const;
+  // The live collection with this handle, or null. Lookup: valid while the
+  // lock is held; Acquire: a reference, no lock needed.
+  CollectionState* Lookup(CollectionId c) const FENEC_REQUIRES_SHARED(lock_);
+  std::shared_ptr<CollectionState> Acquire(CollectionId c) const;
+  std::shared_ptr<const Schema> SchemaOf(CollectionId c) const FENEC_EXCLUDES(lock_);
+  // Every live collection, in id order (references: used after the lock).
+  std::vector<std::shared_ptr<CollectionState>> LiveCollections() const FENEC_EXCLUDES(lock_);
+  std::vector<CollectionState*> LiveLocked() const FENEC_REQUIRES_SHARED(lock_);
   CollectionView LiveView(const CollectionState* c) const FENEC_REQUIRES_SHARED(lock_);
+  // Null (only given): that collection was dropped.
   std::shared_ptr<const PinnedView> PinCollections(const CollectionState* only) const;
   Result<CollectionView> SnapshotView(const ReadOptions& ro, CollectionId c) const;
   // Visits matching rows with ids after ro.after in id order until fn
@@ -251,15 +284,27 @@ class DbImpl final : public Database {
   // Index-answered scan under the shared lock; false if the filter has no indexed condition.
   bool IndexCandidates(const CollectionState* c, const CompiledFilter& f, std::vector<uint64_t>* ids) const
       FENEC_REQUIRES_SHARED(lock_);
+  // *schema: the one fn's rows are decoded with (set before the first call).
   Status ScanRows(CollectionId collection, const Filter& filter, const ReadOptions& ro,
-                  const std::function<bool(uint64_t, const std::vector<FieldRef>&)>& fn) const;
+                  const std::function<bool(uint64_t, const std::vector<FieldRef>&)>& fn,
+                  std::shared_ptr<const Schema>* schema) const;
 
   // --- db_open.cc
   Status RecoverLocked() FENEC_EXCLUDES(lock_);  // takes the write lock for the replay
   Status ApplyRecord(uint64_t lsn, std::span<const uint8_t> payload) FENEC_REQUIRES(lock_);
-  // Fails: kInvalidArgument (an @hnsw field the vector index refuses: a catalog's bad dim).
+  // A collection's state, not yet visible. Fails: kInvalidArgument (an
+  // @hnsw field the vector index refuses: a catalog's bad dim).
+  Result<std::shared_ptr<CollectionState>> MakeCollection(uint32_t id, const std::string& name,
+                                                          const Schema& schema) const FENEC_REQUIRES(lock_);
+  // Makes c visible by name and handle, and counts it; Unpublish undoes it.
+  void Publish(std::shared_ptr<CollectionState> c) FENEC_REQUIRES(lock_);
+  void Unpublish(CollectionState* c) FENEC_REQUIRES(lock_);
+  // Replay's and the catalog's: made and published. Fails: as MakeCollection.
   Result<CollectionState*> AddCollection(uint32_t id, const std::string& name, const Schema& schema)
       FENEC_REQUIRES(lock_);
+  // The id a new collection gets: the first at or past next_collection_id_
+  // whose slot is free (one is: fewer than kMaxCollections live).
+  uint32_t FreeCollectionId() const FENEC_REQUIRES(lock_);
   Status LoadCatalog() FENEC_REQUIRES(lock_);
   void EncodeCatalog(base::Bytes* out) const FENEC_REQUIRES(lock_);
   Status CheckpointNow() FENEC_REQUIRES(checkpoint_mu_);
@@ -271,8 +316,11 @@ class DbImpl final : public Database {
   mutable RwLock lock_;  // the database's one lock (see the top)
   std::unique_ptr<RowStore> rows_;
   std::shared_ptr<ChunkPool> pool_ = std::make_shared<ChunkPool>();  // id-index chunks, all collections
-  std::vector<std::unique_ptr<CollectionState>> collections_;  // reserved kMaxCollections
-  std::atomic<uint32_t> ncollections_{0};
+  std::vector<std::shared_ptr<CollectionState>> collections_ FENEC_GUARDED_BY(lock_);  // by slot, kMaxCollections
+  std::unique_ptr<std::atomic<std::shared_ptr<CollectionState>>[]> handles_;  // the same; set under the write lock
+  uint32_t live_collections_ FENEC_GUARDED_BY(lock_) = 0;
+  std::atomic<uint32_t> slot_end_{0};  // slots at or past it were never used; raised under the write lock
+  uint32_t next_collection_id_ FENEC_GUARDED_BY(lock_) = 0;   // ids below it were given (the catalog keeps it)
   std::unordered_map<std::string, uint32_t> names_ FENEC_GUARDED_BY(lock_);
   std::unique_ptr<journal::JournalWriter> jwriter_;
   std::unique_ptr<journal::GroupCommit> gc_;
@@ -323,10 +371,14 @@ struct CollectionState {
   // index set is fixed: DbImpl::IndexSet).
   std::unique_ptr<FieldIndexes> indexes FENEC_PT_GUARDED_BY(&DbImpl::lock_);
   // JR-1: a branch storage per index (FieldIndexes::branch_fields order),
-  // attached at open or creation (under the write lock), never removed.
+  // attached at open or creation (under the write lock), never removed
+  // (a dropped collection's are closed, and freed with it).
   std::vector<std::unique_ptr<Branch>> branches FENEC_GUARDED_BY(&DbImpl::lock_);
   // The last root LSN that touched this collection.
   uint64_t last_lsn FENEC_GUARDED_BY(&DbImpl::lock_) = 0;
+  // Set (under the write lock) when it is dropped or its creation failed: a
+  // write holding a reference lands nothing.
+  bool dropped FENEC_GUARDED_BY(&DbImpl::lock_) = false;
   // One per @hnsw field (FieldIndexes::hnsw_fields order). Made before the
   // collection is published and never replaced, so read without a lock;
   // each is thread-safe (vector_field.h).

@@ -26,14 +26,15 @@ namespace fenec {
 Result<std::vector<NearHit>> DbImpl::Near(CollectionId collection, int field, std::span<const float> query,
                                           const NearOptions& o) const {
   if (closed_.load(std::memory_order_acquire)) return Status::Closed();
-  const CollectionState* c = Lookup(collection);
+  // Held for the whole search: a drop meanwhile frees neither graph nor rows.
+  std::shared_ptr<const CollectionState> c = Acquire(collection);
   if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
   const Schema& schema = *c->schema;
   if (field < 0 || static_cast<size_t>(field) >= schema.fields.size())
     return Status::InvalidArgument(fmt::format("collection '{}' has no field {}", c->name, field));
   const Field& f = schema.fields[field];
   if (f.type != FieldType::kVector) return Status::InvalidArgument(fmt::format("NEAR: field '{}' is not a vector", f.name));
-  VectorField* vf = VectorOf(c, field);
+  VectorField* vf = VectorOf(c.get(), field);
   if (vf == nullptr)
     return Status::InvalidArgument(fmt::format("NEAR: vector field '{}' has no @hnsw index", f.name));
   if (o.k < 1 || o.k > NearOptions::kMaxK)
@@ -54,8 +55,9 @@ Result<std::vector<NearHit>> DbImpl::Near(CollectionId collection, int field, st
   CompiledFilter where;
   if (Status s = CompiledFilter::Compile(schema, o.where, &where); !s.ok()) return s;
 
-  auto pinned = PinCollections(c);
-  const PinnedView::Pinned& p = pinned->collections[c->id];
+  auto pinned = PinCollections(c.get());
+  if (pinned == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
+  const PinnedView::Pinned& p = pinned->collections[c->id % kMaxCollections];
   const CollectionView view{p.schema.get(), &p.index, p.index.size(), &pinned->buffers, pinned->map};
   std::vector<FieldRef> refs;
   Status bad;
@@ -108,8 +110,8 @@ Result<std::vector<NearHit>> DbImpl::Near(CollectionId collection, int field, st
 
 Status DbImpl::WaitForIndexes() {
   if (closed_.load(std::memory_order_acquire)) return Status::Closed();
-  for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i)
-    for (auto& vf : collections_[i]->vectors) vf->WaitLinked();
+  for (const auto& c : LiveCollections())
+    for (auto& vf : c->vectors) vf->WaitLinked();
   return Status::OK();
 }
 

@@ -10,10 +10,12 @@
 // replays nothing twice.
 //
 // Catalog blob (written at each checkpoint, checksum in the superblock):
-//   varint collections; per collection: varint id, string name, schema,
-//   varint live, varint last_lsn (the last root LSN that touched it),
-//   varint entries, entries x 12 bytes (offset lo, hi, length; never an
-//   in-buffer entry: a checkpoint writes every buffer first).
+//   varint collections; per collection (ids ascending): varint id, string
+//   name, schema, varint live, varint last_lsn (the last root LSN that
+//   touched it), varint entries, entries x 12 bytes (offset lo, hi, length;
+//   never an in-buffer entry: a checkpoint writes every buffer first); then
+//   varint next collection id (ids below it were given; a catalog written
+//   before DropCollection existed ends without it, its ids 0..n-1).
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -62,19 +64,21 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& folder, cons
 DbImpl::DbImpl(const Options& options, std::unique_ptr<Storage> storage)
     : options_(options), env_(options.env ? options.env : Env::Default()), storage_(std::move(storage)) {
   collections_.resize(kMaxCollections);
+  handles_ = std::make_unique<std::atomic<std::shared_ptr<CollectionState>>[]>(kMaxCollections);
   lock_.set_probe(options_.probe_lock_holds);
   rows_ = std::make_unique<RowStore>(options_.write_buffer_bytes, storage_->superblock().data_end, storage_->map());
 }
 
 DbImpl::~DbImpl() { Close(); }
 
-Result<CollectionState*> DbImpl::AddCollection(uint32_t id, const std::string& name, const Schema& schema) {
-  auto c = std::make_unique<CollectionState>();
+Result<std::shared_ptr<CollectionState>> DbImpl::MakeCollection(uint32_t id, const std::string& name,
+                                                                const Schema& schema) const {
+  auto c = std::make_shared<CollectionState>();
   c->id = id;
   c->name = name;
   c->schema = std::make_shared<const Schema>(schema);
   c->indexes = std::make_unique<FieldIndexes>(*c->schema);
-  for (int f : c->indexes->hnsw_fields()) {
+  for (int f : IndexSet(c.get()).hnsw_fields()) {
     auto vf = VectorField::Create(c->schema->fields[f], f, options_.hnsw);
     if (!vf.ok())
       return Status::InvalidArgument(fmt::format("collection '{}': @hnsw field '{}': {}", name,
@@ -83,10 +87,39 @@ Result<CollectionState*> DbImpl::AddCollection(uint32_t id, const std::string& n
   }
   c->index = IdIndex(pool_);
   c->index.resize(1);
-  CollectionState* raw = c.get();
-  collections_[id] = std::move(c);
-  names_[name] = id;
-  ncollections_.store(id + 1, std::memory_order_release);
+  return c;
+}
+
+void DbImpl::Publish(std::shared_ptr<CollectionState> c) {
+  const uint32_t slot = c->id % kMaxCollections;
+  names_[c->name] = c->id;
+  ++live_collections_;
+  if (slot + 1 > slot_end_.load(kRelaxed)) slot_end_.store(slot + 1, kRelaxed);
+  next_collection_id_ = std::max(next_collection_id_, c->id + 1);
+  handles_[slot].store(c, std::memory_order_release);
+  collections_[slot] = std::move(c);
+}
+
+void DbImpl::Unpublish(CollectionState* c) {
+  const uint32_t slot = c->id % kMaxCollections;
+  c->dropped = true;
+  names_.erase(c->name);
+  --live_collections_;
+  handles_[slot].store(nullptr, std::memory_order_release);
+  collections_[slot].reset();  // the caller holds a reference
+}
+
+uint32_t DbImpl::FreeCollectionId() const {
+  uint32_t id = next_collection_id_;
+  while (collections_[id % kMaxCollections]) ++id;
+  return id;
+}
+
+Result<CollectionState*> DbImpl::AddCollection(uint32_t id, const std::string& name, const Schema& schema) {
+  auto made = MakeCollection(id, name, schema);
+  if (!made.ok()) return made.status();
+  CollectionState* raw = made->get();
+  Publish(std::move(made).value());
   return raw;
 }
 
@@ -100,10 +133,13 @@ Status DbImpl::LoadCatalog() {
   if (!in.ok() || n > kMaxCollections) return bad();
   const uint64_t data_end = storage_->superblock().data_end;
   for (uint64_t k = 0; k < n; ++k) {
-    uint32_t id = static_cast<uint32_t>(in.Varint());
+    uint64_t id = in.Varint();
     std::string name(in.String());
     Schema schema;
-    if (!DecodeSchema(&in, &schema) || id != k) return bad();
+    // Ascending ids, one a slot, one a name (a catalog of old: 0..n-1).
+    if (!DecodeSchema(&in, &schema) || id > UINT32_MAX || id < next_collection_id_ ||
+        collections_[id % kMaxCollections] || names_.count(name))
+      return bad();
     auto added = AddCollection(id, name, schema);
     if (!added.ok()) return Status::Corruption(added.status().message(), storage_->folder() + "/data.fdb");
     CollectionState* c = *added;
@@ -126,6 +162,11 @@ Status DbImpl::LoadCatalog() {
     if (present != c->live) return bad();
     c->next_id.store(entries, kRelaxed);
   }
+  if (!in.done()) {
+    uint64_t next = in.Varint();
+    if (!in.ok() || next < next_collection_id_ || next > UINT32_MAX) return bad();
+    next_collection_id_ = static_cast<uint32_t>(next);
+  }
   return in.done() ? Status::OK() : bad();
 }
 
@@ -133,8 +174,10 @@ Status DbImpl::ApplyRecord(uint64_t lsn, std::span<const uint8_t> payload) {
   DecodedPayload p;
   if (Status s = DecodePayload(payload, &p); !s.ok()) return s;
   if (p.kind == PayloadKind::kCreateCollection) {
-    if (p.collection >= kMaxCollections) return Status::Corruption(fmt::format("journal: collection {}", p.collection));
-    if (p.collection != ncollections_.load(kRelaxed) || names_.count(p.name))
+    // Ids are given in ascending order, each to a free slot, while fewer
+    // than kMaxCollections are live.
+    if (p.collection < next_collection_id_ || collections_[p.collection % kMaxCollections] ||
+        names_.count(p.name) || live_collections_ >= kMaxCollections)
       return Status::Corruption(fmt::format("journal: collection {} '{}' out of order", p.collection, p.name));
     auto added = AddCollection(p.collection, p.name, p.schema);
     if (!added.ok()) return Status::Corruption("journal: " + added.status().message());
@@ -143,6 +186,12 @@ Status DbImpl::ApplyRecord(uint64_t lsn, std::span<const uint8_t> payload) {
   }
   CollectionState* c = Lookup(CollectionId{p.collection});
   if (c == nullptr) return Status::Corruption(fmt::format("journal: no collection {}", p.collection));
+  if (p.kind == PayloadKind::kDropCollection) {
+    // Its branch folders, if the drop's removal never ran, go with the
+    // other orphans once replay is done (RemoveOrphanBranches).
+    Unpublish(c);
+    return Status::OK();
+  }
   c->last_lsn = lsn;
   // Indexes are loaded after replay, from their branches (or rebuilt from
   // the rows), so replay only lands and removes rows.
@@ -226,14 +275,14 @@ Status DbImpl::RecoverLocked() {
                                                          options_.journal_zero_ahead);
     gc_ = std::make_unique<journal::GroupCommit>(jwriter_.get(), sb.storage_id, replay.last_lsn,
                                                  CommitPolicyOf(options_), &fail_);
-    for (uint32_t i = 0; i < ncollections_.load(kRelaxed); ++i) {
-      CollectionState* c = collections_[i].get();
+    for (CollectionState* c : LiveLocked()) {
       if (c->indexes->empty()) continue;
       if (Status st = AttachBranches(c, /*recovering=*/true, replay.last_lsn, &dirty); !st.ok()) return st;
     }
+    RemoveOrphanBranches();
     recovering_ = false;
   }
-  StartLinkers();
+  if (Status s = StartLinkers(); !s.ok()) return s;
   // JR-2: the merger exists from here on, before anything else can put.
   if (options_.completion != Completion::kDirect)
     merger_ = std::make_unique<TxMerger>(this, gc_.get(), options_.completion,
@@ -265,10 +314,9 @@ void DbImpl::NoteDropped(const std::string& folder, const std::string& journal_d
 }
 
 void DbImpl::EncodeCatalog(base::Bytes* out) const {
-  uint32_t n = ncollections_.load(std::memory_order_acquire);
-  base::PutVarint(out, n);
-  for (uint32_t i = 0; i < n; ++i) {
-    const CollectionState* c = collections_[i].get();
+  const std::vector<CollectionState*> live = LiveLocked();
+  base::PutVarint(out, live.size());
+  for (const CollectionState* c : live) {
     base::PutVarint(out, c->id);
     base::PutString(out, c->name);
     EncodeSchema(*c->schema, out);
@@ -287,6 +335,7 @@ void DbImpl::EncodeCatalog(base::Bytes* out) const {
       }
     }
   }
+  base::PutVarint(out, next_collection_id_);
 }
 
 Status DbImpl::CheckpointNow() {
@@ -353,8 +402,9 @@ Status DbImpl::Close() {
   if (merger_) merger_->Stop();
   // Every landed vector linked before the last checkpoint, so the next open
   // loads whole graphs and applies no tail.
-  for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i)
-    for (auto& vf : collections_[i]->vectors) vf->WaitLinked();
+  const std::vector<std::shared_ptr<CollectionState>> live = LiveCollections();
+  for (const auto& c : live)
+    for (auto& vf : c->vectors) vf->WaitLinked();
   gc_->StopPeriodicSync();
   StopBranchSyncers();
   Status s = fail_.Check();
@@ -365,10 +415,11 @@ Status DbImpl::Close() {
     s = CheckpointNow();
   }
   DrainRing();
-  for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i)
-    for (auto& vf : collections_[i]->vectors) vf->StopLinker();
+  for (const auto& c : live)
+    for (auto& vf : c->vectors) vf->StopLinker();
   jwriter_->Close();
-  for (Branch* b : AllBranches())
+  BranchRefs refs = AllBranches();
+  for (Branch* b : refs.branches)
     if (b->writer) b->writer->Close();
   return s;
 }
@@ -438,7 +489,8 @@ Stats DbImpl::GetStats() const {
     st.journals_shared = shared_journals_ == 1;
   }
   st.journal_links = gc_ ? gc_->links() : 0;
-  for (const Branch* b : AllBranches()) {
+  BranchRefs refs = AllBranches();
+  for (const Branch* b : refs.branches) {
     {
       ++st.branches;
       if (!b->gc) continue;
@@ -453,8 +505,8 @@ Stats DbImpl::GetStats() const {
   st.branches_recovered = branches_recovered_;
   st.ring_flushes = ring_flushes_.load(kRelaxed);
   st.branches_rebuilt = branches_rebuilt_;
-  for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i) {
-    for (const auto& vf : collections_[i]->vectors) {
+  for (const auto& c : LiveCollections()) {
+    for (const auto& vf : c->vectors) {
       VectorFieldStats v = vf->stats();
       ++st.vector_indexes;
       st.vector_nodes += v.index.nodes;
@@ -494,14 +546,15 @@ Stats DbImpl::GetStats() const {
 
 void DbImpl::ResetStats() {
   if (gc_) gc_->ResetCounters();
-  for (Branch* b : AllBranches())
+  BranchRefs refs = AllBranches();
+  for (Branch* b : refs.branches)
     if (b->gc) b->gc->ResetCounters();
   storage_->ResetCounters();
   lock_.ResetCounters();
   pool_->ResetCounters();
   if (merger_) merger_->ResetCounters();  // JR-2
-  for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i)
-    for (auto& vf : collections_[i]->vectors) vf->ResetStats();
+  for (const auto& c : LiveCollections())
+    for (auto& vf : c->vectors) vf->ResetStats();
   for (auto* a : {&commits_, &pins_, &pin_ns_, &pin_max_ns_, &pinned_rows_, &flushes_, &flushes_under_lock_,
                   &handover_pieces_, &handover_entries_, &checkpoints_, &ring_flushes_, &pin_wait_ns_, &pin_hold_ns_,
                   &pin_hold_max_ns_, &pin_chunks_})

@@ -2,6 +2,8 @@
 // or, in the naive arm, under the shared lock for their whole length.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "engine/src/db/db_impl.h"
 
 namespace fenec {
@@ -39,8 +41,36 @@ Status DbImpl::WriteState() const {
 }
 
 CollectionState* DbImpl::Lookup(CollectionId c) const {
-  if (c.value >= ncollections_.load(std::memory_order_acquire)) return nullptr;
-  return collections_[c.value].get();
+  CollectionState* s = collections_[c.value % kMaxCollections].get();
+  return s != nullptr && s->id == c.value ? s : nullptr;
+}
+
+std::shared_ptr<CollectionState> DbImpl::Acquire(CollectionId c) const {
+  std::shared_ptr<CollectionState> s = handles_[c.value % kMaxCollections].load(std::memory_order_acquire);
+  if (s == nullptr || s->id != c.value) return nullptr;
+  return s;
+}
+
+std::shared_ptr<const Schema> DbImpl::SchemaOf(CollectionId c) const {
+  ReadLock lock(&lock_);
+  const CollectionState* s = Lookup(c);
+  return s ? s->schema : nullptr;
+}
+
+std::vector<CollectionState*> DbImpl::LiveLocked() const {
+  std::vector<CollectionState*> out;
+  out.reserve(live_collections_);
+  for (uint32_t i = 0, end = slot_end_.load(kRelaxed); i < end; ++i)
+    if (collections_[i]) out.push_back(collections_[i].get());
+  std::sort(out.begin(), out.end(), [](const CollectionState* a, const CollectionState* b) { return a->id < b->id; });
+  return out;
+}
+
+std::vector<std::shared_ptr<CollectionState>> DbImpl::LiveCollections() const {
+  ReadLock lock(&lock_);
+  std::vector<std::shared_ptr<CollectionState>> out;
+  for (CollectionState* c : LiveLocked()) out.push_back(collections_[c->id % kMaxCollections]);
+  return out;
 }
 
 CollectionView DbImpl::LiveView(const CollectionState* c) const {
@@ -58,11 +88,14 @@ Result<CollectionId> DbImpl::FindCollection(const std::string& name) const {
 std::vector<std::string> DbImpl::ListCollections() const {
   ReadLock lock(&lock_);
   std::vector<std::string> out;
-  for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i) out.push_back(collections_[i]->name);
+  for (const CollectionState* c : LiveLocked()) out.push_back(c->name);
   return out;
 }
 
 Result<Schema> DbImpl::GetSchema(CollectionId collection) const {
+  // A short read like Get: inside NoWaitReads it never waits for the lock.
+  if (!LockForRead(lock_)) return Busy();
+  ReadLock lock(&lock_, ReadLock::Adopt{});
   const CollectionState* c = Lookup(collection);
   if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
   return *c->schema;
@@ -84,19 +117,22 @@ std::shared_ptr<const PinnedView> DbImpl::PinCollections(const CollectionState* 
   auto view = std::make_shared<PinnedView>();
   view->owner = this;
   view->map = rows_->map();
-  view->collections.resize(ncollections_.load(std::memory_order_acquire));
+  // By slot; sized outside the lock for all (one slot's worth for `only`).
+  view->collections.resize(only ? only->id % kMaxCollections + 1 : slot_end_.load(kRelaxed));
   uint64_t t0 = RwLock::Now(), t1 = 0, t2 = 0;
   uint64_t rows = 0, chunks = 0;
   {
     ReadLock lock(&lock_);
     t1 = RwLock::Now();
-    uint32_t n = ncollections_.load(std::memory_order_acquire);
-    if (n > view->collections.size()) view->collections.resize(n);  // created since: rare
-    for (uint32_t i = 0; i < n; ++i) {
+    if (only != nullptr && Lookup(CollectionId{only->id}) != only) return nullptr;  // dropped
+    const uint32_t from = only ? only->id % kMaxCollections : 0, to = only ? from + 1 : slot_end_.load(kRelaxed);
+    if (to > view->collections.size()) view->collections.resize(to);  // created since: rare
+    for (uint32_t i = from; i < to; ++i) {
       const CollectionState* c = collections_[i].get();
-      if (only != nullptr && c != only) continue;
+      if (c == nullptr) continue;
       PinnedView::Pinned& p = view->collections[i];
       p.pinned = true;
+      p.id = c->id;
       p.schema = c->schema;
       p.index = c->index.Share();
       rows += c->index.size();
@@ -125,42 +161,49 @@ Result<std::shared_ptr<const Snapshot>> DbImpl::Pin() const {
 Result<CollectionView> DbImpl::SnapshotView(const ReadOptions& ro, CollectionId c) const {
   auto* view = dynamic_cast<const PinnedView*>(ro.snapshot.get());
   if (view == nullptr || view->owner != this) return Status::InvalidArgument("snapshot is not from this database");
-  if (c.value >= view->collections.size() || !view->collections[c.value].pinned)
+  const uint32_t slot = c.value % kMaxCollections;
+  if (slot >= view->collections.size() || !view->collections[slot].pinned || view->collections[slot].id != c.value)
     return Status::NotFound(fmt::format("collection {} is not in the snapshot", c.value));
-  const PinnedView::Pinned& p = view->collections[c.value];
+  const PinnedView::Pinned& p = view->collections[slot];
   return CollectionView{p.schema.get(), &p.index, p.index.size(), &view->buffers, view->map};
 }
 
 Result<Document> DbImpl::Get(CollectionId collection, DocId id, const ReadOptions& ro) const {
   if (closed_.load(std::memory_order_acquire)) return Status::Closed();
-  const CollectionState* c = Lookup(collection);
-  if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
   std::vector<uint8_t> bytes;
+  std::shared_ptr<const Schema> schema;
   if (ro.snapshot) {
+    // The pin alone answers: a collection dropped since is still in it.
     auto v = SnapshotView(ro, collection);
     if (!v.ok()) return v.status();
     if (id >= v->size || !(*v->entries)[id].present()) return Status::NotFound(fmt::format("no document {}", id));
     auto span = RowStore::Resolve((*v->entries)[id], *v->buffers, v->map);
     bytes.assign(span.begin(), span.end());
+    auto* view = static_cast<const PinnedView*>(ro.snapshot.get());
+    schema = view->collections[collection.value % kMaxCollections].schema;
   } else {
     // Only the copy of the row's bytes is made under the lock; decoding is not.
     if (!LockForRead(lock_)) return Busy();
     ReadLock lock(&lock_, ReadLock::Adopt{});
+    const CollectionState* c = Lookup(collection);
+    if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
     if (id >= c->index.size() || !c->index[id].present())
       return Status::NotFound(fmt::format("no document {} in '{}'", id, c->name));
     auto span = rows_->Resolve(c->index[id]);
     bytes.assign(span.begin(), span.end());
+    schema = c->schema;
   }
   Document doc;
-  if (Status s = DecodeRow(*c->schema, bytes, &doc); !s.ok()) return s;
+  if (Status s = DecodeRow(*schema, bytes, &doc); !s.ok()) return s;
   return doc;
 }
 
 Result<uint64_t> DbImpl::Count(CollectionId collection) const {
   if (closed_.load(std::memory_order_acquire)) return Status::Closed();
+  if (!LockForRead(lock_)) return Busy();
+  ReadLock lock(&lock_, ReadLock::Adopt{});
   const CollectionState* c = Lookup(collection);
   if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
-  ReadLock lock(&lock_);
   return c->live;
 }
 
@@ -206,23 +249,29 @@ bool DbImpl::IndexCandidates(const CollectionState* c, const CompiledFilter& f, 
 }
 
 Status DbImpl::ScanRows(CollectionId collection, const Filter& filter, const ReadOptions& ro,
-                        const std::function<bool(uint64_t, const std::vector<FieldRef>&)>& fn) const {
+                        const std::function<bool(uint64_t, const std::vector<FieldRef>&)>& fn,
+                        std::shared_ptr<const Schema>* schema) const {
   if (closed_.load(std::memory_order_acquire)) return Status::Closed();
-  const CollectionState* c = Lookup(collection);
-  if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
-  CompiledFilter f;
-  if (Status s = CompiledFilter::Compile(*c->schema, filter, &f); !s.ok()) return s;
   if (ro.snapshot) {
     auto v = SnapshotView(ro, collection);
     if (!v.ok()) return v.status();
+    *schema = static_cast<const PinnedView*>(ro.snapshot.get())->collections[collection.value % kMaxCollections].schema;
+    CompiledFilter f;
+    if (Status s = CompiledFilter::Compile(**schema, filter, &f); !s.ok()) return s;
     return ScanView(*v, f, ro, fn);
   }
+  std::shared_ptr<CollectionState> c = Acquire(collection);
+  if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
+  *schema = c->schema;
+  CompiledFilter f;
+  if (Status s = CompiledFilter::Compile(*c->schema, filter, &f); !s.ok()) return s;
   {
     // A read an index answers is short and stays under the lock: indexes
     // change in place, and copying one would cost more than the read.
     ReadLock lock(&lock_);
+    if (c->dropped) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
     std::vector<uint64_t> ids;
-    if (IndexCandidates(c, f, &ids)) {
+    if (IndexCandidates(c.get(), f, &ids)) {
       std::vector<FieldRef> refs;
       uint64_t seen = 0;
       for (uint64_t id : ids) {
@@ -235,50 +284,68 @@ Status DbImpl::ScanRows(CollectionId collection, const Filter& filter, const Rea
       }
       return Status::OK();
     }
-    if (options_.long_reads == LongReads::kUnderLock) return ScanView(LiveView(c), f, ro, fn);
+    if (options_.long_reads == LongReads::kUnderLock) return ScanView(LiveView(c.get()), f, ro, fn);
   }
-  auto pinned = PinCollections(c);
-  const PinnedView::Pinned& p = pinned->collections[c->id];
+  auto pinned = PinCollections(c.get());
+  if (pinned == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
+  const PinnedView::Pinned& p = pinned->collections[c->id % kMaxCollections];
   return ScanView({p.schema.get(), &p.index, p.index.size(), &pinned->buffers, pinned->map}, f, ro, fn);
 }
 
 Result<std::vector<Row>> DbImpl::Scan(CollectionId collection, const Filter& filter, uint64_t limit,
                                       const ReadOptions& ro) const {
-  const CollectionState* c = Lookup(collection);
   std::vector<Row> out;
-  Status s = ScanRows(collection, filter, ro, [&](uint64_t id, const std::vector<FieldRef>& refs) {
-    Row r{id, {}};
-    r.doc.reserve(refs.size());
-    for (size_t i = 0; i < refs.size(); ++i) r.doc.push_back(FieldToValue(c->schema->fields[i], refs[i]));
-    out.push_back(std::move(r));
-    return limit == 0 || out.size() < limit;
-  });
+  std::shared_ptr<const Schema> schema;
+  Status s = ScanRows(
+      collection, filter, ro,
+      [&](uint64_t id, const std::vector<FieldRef>& refs) {
+        Row r{id, {}};
+        r.doc.reserve(refs.size());
+        for (size_t i = 0; i < refs.size(); ++i) r.doc.push_back(FieldToValue(schema->fields[i], refs[i]));
+        out.push_back(std::move(r));
+        return limit == 0 || out.size() < limit;
+      },
+      &schema);
   if (!s.ok()) return s;
   return out;
 }
 
 Status DbImpl::ScanEach(CollectionId collection, const Filter& filter, const ReadOptions& ro,
                         const std::function<bool(DocId, const Document&)>& fn) const {
-  const CollectionState* c = Lookup(collection);
   Document doc;
-  return ScanRows(collection, filter, ro, [&](uint64_t id, const std::vector<FieldRef>& refs) {
-    doc.clear();
-    doc.reserve(refs.size());
-    for (size_t i = 0; i < refs.size(); ++i) doc.push_back(FieldToValue(c->schema->fields[i], refs[i]));
-    return fn(id, doc);
-  });
+  std::shared_ptr<const Schema> schema;
+  return ScanRows(
+      collection, filter, ro,
+      [&](uint64_t id, const std::vector<FieldRef>& refs) {
+        doc.clear();
+        doc.reserve(refs.size());
+        for (size_t i = 0; i < refs.size(); ++i) doc.push_back(FieldToValue(schema->fields[i], refs[i]));
+        return fn(id, doc);
+      },
+      &schema);
 }
 
 Result<AggregateResult> DbImpl::Aggregate(CollectionId collection, const std::string& field, const Filter& filter,
                                           const ReadOptions& ro) const {
-  const CollectionState* c = Lookup(collection);
-  if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
+  std::shared_ptr<const Schema> schema;
+  if (ro.snapshot) {
+    auto v = SnapshotView(ro, collection);
+    if (!v.ok()) return v.status();
+    schema = static_cast<const PinnedView*>(ro.snapshot.get())->collections[collection.value % kMaxCollections].schema;
+  } else {
+    schema = SchemaOf(collection);
+  }
+  if (schema == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
   Aggregator agg;
-  if (Status s = Aggregator::Make(*c->schema, field, &agg); !s.ok()) return s;
-  Status s = ScanRows(collection, filter, ro, [&](uint64_t, const std::vector<FieldRef>& refs) {
-    agg.Add(refs);
-    return true;
-  });
+  if (Status s = Aggregator::Make(*schema, field, &agg); !s.ok()) return s;
+  std::shared_ptr<const Schema> used;
+  Status s = ScanRows(
+      collection, filter, ro,
+      [&](uint64_t, const std::vector<FieldRef>& refs) {
+        agg.Add(refs);
+        return true;
+      },
+      &used);
   if (!s.ok()) return s;
   return agg.result();
 }
@@ -288,15 +355,15 @@ Status DbImpl::Check() const {
   // empty. The wait happens unlocked (a checkpoint may hold a linker while
   // it needs the shared lock); a write that queues meanwhile means another
   // round. Writers that never pause leave the graphs unchecked.
-  auto all_idle = [this] {
-    for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i)
-      for (const auto& vf : collections_[i]->vectors)
+  auto all_idle = [this]() FENEC_REQUIRES_SHARED(lock_) {
+    for (const CollectionState* c : LiveLocked())
+      for (const auto& vf : c->vectors)
         if (!vf->Idle()) return false;
     return true;
   };
   for (int round = 0;; ++round) {
-    for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i)
-      for (const auto& vf : collections_[i]->vectors) vf->WaitLinked();
+    for (const auto& c : LiveCollections())
+      for (const auto& vf : c->vectors) vf->WaitLinked();
     ReadLock lock(&lock_);
     const bool idle = all_idle();
     if (!idle && round < 100) continue;
@@ -305,8 +372,7 @@ Status DbImpl::Check() const {
 }
 
 Status DbImpl::CheckLocked(bool vectors) const {
-  for (uint32_t i = 0; i < ncollections_.load(std::memory_order_acquire); ++i) {
-    const CollectionState* c = collections_[i].get();
+  for (const CollectionState* c : LiveLocked()) {
     std::vector<std::pair<uint64_t, std::vector<FieldRef>>> rows;
     for (uint64_t id = 1; id < c->index.size(); ++id) {
       if (!c->index[id].present()) continue;

@@ -2,6 +2,8 @@
 // journal write + fsync (no lock) -> acknowledge.
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <exception>
 #include <utility>
 
 #include "engine/src/db/db_impl.h"
@@ -133,8 +135,8 @@ void DbImpl::HandoverPiece(BufferList* retired) {
       options_.handover_piece,
       // Called by Handover, here, under the write lock.
       [this](uint32_t coll, uint64_t id) FENEC_REQUIRES(lock_) -> IdEntry* {
-        CollectionState* c = collections_[coll].get();
-        if (id >= c->index.size()) return nullptr;
+        CollectionState* c = Lookup(CollectionId{coll});
+        if (c == nullptr || id >= c->index.size()) return nullptr;  // dropped: its rows are no one's
         // Read first: an entry with nothing to hand over must not copy a pinned chunk.
         const IdEntry& e = std::as_const(c->index)[id];
         if (!e.present() || !e.in_buffer()) return nullptr;
@@ -260,7 +262,8 @@ Result<std::vector<DocId>> DbImpl::PutRows(CollectionId collection, std::vector<
 
 Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector<Document> docs, CommitTicket* t) {
   if (Status s = WriteCheck(); !s.ok()) return s;
-  CollectionState* c = Lookup(collection);
+  std::shared_ptr<CollectionState> keep = Acquire(collection);
+  CollectionState* c = keep.get();
   if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
   if (docs.empty()) return std::vector<DocId>{};
   const bool outside = options_.batch_build == BatchBuild::kOutsideLock;
@@ -277,7 +280,8 @@ Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector
   bool enqueued = false;
   {
     WriteLock lock(&lock_);
-    if (!outside) landed = Prepare(c, &docs, &b);
+    if (c->dropped) landed = Status::NotFound(fmt::format("no collection with handle {}", collection.value));
+    if (landed.ok() && !outside) landed = Prepare(c, &docs, &b);
     if (landed.ok()) landed = Land(&b, t, &sealed, &retired);
     enqueued = landed.ok();
     if (landed.ok() && options_.commit_mode == CommitMode::kNaive) landed = CommitUnderLockAll(c);
@@ -305,6 +309,7 @@ Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector
     (void)w;
     return landed;
   }
+  t->keep = std::move(keep);
   if (Status s = WriteSealed(sealed, false); !s.ok()) return s;
   std::vector<DocId> ids(b.count);
   for (size_t i = 0; i < b.count; ++i) ids[i] = b.first_id + i;
@@ -325,15 +330,16 @@ Result<std::vector<DocId>> DbImpl::PutBatch(CollectionId collection, std::vector
 
 Status DbImpl::Delete(CollectionId collection, DocId id) {
   if (Status s = WriteCheck(); !s.ok()) return s;
-  CollectionState* c = Lookup(collection);
-  if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
   base::Bytes payload;
-  EncodeDelete(c->id, id, &payload);
+  EncodeDelete(collection.value, id, &payload);
   CommitTicket t;
   BufferList retired;
   {
     WriteLock lock(&lock_);
     if (Status s = fail_.Check(); !s.ok()) return s;
+    CollectionState* c = Lookup(collection);
+    if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
+    t.keep = collections_[collection.value % kMaxCollections];
     HandoverPiece(&retired);
     if (id >= c->index.size() || !c->index[id].present())
       return Status::NotFound(fmt::format("no document {} in '{}'", id, c->name));
@@ -368,35 +374,93 @@ Status DbImpl::Delete(CollectionId collection, DocId id) {
   return FinishCommit(t, {});
 }
 
+// All or nothing: every file and thread the collection needs is made
+// before it is published and journaled, in one write-lock hold. A failure
+// there unmakes them (ReleaseCollection) and publishes nothing; only a
+// failure from the journal append on is irrevocable (fail-stop).
 Result<CollectionId> DbImpl::CreateCollection(const std::string& name, const Schema& schema) {
   if (Status s = WriteCheck(); !s.ok()) return s;
   if (Status s = CheckName("collection", name); !s.ok()) return s;
   if (Status s = schema.Validate(); !s.ok()) return s;
   uint64_t lsn = 0;
   uint32_t id = 0;
+  std::shared_ptr<CollectionState> c;
+  Status built;
   {
     WriteLock lock(&lock_);
     if (Status s = fail_.Check(); !s.ok()) return s;
     if (names_.count(name)) return Status::AlreadyExists(fmt::format("collection '{}' exists", name));
-    id = ncollections_.load(std::memory_order_relaxed);
-    if (id >= kMaxCollections) return Status::InvalidArgument("too many collections");
-    auto added = AddCollection(id, name, schema);
-    if (!added.ok()) return added.status();
-    CollectionState* c = *added;
-    bool dirty = false;
-    // Rare enough that creating the branch folders under the lock is fine.
-    if (Status s = AttachBranches(c, /*recovering=*/false, 0, &dirty); !s.ok()) return fail_.Trip(s);
-    for (auto& vf : c->vectors) vf->StartLinker();
+    if (live_collections_ >= kMaxCollections)
+      return Status::InvalidArgument(fmt::format("too many collections (at most {})", kMaxCollections));
+    if (next_collection_id_ > UINT32_MAX - kMaxCollections)
+      return Status::InvalidArgument("collection ids are used up");
+    id = FreeCollectionId();
+    auto made = MakeCollection(id, name, schema);
+    if (!made.ok()) return made.status();
+    c = std::move(made).value();
+    try {
+      // Rare enough that creating the branch folders under the lock is fine.
+      built = BuildCollection(c.get());
+    } catch (const std::exception& e) {
+      // Not a failure the engine expects: nothing is published, but the
+      // state it left is unknown, so stop writing until reopened.
+      built = fail_.Trip(Status::IOError(std::string("create collection: ") + e.what(), name, ENOMEM));
+    }
+    if (built.ok()) {
+      try {
+        base::Bytes payload;
+        EncodeCreate(id, name, schema, &payload);
+        lsn = gc_->Append(payload);
+        c->last_lsn = lsn;
+        Publish(c);
+      } catch (const std::exception& e) {
+        return fail_.Trip(Status::IOError(std::string("create collection: ") + e.what(), name, ENOMEM));
+      }
+      if (options_.commit_mode == CommitMode::kNaive) {
+        if (Status s = gc_->CommitUnderLock(); !s.ok()) return s;
+      }
+    } else {
+      c->dropped = true;
+      next_collection_id_ = id + 1;  // never given again: a folder the cleanup leaves is no one's
+    }
+  }
+  if (!built.ok()) {
+    ReleaseCollection(c.get());  // outside the lock: joins the linkers it started
+    return built;
+  }
+  if (Status s = FinishCommit(CommitTicket{lsn, {}, {}}, {}); !s.ok()) return s;
+  return CollectionId{id};
+}
+
+// The record first, the folders after it is durable: a crash between the two
+// leaves folders the next open removes (RemoveOrphanBranches).
+Status DbImpl::DropCollection(const std::string& name) {
+  if (Status s = WriteCheck(); !s.ok()) return s;
+  // A checkpoint writes the branches it captured after the lock; none runs
+  // while their folders are removed.
+  base::MutexLock ck(&checkpoint_mu_);
+  std::shared_ptr<CollectionState> c;
+  uint64_t lsn = 0;
+  {
+    WriteLock lock(&lock_);
+    if (Status s = fail_.Check(); !s.ok()) return s;
+    auto it = names_.find(name);
+    if (it == names_.end()) return Status::NotFound(fmt::format("no collection '{}'", name));
+    c = collections_[it->second % kMaxCollections];
     base::Bytes payload;
-    EncodeCreate(id, name, schema, &payload);
+    EncodeDrop(c->id, &payload);
     lsn = gc_->Append(payload);
-    c->last_lsn = lsn;
+    Unpublish(c.get());
     if (options_.commit_mode == CommitMode::kNaive) {
       if (Status s = gc_->CommitUnderLock(); !s.ok()) return s;
     }
   }
-  if (Status s = FinishCommit(CommitTicket{lsn, {}}, {}); !s.ok()) return s;
-  return CollectionId{id};
+  if (Status s = FinishCommit(CommitTicket{lsn, {}, {}}, {}); !s.ok()) return s;
+  // Buffered: folders go only once the record is on disk (none: no fsync).
+  if (options_.durability == Durability::kBuffered && !IndexSet(c.get()).empty())
+    if (Status s = gc_->SyncAll(); !s.ok()) return s;
+  ReleaseCollection(c.get());
+  return Status::OK();
 }
 
 }  // namespace fenec

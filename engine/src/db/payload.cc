@@ -70,11 +70,18 @@ void EncodeDelete(uint32_t collection, uint64_t id, base::Bytes* out) {
   base::PutVarint(out, id);
 }
 
+void EncodeDrop(uint32_t collection, base::Bytes* out) {
+  out->push_back(static_cast<uint8_t>(PayloadKind::kDropCollection));
+  base::PutVarint(out, collection);
+}
+
 Status DecodePayload(std::span<const uint8_t> payload, DecodedPayload* out) {
   base::ByteReader in(payload);
   uint8_t kind = in.Byte();
   out->kind = static_cast<PayloadKind>(kind);
-  out->collection = static_cast<uint32_t>(in.Varint());
+  const uint64_t collection = in.Varint();
+  if (collection > UINT32_MAX) return Status::Corruption("journal: bad collection id");
+  out->collection = static_cast<uint32_t>(collection);
   out->rows.clear();
   switch (out->kind) {
     case PayloadKind::kCreateCollection:
@@ -90,6 +97,7 @@ Status DecodePayload(std::span<const uint8_t> payload, DecodedPayload* out) {
       break;
     }
     case PayloadKind::kDelete: out->first_id = in.Varint(); break;
+    case PayloadKind::kDropCollection: break;
     default: return Status::Corruption("journal: unknown record kind " + std::to_string(kind));
   }
   if (!in.ok() || !in.done()) return Status::Corruption("journal: record payload does not parse");

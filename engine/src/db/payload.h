@@ -12,12 +12,13 @@
 
 namespace fenec {
 
-enum class PayloadKind : uint8_t { kCreateCollection = 1, kPutRows = 2, kDelete = 3 };
+enum class PayloadKind : uint8_t { kCreateCollection = 1, kPutRows = 2, kDelete = 3, kDropCollection = 4 };
 
 void EncodeCreate(uint32_t collection, const std::string& name, const Schema& schema, base::Bytes* out);
 // Row bodies are appended by the caller after this header, each as varint length + bytes.
 void EncodePutHeader(uint32_t collection, uint64_t first_id, uint64_t count, base::Bytes* out);
 void EncodeDelete(uint32_t collection, uint64_t id, base::Bytes* out);
+void EncodeDrop(uint32_t collection, base::Bytes* out);
 
 struct DecodedPayload {
   PayloadKind kind{};

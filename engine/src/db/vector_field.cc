@@ -1,5 +1,7 @@
 #include "engine/src/db/vector_field.h"
 
+#include <system_error>
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -117,12 +119,27 @@ void VectorField::Enqueue(std::shared_ptr<const VectorBlock> block, size_t reser
   cv_.SignalAll();
 }
 
-void VectorField::StartLinker() {
+namespace {
+std::atomic<uint64_t> fail_linker_start{0};  // FailNthLinkerStartForTest's countdown
+}  // namespace
+
+void VectorField::FailNthLinkerStartForTest(uint64_t n) { fail_linker_start.store(n); }
+
+Status VectorField::StartLinker() {
   base::MutexLock lock(&mu_);
-  if (running_) return;
+  if (running_) return Status::OK();
+  try {
+    uint64_t n = fail_linker_start.load();
+    while (n > 0 && !fail_linker_start.compare_exchange_weak(n, n - 1)) {
+    }
+    if (n == 1) throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
+    linker_ = std::thread([this] { LinkerLoop(); });
+  } catch (const std::system_error& e) {
+    return Status::IOError("start @hnsw linker thread", "", e.code().value());
+  }
   running_ = true;
   stop_ = false;
-  linker_ = std::thread([this] { LinkerLoop(); });
+  return Status::OK();
 }
 
 void VectorField::StopLinker() {

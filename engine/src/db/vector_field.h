@@ -105,7 +105,11 @@ class VectorField {
   void Enqueue(std::shared_ptr<const VectorBlock> block, size_t reserved) FENEC_EXCLUDES(mu_);
 
   // --- the linker
-  void StartLinker() FENEC_EXCLUDES(mu_);
+  // Fails: kIOError (std::thread could not start one: EAGAIN), nothing started.
+  Status StartLinker() FENEC_EXCLUDES(mu_);
+  // Tests: the n-th (1-based) next StartLinker in the process fails as a
+  // thread that cannot be made does (0: none).
+  static void FailNthLinkerStartForTest(uint64_t n);
   void StopLinker() FENEC_EXCLUDES(mu_);
   // Returns once every change queued before the call is applied (at once if
   // the linker is not running).

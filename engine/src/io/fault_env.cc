@@ -281,6 +281,11 @@ Status FaultEnv::DeleteFile(const std::string& path) {
   return s;
 }
 
+Status FaultEnv::DeleteDir(const std::string& path) {
+  if (Status s = BeforeCall(FaultOp::kWrite, path, "rmdir"); !s.ok()) return s;
+  return target()->DeleteDir(path);
+}
+
 Status FaultEnv::Rename(const std::string& from, const std::string& to) {
   if (Status s = BeforeCall(FaultOp::kWrite, from, "rename"); !s.ok()) return s;
   Status s = target()->Rename(from, to);

@@ -75,6 +75,7 @@ class FaultEnv final : public EnvWrapper {
   Status Open(const std::string& path, OpenMode mode, std::unique_ptr<File>* out) override;
   Status CreateDir(const std::string& path) override;
   Status DeleteFile(const std::string& path) override;
+  Status DeleteDir(const std::string& path) override;
   Status Rename(const std::string& from, const std::string& to) override;
   Status Link(const std::string& from, const std::string& to) override;
   Status SyncDir(const std::string& path) override;

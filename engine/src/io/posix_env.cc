@@ -158,6 +158,11 @@ Status PosixEnv::DeleteFile(const std::string& path) {
   return Status::OK();
 }
 
+Status PosixEnv::DeleteDir(const std::string& path) {
+  if (::rmdir(path.c_str()) != 0) return Status::FromErrno("rmdir", path, errno);
+  return Status::OK();
+}
+
 Status PosixEnv::Rename(const std::string& from, const std::string& to) {
   if (::rename(from.c_str(), to.c_str()) != 0) return Status::FromErrno("rename", from + " -> " + to, errno);
   return Status::OK();

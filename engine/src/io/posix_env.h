@@ -12,6 +12,7 @@ class PosixEnv final : public Env {
   Status Open(const std::string& path, OpenMode mode, std::unique_ptr<File>* out) override;
   Status CreateDir(const std::string& path) override;
   Status DeleteFile(const std::string& path) override;
+  Status DeleteDir(const std::string& path) override;
   Status Rename(const std::string& from, const std::string& to) override;
   Status Link(const std::string& from, const std::string& to) override;
   Status ListDir(const std::string& path, std::vector<std::string>* names) override;

@@ -73,6 +73,21 @@ Answer Create(const Plan& plan, Database& db) {
   return {200, std::move(out)};
 }
 
+Answer Drop(const Plan& plan, Database& db) {
+  if (Status s = db.DropCollection(plan.collection); !s.ok()) {
+    Error e = StatusError(s, Where(plan));
+    if (e.http == 404) {
+      e.code = "unknown_collection";
+      e.message = fmt::format("no collection named '{}'", plan.collection);
+    }
+    return ErrorAnswer(e);
+  }
+  std::string out = "{\"dropped\":";
+  AppendJsonString(out, plan.collection);
+  out += "}";
+  return {200, std::move(out)};
+}
+
 Answer Get(const Plan& plan, const Bound& b, Database& db) {
   DocId id = static_cast<DocId>(Resolve(plan.id, b).int_value());
   auto doc = db.Get(plan.cid, id);
@@ -202,6 +217,7 @@ namespace {
 Answer Run(const Plan& plan, Bound& bound, Database& db, const ReadOptions& ro) {
   switch (plan.kind) {
     case StatementKind::kCreate: return Create(plan, db);
+    case StatementKind::kDrop: return Drop(plan, db);
     case StatementKind::kGet: return Get(plan, bound, db);
     case StatementKind::kFind: return Find(plan, bound, db, ro);
     case StatementKind::kPut: return Put(plan, bound, db);

@@ -50,6 +50,7 @@ const char* StatementKindName(StatementKind kind) {
     case StatementKind::kPut: return "put";
     case StatementKind::kDelete: return "delete";
     case StatementKind::kAggregate: return "aggregate";
+    case StatementKind::kDrop: return "drop";
   }
   return "?";
 }
@@ -90,10 +91,14 @@ class Parser {
   Statement Run() {
     if (t_.back().kind == Tok::kError) throw ParseFailure{t_.back().offset, t_.back().text};
     const Token& verb = Peek();
-    if (verb.kind != Tok::kIdent) Fail(verb, "expected a statement: CREATE, GET, FIND, PUT, DELETE or AGGREGATE");
+    if (verb.kind != Tok::kIdent) Fail(verb, "expected a statement: CREATE, DROP, GET, FIND, PUT, DELETE or AGGREGATE");
     Statement st;
     if (AcceptKw("CREATE")) {
       st = Create();
+    } else if (AcceptKw("DROP")) {
+      st.kind = StatementKind::kDrop;  // DROP COLLECTION name
+      ExpectKw("COLLECTION");
+      CollectionName(st);
     } else if (AcceptKw("GET")) {
       st = IdStatement(StatementKind::kGet);
     } else if (AcceptKw("DELETE")) {
@@ -105,7 +110,7 @@ class Parser {
     } else if (AcceptKw("AGGREGATE")) {
       st = Aggregate();
     } else {
-      Fail(verb, fmt::format("unknown statement '{}': expected CREATE, GET, FIND, PUT, DELETE or AGGREGATE",
+      Fail(verb, fmt::format("unknown statement '{}': expected CREATE, DROP, GET, FIND, PUT, DELETE or AGGREGATE",
                              verb.text));
     }
     if (Peek().kind != Tok::kEnd) Fail(Peek(), fmt::format("unexpected '{}' after the statement", Show(Peek())));

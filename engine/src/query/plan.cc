@@ -77,6 +77,7 @@ class Planner {
     p_->kind = st_.kind;
     p_->collection = st_.collection;
     p_->text_bytes = text_.size();
+    if (st_.kind == StatementKind::kDrop) return Done(plan);  // the engine finds it (or answers 404)
     if (st_.kind == StatementKind::kCreate) {
       for (const auto& f : st_.fields) p_->schema.fields.push_back(f.field);
       return Done(plan);
@@ -98,7 +99,8 @@ class Planner {
       case StatementKind::kFind: ok = Near() && Where() && Limit(); break;
       case StatementKind::kPut: ok = Docs(); break;
       case StatementKind::kAggregate: ok = Where() && Aggs(); break;
-      case StatementKind::kCreate: break;
+      case StatementKind::kCreate:
+      case StatementKind::kDrop: break;
     }
     if (!ok) return std::move(result_);
     return Done(plan);

@@ -56,6 +56,14 @@ class PlanCache {
     if (map_.emplace(std::string(text), std::move(plan)).second) bytes_ += text.size();
   }
 
+  // After a DROP COLLECTION: plans hold the dropped collection's handle and
+  // schema, and a collection made again under the name has new ones.
+  void Clear() {
+    base::WriterMutexLock lock(&mu_);
+    map_.clear();
+    bytes_ = 0;
+  }
+
   size_t size() const {
     base::ReaderMutexLock lock(&mu_);
     return map_.size();

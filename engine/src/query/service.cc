@@ -161,7 +161,9 @@ std::optional<Answer> Service::RunQuery(std::string& body, bool point_read_only)
   if (ec && ec != simdjson::NO_SUCH_FIELD) return fail(ErrorAnswer(reader.Malformed(ec, "body")));
   if (auto err = reader.ReadParams(plan, ec ? nullptr : &params_v, "params", &bound)) return fail(ErrorAnswer(*err));
   if (point_read_only) cache_.CountHit();
-  return Execute(plan, bound, *db_);
+  Answer a = Execute(plan, bound, *db_);
+  if (plan.kind == StatementKind::kDrop && a.http == 200) cache_.Clear();
+  return a;
 }
 
 Answer Service::PutDocs(std::string_view collection, std::string& body) {

@@ -51,6 +51,20 @@ class ServiceTest : public ::testing::Test {
   std::unique_ptr<Service> svc_;
 };
 
+TEST_F(ServiceTest, DropCollectionThenAgainWithAnotherSchema) {
+  Ok(R"j({"statement": "PUT users {email: $1}", "params": ["ann@x.org"]})j");
+  Ok(R"j({"statement": "GET users $1", "params": [1]})j");  // its plan is cached now
+  EXPECT_EQ(Ok(R"j({"statement": "DROP COLLECTION users"})j"), R"j({"dropped":"users"})j");
+  EXPECT_TRUE(db_->FindCollection("users").status().IsNotFound());
+  Err(R"j({"statement": "GET users $1", "params": [1]})j", 404, "unknown_collection");
+  std::string again = Err(R"j({"statement": "DROP COLLECTION users"})j", 404, "unknown_collection");
+  EXPECT_NE(again.find("no collection named 'users'"), std::string::npos) << again;
+  Err(R"j({"statement": "DROP users"})j", 400, "parse");
+  Ok(R"j({"statement": "CREATE COLLECTION users (name TEXT, n INT)"})j");
+  Ok(R"j({"statement": "PUT users {name: $1, n: 2}", "params": ["bo"]})j");
+  EXPECT_EQ(Ok(R"j({"statement": "GET users $1", "params": [1]})j"), R"j({"id":1,"doc":{"name":"bo","n":2}})j");
+}
+
 TEST_F(ServiceTest, PutGetFindDelete) {
   EXPECT_EQ(Ok(R"j({"statement": "PUT users {email: $1, age: $2, emb: $3, ok: true}", "params": ["ann@x.org", 41, [1, 2.5, -3]]})j"),
             R"j({"ids":[1]})j");

@@ -44,7 +44,7 @@ struct Operand {
   size_t offset = 0;
 };
 
-enum class StatementKind : uint8_t { kCreate, kGet, kFind, kPut, kDelete, kAggregate };
+enum class StatementKind : uint8_t { kCreate, kGet, kFind, kPut, kDelete, kAggregate, kDrop };
 const char* StatementKindName(StatementKind kind);
 
 struct FieldDef {
