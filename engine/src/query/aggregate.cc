@@ -13,11 +13,12 @@
 #include "engine/src/query/aggregate.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "engine/src/query/json_out.h"
+#include "engine/src/query/name_table.h"
+#include "engine/src/query/request_limits.h"
 
 namespace fenec::query {
 namespace {
@@ -59,6 +60,7 @@ struct Group {
   Value key;
   uint64_t docs = 0;
   std::vector<Acc> accs;  // one per aggregate
+  std::string json;       // key as JSON text: what groups are found by
 };
 
 void AppendAgg(std::string& out, const Plan& plan, const PlannedAgg& a, uint64_t docs, const Acc& acc) {
@@ -125,9 +127,11 @@ Answer Single(const Plan& plan, const Filter& filter, Database& db, int field, c
 
 Answer Folded(const Plan& plan, const Filter& filter, Database& db, const ReadOptions& ro) {
   // Groups keyed by their value's JSON text: every field type but vector has
-  // one, and it is what the answer prints.
-  std::unordered_map<std::string, size_t> index;
+  // one, and it is what the answer prints. The values are the clients', so
+  // they are found by the keyed hash (name_table.h), which they cannot make collide.
+  NameTable index;
   std::vector<Group> groups;
+  auto key_of = [&](int i) -> const std::string& { return groups[i].json; };
   std::string key;
   bool too_many = false;
   Status s = db.ScanEach(plan.cid, filter, ro, [&](DocId, const Document& doc) {
@@ -135,17 +139,19 @@ Answer Folded(const Plan& plan, const Filter& filter, Database& db, const ReadOp
     if (plan.group_field >= 0) {
       key.clear();
       AppendJsonValue(key, doc[plan.group_field]);
-      auto [it, inserted] = index.try_emplace(key, groups.size());
-      if (inserted) {
-        if (groups.size() == kMaxGroups) {
+      const int have = index.Insert(key, static_cast<int>(groups.size()), key_of);
+      if (have < 0) {
+        if (groups.size() == kMaxGroups) {  // the table's new entry goes with it
           too_many = true;
           return false;
         }
-        groups.push_back(Group{doc[plan.group_field], 0, std::vector<Acc>(plan.aggs.size())});
+        g = groups.size();
+        groups.push_back(Group{doc[plan.group_field], 0, std::vector<Acc>(plan.aggs.size()), key});
+      } else {
+        g = static_cast<size_t>(have);
       }
-      g = it->second;
     } else if (groups.empty()) {
-      groups.push_back(Group{Value(), 0, std::vector<Acc>(plan.aggs.size())});
+      groups.push_back(Group{Value(), 0, std::vector<Acc>(plan.aggs.size()), {}});
     }
     Group& grp = groups[g];
     ++grp.docs;
@@ -155,12 +161,12 @@ Answer Folded(const Plan& plan, const Filter& filter, Database& db, const ReadOp
     return true;
   });
   if (!s.ok()) return ErrorAnswer(StatusError(s, Where(plan)));
-  if (too_many)
-    return ErrorAnswer(Error{413, "too_large",
-                             fmt::format("GROUP BY {} has more than {} groups", plan.schema.fields[plan.group_field].name,
-                                         kMaxGroups),
-                             Where(plan), -1});
-  if (plan.group_field < 0 && groups.empty()) groups.push_back(Group{Value(), 0, std::vector<Acc>(plan.aggs.size())});
+  if (too_many) {
+    return ErrorAnswer(TooLarge(fmt::format("GROUP BY {} has more than {} groups",
+                                            plan.schema.fields[plan.group_field].name, kMaxGroups),
+                                Where(plan), "max_groups", kMaxGroups));
+  }
+  if (plan.group_field < 0 && groups.empty()) groups.push_back(Group{Value(), 0, std::vector<Acc>(plan.aggs.size()), {}});
   std::sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return ValueLess(a.key, b.key); });
 
   std::string out = Columns(plan);

@@ -1,5 +1,6 @@
 #include "engine/src/query/bind.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -187,7 +188,39 @@ std::optional<Error> JsonReader::ReadElement(sj::value& el, const Field& field, 
   return std::nullopt;
 }
 
+std::optional<Error> JsonReader::ReadDoc(sj::value v, const Plan& plan, const std::string& where, Document* out) {
+  return ReadDocIn(v, plan.schema, plan.field_names, where, out);
+}
+
 std::optional<Error> JsonReader::ReadDoc(sj::value v, const Schema& schema, const std::string& where, Document* out) {
+  if (own_schema_ != &schema) {
+    own_names_.Clear();
+    own_names_.Reserve(schema.fields.size());
+    for (size_t i = 0; i < schema.fields.size(); ++i) {
+      own_names_.Insert(schema.fields[i].name, static_cast<int>(i),
+                        [&](int j) -> const std::string& { return schema.fields[j].name; });
+    }
+    own_schema_ = &schema;
+  }
+  return ReadDocIn(v, schema, own_names_, where, out);
+}
+
+std::optional<Error> JsonReader::CountDoc(sj::value& v, size_t width, const std::string& where) {
+  if (docs_read_ == limits_.max_docs) {
+    return TooLarge(fmt::format("a request lands at most {} documents", limits_.max_docs), where, "max_docs",
+                    limits_.max_docs, OffsetOf(v.raw_json_token().data()));
+  }
+  if ((docs_read_ + 1) > limits_.max_doc_values / width) {
+    return TooLarge(fmt::format("{} documents of {} fields each are over {} values", docs_read_ + 1, width,
+                                limits_.max_doc_values),
+                    where, "max_doc_values", limits_.max_doc_values, OffsetOf(v.raw_json_token().data()));
+  }
+  ++docs_read_;
+  return std::nullopt;
+}
+
+std::optional<Error> JsonReader::ReadDocIn(sj::value v, const Schema& schema, const NameTable& names,
+                                           const std::string& where, Document* out) {
   sj::json_type t;
   if (auto ec = v.type().get(t)) return Malformed(ec, where, v.raw_json_token().data());
   if (t != sj::json_type::object) {
@@ -196,31 +229,43 @@ std::optional<Error> JsonReader::ReadDoc(sj::value v, const Schema& schema, cons
   sj::object obj;
   if (auto ec = v.get_object().get(obj)) return Malformed(ec, where, v.raw_json_token().data());
   out->assign(schema.fields.size(), Value());
-  std::vector<bool> seen(schema.fields.size(), false);
+  if (seen_.size() < schema.fields.size()) seen_.resize(schema.fields.size(), stamp_);
+  if (++stamp_ == 0) {  // wrapped: every old stamp could match again
+    std::fill(seen_.begin(), seen_.end(), 0);
+    stamp_ = 1;
+  }
+  auto name_of = [&](int j) -> const std::string& { return schema.fields[j].name; };
+  size_t keys = 0;
   for (auto field_res : obj) {
     sj::field f;
     if (auto ec = std::move(field_res).get(f)) return Malformed(ec, where);
     std::string_view key;
     if (auto ec = f.unescaped_key().get(key)) return Malformed(ec, where);
     sj::value fv = f.value();
+    if (keys++ == limits_.max_doc_keys) {
+      return TooLarge(fmt::format("a document has at most {} keys", limits_.max_doc_keys), where, "max_doc_keys",
+                      limits_.max_doc_keys, OffsetOf(fv.raw_json_token().data()));
+    }
     if (auto err = CheckText(fv, key, "a field name", where)) return err;
     std::string at = fmt::format("{}.{}", where, key);
-    int i = schema.FieldIndex(key);
+    int i = names.Find(key, name_of);
     if (i < 0) return At(fv, 400, "unknown_field", fmt::format("the collection has no field '{}'", key), at);
-    if (seen[i]) return At(fv, 400, "json", fmt::format("field '{}' given twice", key), at);
-    seen[i] = true;
+    if (seen_[i] == stamp_) return At(fv, 400, "json", fmt::format("field '{}' given twice", key), at);
+    seen_[i] = stamp_;
     if (auto err = ReadValue(fv, schema.fields[i], true, at, &(*out)[i])) return err;
   }
   return std::nullopt;
 }
 
-std::optional<Error> JsonReader::ReadDocs(sj::value v, const Schema& schema, const std::string& where,
+std::optional<Error> JsonReader::ReadDocs(sj::value v, const Plan& plan, const std::string& where,
                                           std::vector<Document>* out) {
+  const size_t width = plan.schema.fields.size();
   sj::json_type t;
   if (auto ec = v.type().get(t)) return Malformed(ec, where, v.raw_json_token().data());
   if (t == sj::json_type::object) {
+    if (auto err = CountDoc(v, width, where)) return err;
     out->emplace_back();
-    return ReadDoc(v, schema, where, &out->back());
+    return ReadDoc(v, plan, where, &out->back());
   }
   if (t != sj::json_type::array) {
     return At(v, 400, "type", fmt::format("expected an array of documents, got {}", DescribeJson(t)), where);
@@ -231,8 +276,10 @@ std::optional<Error> JsonReader::ReadDocs(sj::value v, const Schema& schema, con
   for (auto el_res : arr) {
     sj::value el;
     if (auto ec = el_res.get(el)) return Malformed(ec, where);
+    std::string at = fmt::format("{}[{}]", where, i);
+    if (auto err = CountDoc(el, width, at)) return err;
     out->emplace_back();
-    if (auto err = ReadDoc(el, schema, fmt::format("{}[{}]", where, i), &out->back())) return err;
+    if (auto err = ReadDoc(el, plan, at, &out->back())) return err;
     ++i;
   }
   if (i == 0) return At(v, 400, "empty", "no documents given", where);
@@ -311,7 +358,7 @@ std::optional<Error> JsonReader::ReadParams(const Plan& plan, sj::value* params,
 
   auto read_one = [&](size_t i, sj::value v, const std::string& at) -> std::optional<Error> {
     const ParamSlot& slot = plan.slots[i];
-    if (slot.kind == SlotKind::kDocs) return ReadDocs(v, plan.schema, at, &out->docs);
+    if (slot.kind == SlotKind::kDocs) return ReadDocs(v, plan, at, &out->docs);
     return ReadSlot(slot, v, at, i, out);
   };
 
@@ -356,9 +403,8 @@ std::optional<Error> JsonReader::ReadParams(const Plan& plan, sj::value* params,
     sj::value v = f.value();
     if (auto err = CheckText(v, key, "a parameter name", where)) return err;
     std::string at = fmt::format("{}.{}", where, key);
-    size_t i = 0;
-    while (i < plan.slots.size() && plan.slots[i].name != key) ++i;
-    if (i == plan.slots.size()) return At(v, 400, "params", fmt::format("the statement has no parameter ${}", key), at);
+    const int i = plan.SlotIndex(key);
+    if (i < 0) return At(v, 400, "params", fmt::format("the statement has no parameter ${}", key), at);
     if (given[i]) return At(v, 400, "params", fmt::format("${} given twice", key), at);
     given[i] = true;
     if (auto err = read_one(i, v, at)) return err;

@@ -5,6 +5,10 @@
 //
 // Errors say what and where: "params[1]", "body[3].age", with the byte offset
 // of the offending value in the request body.
+//
+// A document's keys are found in the plan's hashed field names and checked
+// for repeats against a stamp per field, so a document costs O(keys) however
+// wide the schema; a named parameter is found by hash too (issue 26).
 #pragma once
 
 #include <optional>
@@ -14,6 +18,8 @@
 #include <simdjson.h>
 
 #include "fenec/schema.h"
+#include "engine/src/query/request_limits.h"
+#include "engine/src/query/name_table.h"
 #include "engine/src/query/plan.h"
 
 namespace fenec::query {
@@ -27,18 +33,22 @@ struct Bound {
 };
 
 // Reads JSON values as the schema wants them. `base` is the start of the
-// request body, so errors can carry offsets into it.
+// request body, so errors can carry offsets into it. One reader reads one
+// request: the documents it reads count against limits.max_docs and
+// max_doc_values together (413 `too_large` past them), so a /batch's are
+// counted across its statements.
 class JsonReader {
  public:
-  explicit JsonReader(const char* base) : base_(base) {}
+  explicit JsonReader(const char* base, const Limits& limits = DefaultLimits()) : base_(base), limits_(limits) {}
 
   // One value of `field`'s type; null only if `nullable`.
   std::optional<Error> ReadValue(sj::value v, const Field& field, bool nullable, const std::string& where, Value* out);
-  // One JSON object as a positional document; absent fields are null.
+  // One JSON object as a positional document of the plan's collection; absent fields are null.
+  std::optional<Error> ReadDoc(sj::value v, const Plan& plan, const std::string& where, Document* out);
+  // The same for a schema of the caller's (its names hashed once per reader).
   std::optional<Error> ReadDoc(sj::value v, const Schema& schema, const std::string& where, Document* out);
   // An array of objects, or one object, as documents (appended to out).
-  std::optional<Error> ReadDocs(sj::value v, const Schema& schema, const std::string& where,
-                                std::vector<Document>* out);
+  std::optional<Error> ReadDocs(sj::value v, const Plan& plan, const std::string& where, std::vector<Document>* out);
   // A whole number >= min (document ids, limits).
   std::optional<Error> ReadWhole(sj::value v, int64_t min, const std::string& what, const std::string& where,
                                  int64_t* out);
@@ -58,9 +68,21 @@ class JsonReader {
   std::optional<Error> ReadVector(sj::value v, const Field& field, const std::string& where, Value* out);
   std::optional<Error> ReadElement(sj::value& el, const Field& field, const std::string& where, size_t n, float* f);
   std::optional<Error> ReadSlot(const ParamSlot& slot, sj::value v, const std::string& where, size_t index, Bound* out);
+  std::optional<Error> ReadDocIn(sj::value v, const Schema& schema, const NameTable& names, const std::string& where,
+                                 Document* out);
+  // 413 unless one more document of `width` values fits the request's limits.
+  std::optional<Error> CountDoc(sj::value& v, size_t width, const std::string& where);
   int64_t OffsetOf(const char* p) const { return p ? static_cast<int64_t>(p - base_) : -1; }
 
   const char* base_;
+  const Limits& limits_;
+  size_t docs_read_ = 0;
+  // seen_[i] == stamp_: field i was given in the document being read.
+  std::vector<uint32_t> seen_;
+  uint32_t stamp_ = 0;
+  // ReadDoc(Schema)'s names, for the schema last given.
+  const Schema* own_schema_ = nullptr;
+  NameTable own_names_;
 };
 
 // "a string", "a number", ... for error messages about a JSON value.

@@ -1,6 +1,9 @@
-// Recursive descent over the token list: one function per rule of the
-// grammar in engine/doc/statements.md. The first error stops the parse and
-// names what was expected where, since a client fixes one thing at a time.
+// Recursive descent over the tokens as the lexer makes them: one function
+// per rule of the grammar in engine/doc/statements.md. The first error stops
+// the parse and names what was expected where, since a client fixes one
+// thing at a time. Only the last few tokens are held (a ring), and each
+// document's keys and the field list are checked for repeats by hash, so a
+// parse's memory and work grow with the statement and no faster (issue 26).
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -12,6 +15,8 @@
 
 #include "engine/src/query/json_out.h"
 #include "engine/src/query/lexer.h"
+#include "engine/src/query/name_table.h"
+#include "engine/src/query/request_limits.h"
 #include "engine/src/query/number.h"
 #include "engine/src/query/statement.h"
 
@@ -82,14 +87,15 @@ bool IEquals(std::string_view a, std::string_view b) {
 struct ParseFailure {
   size_t offset;
   std::string message;
+  const char* limit = nullptr;  // set: the statement is over this one of the Limits
+  size_t limit_value = 0;
 };
 
 class Parser {
  public:
-  Parser(std::string_view text, std::vector<Token> toks) : text_(text), t_(std::move(toks)) {}
+  Parser(std::string_view text, const Limits& limits) : text_(text), limits_(limits), lexer_(text) { Fill(); }
 
   Statement Run() {
-    if (t_.back().kind == Tok::kError) throw ParseFailure{t_.back().offset, t_.back().text};
     const Token& verb = Peek();
     if (verb.kind != Tok::kIdent) Fail(verb, "expected a statement: CREATE, DROP, GET, FIND, PUT, DELETE or AGGREGATE");
     Statement st;
@@ -117,15 +123,60 @@ class Parser {
     return st;
   }
 
+  // The failure to answer once the parse has failed with f: the statement
+  // is judged as if lexed whole first, so a token past max_tokens, or else a
+  // lexing error anywhere in it, beats what the grammar (or a document's
+  // limits) found; the rest is lexed, nothing kept, to find out.
+  ParseFailure Judge(ParseFailure f) {
+    if (lexed_end_) return f;
+    try {
+      while (!lexed_end_) Lex();
+    } catch (ParseFailure& later) {
+      return later;
+    }
+    return f;
+  }
+
  private:
-  const Token& Peek(size_t ahead = 0) const { return t_[std::min(pos_ + ahead, t_.size() - 1)]; }
+  // Tokens stay in the ring for kRing - 1 Takes after theirs: a rule keeps
+  // a reference to a token it took only while it reads the next one or two.
+  static constexpr size_t kRing = 4;
+
+  const Token& Peek() const { return ring_[pos_ % kRing]; }
   const Token& Take() {
-    const Token& t = t_[pos_];
-    if (pos_ + 1 < t_.size()) ++pos_;
+    const Token& t = ring_[pos_ % kRing];
+    if (t.kind != Tok::kEnd) {
+      ++pos_;
+      Fill();
+    }
+    return t;
+  }
+  void Fill() { ring_[pos_ % kRing] = Lex(); }
+  // The next token; a lexing error or one token past max_tokens throws.
+  Token Lex() {
+    Token t = lexer_.Next();
+    if (t.kind == Tok::kEnd) {
+      lexed_end_ = true;
+      return t;
+    }
+    if (t.kind == Tok::kError) {
+      lexed_end_ = true;
+      throw ParseFailure{t.offset, std::move(t.text)};
+    }
+    ++Work().tokens;
+    if (++tokens_ > limits_.max_tokens) {
+      lexed_end_ = true;
+      throw ParseFailure{t.offset, fmt::format("the statement has more than {} tokens", limits_.max_tokens),
+                         "max_tokens", limits_.max_tokens};
+    }
     return t;
   }
 
-  [[noreturn]] void Fail(const Token& at, std::string message) { throw ParseFailure{at.offset, std::move(message)}; }
+  [[noreturn]] void Fail(const Token& at, std::string message) { Fail(at.offset, std::move(message)); }
+  [[noreturn]] void Fail(size_t offset, std::string message) { throw ParseFailure{offset, std::move(message)}; }
+  [[noreturn]] void OverLimit(size_t offset, std::string message, const char* limit, size_t value) {
+    throw ParseFailure{offset, std::move(message), limit, value};
+  }
 
   static std::string Show(const Token& t) {
     if (t.kind == Tok::kEnd) return "end of statement";
@@ -172,11 +223,13 @@ class Parser {
     ExpectKw("COLLECTION");
     CollectionName(st);
     ExpectPunct('(', "to open the field list");
+    NameTable names;
+    auto name_of = [&](int i) -> const std::string& { return st.fields[i].field.name; };
     do {
       FieldDef def;
       const Token& name = ExpectName("a field name");
-      for (const FieldDef& prev : st.fields) {
-        if (prev.field.name == name.text) Fail(name, fmt::format("field '{}' is declared twice", name.text));
+      if (names.Insert(name.text, static_cast<int>(st.fields.size()), name_of) >= 0) {
+        Fail(name, fmt::format("field '{}' is declared twice", name.text));
       }
       def.offset = name.offset;
       def.field.name = name.text;
@@ -306,6 +359,7 @@ class Parser {
     st.kind = StatementKind::kPut;
     CollectionName(st);
     const Token& t = Peek();
+    const size_t list_at = t.offset;
     if (t.kind == Tok::kParam) {
       st.docs_param = ValueOperand("documents");
     } else if (t.kind == Tok::kPunct && t.text == "{") {
@@ -314,11 +368,15 @@ class Parser {
       Take();
       if (!(Peek().kind == Tok::kPunct && Peek().text == "]")) {
         do {
+          if (st.docs.size() == limits_.max_docs) {
+            OverLimit(Peek().offset, fmt::format("a PUT lands at most {} documents", limits_.max_docs), "max_docs",
+                      limits_.max_docs);
+          }
           st.docs.push_back(Doc());
         } while (AcceptPunct(','));
       }
       ExpectPunct(']', "to close the list of documents");
-      if (st.docs.empty()) Fail(t, "a PUT needs at least one document");
+      if (st.docs.empty()) Fail(list_at, "a PUT needs at least one document");
     } else {
       Fail(t, fmt::format("expected a document '{{...}}', a list '[{{...}}, ...]' or a parameter, found {}", Found()));
     }
@@ -330,15 +388,21 @@ class Parser {
     d.offset = Peek().offset;
     ExpectPunct('{', "to open a document");
     if (!AcceptPunct('}')) {
+      NameTable keys;
+      auto key_of = [&](int i) -> const std::string& { return d.entries[i].field; };
       do {
         DocNode::Entry e;
         const Token& f = Peek();
         if (f.kind != Tok::kIdent && f.kind != Tok::kString) Fail(f, fmt::format("expected a field name, found {}", Found()));
+        if (d.entries.size() == limits_.max_doc_keys) {
+          OverLimit(f.offset, fmt::format("a document has at most {} keys", limits_.max_doc_keys), "max_doc_keys",
+                    limits_.max_doc_keys);
+        }
         Take();
         e.field = f.text;
         e.offset = f.offset;
-        for (const auto& prev : d.entries) {
-          if (prev.field == e.field) Fail(f, fmt::format("field '{}' given twice in one document", e.field));
+        if (keys.Insert(e.field, static_cast<int>(d.entries.size()), key_of) >= 0) {
+          Fail(f, fmt::format("field '{}' given twice in one document", e.field));
         }
         ExpectPunct(':', "after the field name");
         e.value = ValueOperand("a value");
@@ -459,23 +523,49 @@ class Parser {
   }
 
   std::string_view text_;
-  std::vector<Token> t_;
-  size_t pos_ = 0;
+  const Limits& limits_;
+  Lexer lexer_;
+  Token ring_[kRing];
+  size_t pos_ = 0;       // the token Peek gives, counted from the first
+  size_t tokens_ = 0;    // tokens lexed, kEnd not counted
+  bool lexed_end_ = false;  // kEnd, a lexing error or max_tokens reached: nothing more to lex
 };
 
 }  // namespace
 
-ParseResult Parse(std::string_view text) {
+ParseResult Parse(std::string_view text) { return Parse(text, Limits{}); }
+
+ParseResult Parse(std::string_view text, const Limits& limits) {
   ParseResult r;
-  try {
-    r.statement = Parser(text, Lex(text)).Run();
-  } catch (const ParseFailure& f) {
-    r.error.http = 400;
-    r.error.code = "parse";
-    r.error.message = f.message;
-    r.error.where = "statement " + LineCol(text, f.offset);
-    r.error.offset = static_cast<int64_t>(f.offset);
+  if (text.size() > limits.max_statement_bytes) {
+    r.error = TooLarge(fmt::format("the statement is {} bytes, over {}", text.size(), limits.max_statement_bytes),
+                       "statement", "max_statement_bytes", limits.max_statement_bytes,
+                       static_cast<int64_t>(limits.max_statement_bytes));
+    return r;
   }
+  std::optional<ParseFailure> failed;
+  try {
+    Parser parser(text, limits);
+    try {
+      r.statement = parser.Run();
+    } catch (ParseFailure& f) {
+      failed = parser.Judge(std::move(f));
+    }
+  } catch (ParseFailure& f) {  // the constructor's first token
+    failed = std::move(f);
+  }
+  if (!failed) return r;
+  const std::string place = "statement " + LineCol(text, failed->offset);
+  if (failed->limit != nullptr) {
+    r.error = TooLarge(std::move(failed->message), place, failed->limit, failed->limit_value,
+                       static_cast<int64_t>(failed->offset));
+    return r;
+  }
+  r.error.http = 400;
+  r.error.code = "parse";
+  r.error.message = std::move(failed->message);
+  r.error.where = place;
+  r.error.offset = static_cast<int64_t>(failed->offset);
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/src/query/lexer.h"
+#include "engine/src/query/request_limits.h"
 #include "engine/src/query/statement.h"
 
 namespace fenec::query {
@@ -341,6 +342,54 @@ TEST(Parser, FloatsPastADoubleAreInfinitiesForThePlannerToRefuse) {
   EXPECT_EQ(e[2].value.literal.float_value(), 0.0);
   EXPECT_FALSE(std::signbit(e[2].value.literal.float_value()));
   EXPECT_TRUE(std::signbit(e[3].value.literal.float_value()));
+}
+
+// Tokens are lexed as the parser reads them, but a statement is judged as if
+// lexed whole first: a lexing error anywhere beats what the grammar found
+// before it, and the error's place is the lexer's.
+TEST(ParserErrors, ALexingErrorAnywhereBeatsAGrammarError) {
+  Error e = Bad("GETT users 'not closed");
+  EXPECT_EQ(e.message, "string not closed");
+  EXPECT_EQ(e.where, "statement 1:12");
+  e = Bad("PUT users {a: 1 b: 2} -- then ! alone\n !");
+  EXPECT_EQ(e.message, "expected '!='");
+  EXPECT_EQ(e.where, "statement 2:2");
+  e = Bad("PUT users {a: 1 b: 2}");
+  EXPECT_EQ(e.message, "expected '}' to close the document, found 'b'");
+}
+
+TEST(ParserErrors, RepeatsFoundAmongManyKeysAndFields) {
+  std::string doc = "PUT t {";
+  std::string create = "CREATE COLLECTION c (";
+  for (int i = 0; i < 3000; ++i) {
+    doc += "k" + std::to_string(i) + ": 1, ";
+    create += "f" + std::to_string(i) + " INT, ";
+  }
+  EXPECT_EQ(Ok(doc + "last: 1}").docs[0].entries.size(), 3001u);
+  EXPECT_EQ(Bad(doc + "k2999: 2}").message, "field 'k2999' given twice in one document");
+  EXPECT_EQ(Bad(doc + "'k0': 2}").message, "field 'k0' given twice in one document");
+  EXPECT_EQ(Ok(create + "last INT)").fields.size(), 3001u);
+  EXPECT_EQ(Bad(create + "f1234 TEXT)").message, "field 'f1234' is declared twice");
+}
+
+TEST(ParserErrors, OverALimitIs413NamingIt) {
+  Limits l;
+  l.max_tokens = 5;
+  ParseResult r = Parse("GET users 1", l);  // 3 tokens
+  EXPECT_TRUE(r.ok()) << r.error.message;
+  r = Parse("FIND users WHERE a = 1", l);  // 6
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error.http, 413);
+  EXPECT_EQ(r.error.code, "too_large");
+  EXPECT_EQ(r.error.where, "statement 1:22 (limit max_tokens = 5)");
+  EXPECT_EQ(r.error.offset, 21);
+  // The limit beats a grammar error before it, as a lexing error does.
+  r = Parse("FIND users users users users users", l);
+  EXPECT_EQ(r.error.where, "statement 1:30 (limit max_tokens = 5)");
+  l.max_statement_bytes = 10;
+  r = Parse("GET users 1", l);
+  EXPECT_EQ(r.error.http, 413);
+  EXPECT_EQ(r.error.where, "statement (limit max_statement_bytes = 10)");
 }
 
 }  // namespace

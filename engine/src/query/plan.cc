@@ -69,7 +69,8 @@ namespace {
 
 class Planner {
  public:
-  Planner(const Statement& st, std::string_view text, const Database& db) : st_(st), text_(text), db_(db) {}
+  Planner(const Statement& st, std::string_view text, const Database& db, const Limits& limits)
+      : st_(st), text_(text), db_(db), limits_(limits) {}
 
   PlanResult Run() {
     auto plan = std::make_shared<Plan>();
@@ -91,6 +92,11 @@ class Planner {
     auto schema = db_.GetSchema(*cid);
     if (!schema.ok()) return Fail(404, "unknown_collection", schema.status().ToString(), st_.collection_offset);
     p_->schema = std::move(*schema);
+    p_->field_names.Reserve(p_->schema.fields.size());
+    for (size_t i = 0; i < p_->schema.fields.size(); ++i) {
+      p_->field_names.Insert(p_->schema.fields[i].name, static_cast<int>(i),
+                             [&](int j) -> const std::string& { return p_->schema.fields[j].name; });
+    }
 
     bool ok = true;
     switch (st_.kind) {
@@ -117,8 +123,9 @@ class Planner {
         any_positional = true;
         // std::stoul threw out_of_range (through the server's handler) on $99999999999999999999.
         size_t pos = Position(s.name);
-        if (pos > kMaxPosition) {
-          return Fail(400, "params", fmt::format("${} is out of range: parameters are $1..${}", s.name, kMaxPosition),
+        if (pos > limits_.max_params) {
+          return Fail(400, "params",
+                      fmt::format("${} is out of range: parameters are $1..${}", s.name, limits_.max_params),
                       s.offset);
         }
         max_pos = std::max(max_pos, pos);
@@ -135,30 +142,36 @@ class Planner {
                   p_->slots.back().offset);
     }
     p_->positional = any_positional;
-    if (any_positional) {
-      std::sort(p_->slots.begin(), p_->slots.end(),
-                [](const ParamSlot& a, const ParamSlot& b) { return Position(a.name) < Position(b.name); });
-      RenumberSlots();
-    }
+    if (any_positional) RenumberSlots();
     PlanResult r;
     r.plan = std::move(plan);
     return r;
   }
 
-  // A positional parameter's number ("12" for $12), or kMaxPosition + 1 when
-  // it has more digits than any statement can use (the lexer gives digits only).
-  static constexpr size_t kMaxPosition = 65535;
+  // slots' names, for slot_names.
+  struct SlotNameOf {
+    const Plan* p;
+    const std::string& operator()(int i) const { return p->slots[i].name; }
+  };
+  SlotNameOf SlotName() const { return SlotNameOf{p_}; }
+
+  // A positional parameter's number ("12" for $12), or SIZE_MAX when it has
+  // more digits than a size_t (the lexer gives digits only).
   static size_t Position(const std::string& name) {
     size_t pos = 0;
     auto r = std::from_chars(name.data(), name.data() + name.size(), pos);
-    return r.ec == std::errc{} && pos <= kMaxPosition ? pos : kMaxPosition + 1;
+    return r.ec == std::errc{} ? pos : SIZE_MAX;
   }
 
-  // After sorting slots by position, operands still hold their first-seen
-  // index; map them to the new order.
+  // Slots were made in first-use order; $k goes to slot k - 1. Done has
+  // checked the names are 1..n, each once, so this is a permutation: each
+  // slot is put in its place and each operand renumbered in one pass.
   void RenumberSlots() {
+    const size_t n = p_->slots.size();
+    std::vector<int> to(n);
+    for (size_t i = 0; i < n; ++i) to[i] = static_cast<int>(Position(p_->slots[i].name) - 1);
     auto fix = [&](PlannedOperand& o) {
-      if (o.slot >= 0) o.slot = static_cast<int>(std::stoul(seen_names_[o.slot])) - 1;
+      if (o.slot >= 0) o.slot = to[o.slot];
     };
     fix(p_->id);
     fix(p_->limit);
@@ -168,8 +181,15 @@ class Planner {
     for (auto& d : p_->docs) {
       for (auto& e : d.entries) fix(e.second);
     }
-    if (p_->docs_slot >= 0) p_->docs_slot = static_cast<int>(std::stoul(seen_names_[p_->docs_slot])) - 1;
+    if (p_->docs_slot >= 0) p_->docs_slot = to[p_->docs_slot];
+    std::vector<ParamSlot> placed(n);
+    for (size_t i = 0; i < n; ++i) placed[to[i]] = std::move(p_->slots[i]);
+    p_->slots = std::move(placed);
+    p_->slot_names.Clear();
+    p_->slot_names.Reserve(n);
+    for (size_t i = 0; i < n; ++i) p_->slot_names.Insert(p_->slots[i].name, static_cast<int>(i), SlotName());
   }
+
 
   PlanResult Fail(int http, std::string code, std::string message, size_t offset) {
     PlanResult r;
@@ -186,7 +206,7 @@ class Planner {
   }
 
   int FieldAt(const std::string& name, size_t offset) {
-    int i = p_->schema.FieldIndex(name);
+    int i = p_->FieldIndex(name);
     if (i < 0) {
       Set(Fail(400, "unknown_field", fmt::format("collection '{}' has no field '{}'", st_.collection, name), offset));
     }
@@ -198,18 +218,22 @@ class Planner {
     want.name = o.param;
     want.positional = o.positional;
     want.offset = o.offset;
-    for (size_t i = 0; i < seen_names_.size(); ++i) {
-      if (seen_names_[i] != o.param) continue;
+    const int i = p_->slot_names.Insert(o.param, static_cast<int>(p_->slots.size()), SlotName());
+    if (i >= 0) {
       const ParamSlot& have = p_->slots[i];
       if (have.kind != want.kind || have.field.type != want.field.type || have.field.dim != want.field.dim) {
         return Set(Fail(400, "params", fmt::format("${} is used as {} and as {}", o.param, SlotDesc(have), SlotDesc(want)),
                         o.offset));
       }
       p_->slots[i].nullable = have.nullable && want.nullable;
-      out->slot = static_cast<int>(i);
+      out->slot = i;
       return true;
     }
-    seen_names_.push_back(o.param);
+    if (p_->slots.size() == limits_.max_params) {
+      return Set(PlanResult{nullptr, TooLarge(fmt::format("a statement takes at most {} parameters", limits_.max_params),
+                          "statement " + LineCol(text_, o.offset), "max_params", limits_.max_params,
+                          static_cast<int64_t>(o.offset))});
+    }
     p_->slots.push_back(std::move(want));
     out->slot = static_cast<int>(p_->slots.size() - 1);
     return true;
@@ -350,6 +374,15 @@ class Planner {
       p_->docs_slot = o.slot;
       return true;
     }
+    // Each document lands as a value per field, whatever it gives.
+    const size_t width = p_->schema.fields.size();
+    if (st_.docs.size() > limits_.max_doc_values / width) {
+      const size_t first_over = limits_.max_doc_values / width;
+      return Set(PlanResult{nullptr, TooLarge(fmt::format("{} documents of {} fields each are over {} values", st_.docs.size(), width,
+                                      limits_.max_doc_values),
+                          "statement " + LineCol(text_, st_.docs[first_over].offset), "max_doc_values",
+                          limits_.max_doc_values, static_cast<int64_t>(st_.docs[first_over].offset))});
+    }
     for (const auto& d : st_.docs) {
       PlannedDoc pd;
       for (const auto& e : d.entries) {
@@ -397,15 +430,15 @@ class Planner {
   const Statement& st_;
   std::string_view text_;
   const Database& db_;
+  const Limits& limits_;
   Plan* p_ = nullptr;
-  std::vector<std::string> seen_names_;  // slot index -> parameter name, in first-use order
   PlanResult result_;
 };
 
 }  // namespace
 
-PlanResult Prepare(const Statement& st, std::string_view text, const Database& db) {
-  return Planner(st, text, db).Run();
+PlanResult Prepare(const Statement& st, std::string_view text, const Database& db, const Limits& limits) {
+  return Planner(st, text, db, limits).Run();
 }
 
 }  // namespace fenec::query

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "fenec/database.h"
+#include "engine/src/query/request_limits.h"
+#include "engine/src/query/name_table.h"
 #include "engine/src/query/statement.h"
 
 namespace fenec::query {
@@ -78,6 +80,18 @@ struct Plan {
   std::vector<ParamSlot> slots;
   bool positional = false;  // the parameters are $1..$n (else named)
   size_t text_bytes = 0;    // for the plan cache's accounting
+
+  // A field's position by name, or -1: by hash, so a document's keys cost
+  // O(1) each however wide the schema (Schema::FieldIndex scans it).
+  int FieldIndex(std::string_view name) const {
+    return field_names.Find(name, [this](int i) -> const std::string& { return schema.fields[i].name; });
+  }
+  // A parameter's slot by name ("1" or "name"), or -1.
+  int SlotIndex(std::string_view name) const {
+    return slot_names.Find(name, [this](int i) -> const std::string& { return slots[i].name; });
+  }
+  NameTable field_names;  // schema.fields' names -> their positions
+  NameTable slot_names;   // slots' names -> their indexes
 };
 
 struct PlanResult {
@@ -89,7 +103,9 @@ struct PlanResult {
 // Plans a parsed statement against db's catalog. `text` is the statement's
 // text, only to turn offsets into line:col in errors.
 // Errors: unknown_collection (404), unknown_field (400), type (400), params (400).
-PlanResult Prepare(const Statement& st, std::string_view text, const Database& db);
+// Errors also: too_large (413) past limits.max_params parameters, or
+// written-out documents holding more than limits.max_doc_values values.
+PlanResult Prepare(const Statement& st, std::string_view text, const Database& db, const Limits& limits = {});
 
 // A literal made a field's type: an int is accepted for a float field, a
 // vector must have the field's dim and finite components. Fails:

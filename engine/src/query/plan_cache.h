@@ -16,6 +16,7 @@
 
 #include "engine/src/base/mutex.h"
 #include "engine/src/base/thread_annotations.h"
+#include "engine/src/query/name_table.h"
 #include "engine/src/query/plan.h"
 
 namespace fenec::query {
@@ -73,9 +74,11 @@ class PlanCache {
   uint64_t clears() const { return clears_.load(std::memory_order_relaxed); }
 
  private:
+  // Texts are the clients': hashed with the per-process secret (name_table.h),
+  // so no set of texts can be chosen to share one bucket.
   struct Hash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    size_t operator()(std::string_view s) const { return static_cast<size_t>(HashName(s)); }
   };
   mutable base::SharedMutex mu_;
   std::unordered_map<std::string, std::shared_ptr<const Plan>, Hash, std::equal_to<>> map_ FENEC_GUARDED_BY(mu_);

@@ -22,6 +22,26 @@ sj::parser& ThreadParser() {
   return parser;
 }
 
+// Held for a request's length: at its end, if a body larger than
+// keep_parser_bytes grew the thread's parser, its buffers (~6x the body) are
+// freed, or each worker thread would keep its largest body's for good.
+class ParserLease {
+ public:
+  explicit ParserLease(size_t keep) : keep_(keep) {}
+  ~ParserLease() {
+    sj::parser& p = ThreadParser();
+    if (p.capacity() > keep_) {
+      p = sj::parser{};
+      ++Work().parser_releases;
+    }
+  }
+  ParserLease(const ParserLease&) = delete;
+  ParserLease& operator=(const ParserLease&) = delete;
+
+ private:
+  size_t keep_;
+};
+
 Error BodyError(std::string code, std::string message, std::string where = "body") {
   return Error{400, std::move(code), std::move(message), std::move(where), -1};
 }
@@ -105,11 +125,13 @@ std::string IdsJson(const std::vector<DocId>& ids, size_t from, size_t n) {
 
 }  // namespace
 
+size_t ThreadParserCapacity() { return ThreadParser().capacity(); }
+
 PlanResult Service::PlanFor(std::string_view text) {
   if (auto plan = cache_.Find(text)) return PlanResult{std::move(plan), {}};
-  ParseResult parsed = Parse(text);
+  ParseResult parsed = Parse(text, limits_);
   if (!parsed.ok()) return PlanResult{nullptr, std::move(parsed.error)};
-  PlanResult planned = Prepare(*parsed.statement, text, *db_);
+  PlanResult planned = Prepare(*parsed.statement, text, *db_, limits_);
   if (planned.ok()) cache_.Insert(text, planned.plan);
   return planned;
 }
@@ -126,8 +148,9 @@ std::optional<Answer> Service::RunQuery(std::string& body, bool point_read_only)
     if (point_read_only) return std::nullopt;
     return a;
   };
+  ParserLease lease(limits_.keep_parser_bytes);
   body.reserve(body.size() + simdjson::SIMDJSON_PADDING);  // before reader keeps body.data()
-  JsonReader reader(body.data());
+  JsonReader reader(body.data(), limits_);
   sj::document doc;
   sj::object obj;
   if (auto bad = BodyObject(body, reader, &doc, &obj, "{\"statement\": ..., \"params\": ...}")) return fail(*bad);
@@ -170,15 +193,16 @@ Answer Service::PutDocs(std::string_view collection, std::string& body) {
   PlanResult planned = PathPlan("PUT", collection, "$docs");
   if (!planned.ok()) return ErrorAnswer(planned.error);
   const Plan& plan = *planned.plan;
+  ParserLease lease(limits_.keep_parser_bytes);
   body.reserve(body.size() + simdjson::SIMDJSON_PADDING);
   sj::document doc;
-  JsonReader reader(body.data());
+  JsonReader reader(body.data(), limits_);
   if (auto ec = Iterate(body, &doc)) return ErrorAnswer(reader.Malformed(ec, "body"));
   sj::value root;
   if (auto ec = doc.get_value().get(root)) return ErrorAnswer(reader.Malformed(ec, "body"));
   Bound bound;
   bound.values.resize(plan.slots.size());
-  if (auto err = reader.ReadDocs(root, plan.schema, "body", &bound.docs)) return ErrorAnswer(*err);
+  if (auto err = reader.ReadDocs(root, plan, "body", &bound.docs)) return ErrorAnswer(*err);
   // A location still in bounds once the root is read is content after it.
   const char* rest = nullptr;
   if (doc.current_location().get(rest) == simdjson::SUCCESS) {
@@ -190,8 +214,9 @@ Answer Service::PutDocs(std::string_view collection, std::string& body) {
 }
 
 Answer Service::Batch(std::string& body) {
+  ParserLease lease(limits_.keep_parser_bytes);
   body.reserve(body.size() + simdjson::SIMDJSON_PADDING);  // before reader keeps body.data()
-  JsonReader reader(body.data());
+  JsonReader reader(body.data(), limits_);
   sj::document doc;
   sj::object obj;
   if (auto bad = BodyObject(body, reader, &doc, &obj, "{\"statements\": [...]}")) return *bad;
@@ -208,8 +233,15 @@ Answer Service::Batch(std::string& body) {
   size_t i = 0;
   for (auto item_res : list) {
     std::string where = fmt::format("statements[{}]", i);
+    sj::value item_v;
+    if (auto e = item_res.get(item_v)) return ErrorAnswer(reader.Malformed(e, where));
+    if (i == limits_.max_batch_statements) {
+      return ErrorAnswer(TooLarge(fmt::format("a batch holds at most {} statements", limits_.max_batch_statements),
+                                  where, "max_batch_statements", limits_.max_batch_statements,
+                                  item_v.raw_json_token().data() - body.data()));
+    }
     sj::object item;
-    if (auto e = item_res.get_object().get(item)) {
+    if (auto e = item_v.get_object().get(item)) {
       if (e == simdjson::INCORRECT_TYPE) return ErrorAnswer(BodyError("json", "each statement is an object {\"statement\": ..., \"params\": ...}", where));
       return ErrorAnswer(reader.Malformed(e, where));
     }
@@ -242,6 +274,17 @@ Answer Service::Batch(std::string& body) {
     if (pe && pe != simdjson::NO_SUCH_FIELD) return ErrorAnswer(reader.Malformed(pe, where));
     if (auto err = reader.ReadParams(plan, pe ? nullptr : &params_v, where + ".params", &bound)) return ErrorAnswer(*err);
     std::vector<Document> these = PutDocuments(plan, bound);
+    // The documents written out in the statements count with those of their parameters.
+    const size_t total = docs.size() + these.size(), width = plan.schema.fields.size();
+    if (total > limits_.max_docs) {
+      return ErrorAnswer(TooLarge(fmt::format("a batch lands at most {} documents", limits_.max_docs), where,
+                                  "max_docs", limits_.max_docs));
+    }
+    if (total > limits_.max_doc_values / width) {
+      return ErrorAnswer(TooLarge(fmt::format("{} documents of {} fields each are over {} values", total, width,
+                                              limits_.max_doc_values),
+                                  where, "max_doc_values", limits_.max_doc_values));
+    }
     counts.push_back(these.size());
     for (auto& d : these) docs.push_back(std::move(d));
     ++i;

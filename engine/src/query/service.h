@@ -15,13 +15,15 @@
 
 #include "fenec/database.h"
 #include "engine/src/query/execute.h"
+#include "engine/src/query/request_limits.h"
 #include "engine/src/query/plan_cache.h"
 
 namespace fenec::query {
 
+// Requests over one of `limits` (request_limits.h) are answered 413 `too_large`, nothing run.
 class Service {
  public:
-  explicit Service(Database* db) : db_(db) {}
+  explicit Service(Database* db, Limits limits = {}) : db_(db), limits_(limits) {}
 
   // POST /query: {"statement": "...", "params": [...] | {...}}.
   Answer Query(std::string& body);
@@ -44,13 +46,19 @@ class Service {
   PlanResult PlanFor(std::string_view text);
 
   const PlanCache& cache() const { return cache_; }
+  const Limits& limits() const { return limits_; }
 
  private:
   std::optional<Answer> RunQuery(std::string& body, bool point_read_only);
   PlanResult PathPlan(std::string_view verb, std::string_view collection, std::string_view param);
 
   Database* db_;
+  Limits limits_;
   PlanCache cache_;
 };
+
+// The bytes of body this thread's JSON parser has room for now (for tests:
+// after a body over Limits::keep_parser_bytes it is freed again).
+size_t ThreadParserCapacity();
 
 }  // namespace fenec::query

@@ -106,6 +106,10 @@ struct ParseResult {
   Error error;
   bool ok() const { return statement.has_value(); }
 };
+// With Limits (request_limits.h) a statement over one is answered 413 `too_large`;
+// without, the default Limits hold.
+struct Limits;
 ParseResult Parse(std::string_view text);
+ParseResult Parse(std::string_view text, const Limits& limits);
 
 }  // namespace fenec::query

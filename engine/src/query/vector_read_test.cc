@@ -160,7 +160,9 @@ TEST(ReadVector, EveryRefusedFormKeepsItsError) {
     Read r = ReadV(c.text);
     ASSERT_TRUE(r.err);
     EXPECT_EQ(r.err->code, c.code) << r.err->message;
-    if (!c.message.empty()) EXPECT_EQ(r.err->message, c.message);
+    if (!c.message.empty()) {
+      EXPECT_EQ(r.err->message, c.message);
+    }
     if (c.code != "json") {
       EXPECT_EQ(r.err->where, c.where);
       EXPECT_EQ(r.err->offset, c.offset);
