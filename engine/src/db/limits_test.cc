@@ -321,8 +321,50 @@ TEST(Limits, TheWriterCheckpointsBeforeReplayWouldRefuseItsIdGap) {
   }
 }
 
-// Over the limit again after a reopen, with a put waiting: a checkpoint
-// that fails fails the put with its status, and what was acknowledged opens.
+// An @hnsw collection: the checkpoint a put takes holds the field's linker
+// at the capture (the put's room in its queue already reserved) and the
+// graph it writes opens with every vector.
+TEST(Limits, AnIdGapCheckpointWithAVectorIndex) {
+  SmallIdGap gap(64);
+  base::ScratchDir dir;
+  const std::string path = dir.path() + "/db";
+  FaultEnv env;
+  Options o;
+  o.env = &env;
+  auto db = Database::Open(path, o);
+  ASSERT_TRUE(db.ok());
+  auto* impl = dynamic_cast<DbImpl*>(db->get());
+  const Schema schema{{Field::Vector("v", 4).Hnsw(), Field::Int("n")}};
+  auto c = (*db)->CreateCollection("docs", schema);
+  ASSERT_TRUE(c.ok());
+  std::vector<std::pair<DocId, Document>> acked;
+  for (int n = 0; n < 6; ++n) {
+    ASSERT_TRUE(impl->BurnIdsForTesting(*c, n % 2 ? 100 : 30).ok());
+    Document d{Value(std::vector<float>{float(n), 1, 2, 3}), Value(int64_t{n})};
+    auto id = (*db)->Put(*c, d);
+    ASSERT_TRUE(id.ok()) << id.status().ToString();
+    acked.emplace_back(*id, std::move(d));
+  }
+  // 30, 100 (over: a checkpoint), 30, 100, 30, 100.
+  EXPECT_EQ((*db)->GetStats().id_gap_checkpoints, 3u);
+  ASSERT_TRUE((*db)->WaitForIndexes().ok());
+  env.Crash();
+  db->reset();
+  env.ApplyCrash(base::TestSeed());
+  auto reopened = Database::Open(path, o);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  EXPECT_EQ(*(*reopened)->Count(*c), acked.size());
+  for (const auto& [id, doc] : acked) {
+    auto got = (*reopened)->Get(*c, id);
+    ASSERT_TRUE(got.ok()) << "acknowledged id " << id << " lost";
+    EXPECT_EQ(*got, doc);
+  }
+  ASSERT_TRUE((*reopened)->WaitForIndexes().ok());
+  EXPECT_TRUE((*reopened)->Check().ok()) << (*reopened)->Check().ToString();
+}
+
+// A put waiting for an id-gap checkpoint that fails fails with the
+// checkpoint's status, and what was acknowledged opens.
 TEST(Limits, AFailedIdGapCheckpointFailsThePut) {
   SmallIdGap gap(64);
   base::ScratchDir dir;
