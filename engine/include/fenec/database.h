@@ -159,6 +159,9 @@ struct Stats {
   }
 
   uint64_t checkpoints = 0;
+  // Of them, taken by a put whose record would have made replay skip more
+  // ids than it allows (ids burned by refused puts; engine/doc/journal.md, Limits).
+  uint64_t id_gap_checkpoints = 0;
   uint64_t recovered_records = 0;       // journal records replayed at open
   // Open's recovery (catalog, replay, checkpoint), wall time. Its lock
   // holds are not in the write_lock_* figures, which start after it.

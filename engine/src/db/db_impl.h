@@ -38,6 +38,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -128,8 +129,17 @@ class DbImpl final : public Database {
   // are memory: replay lets the records skip at most this many ids in all
   // (about 200 MB of index) rather than let a few bytes of a damaged but
   // checksummed record claim any amount of memory. Live writes skip ids only
-  // when a put fails after taking its ids (a @unique clash), one request each.
+  // when a put fails after taking its ids (a @unique clash), one request each;
+  // the writer counts them as replay will and checkpoints before a put would
+  // pass the limit (Land, CheckpointForIdGap).
   static constexpr uint64_t kMaxReplayIdGap = uint64_t{1} << 24;
+  // The limit replay and the writer use: kMaxReplayIdGap unless a test set one.
+  static uint64_t MaxReplayIdGap();
+  // Tests only: the limit for every database in the process (0: kMaxReplayIdGap again).
+  static void SetMaxReplayIdGapForTesting(uint64_t gap);
+  // Tests only: takes n of the collection's ids without landing them, as a
+  // put refused at landing leaves them when another put took ids meanwhile.
+  Status BurnIdsForTesting(CollectionId collection, uint64_t n);
 
   DbImpl(const Options& options, std::unique_ptr<Storage> storage);
   ~DbImpl() override;
@@ -169,7 +179,15 @@ class DbImpl final : public Database {
   // --- db_write.cc
   Status Prepare(CollectionState* c, std::vector<Document>* docs, PreparedBatch* out) const;
   // Under the write lock: checks, lands rows, appends the journal record.
-  Status Land(PreparedBatch* b, CommitTicket* t, BufferList* sealed, BufferList* retired) FENEC_REQUIRES(lock_);
+  // If the record would take replay past MaxReplayIdGap(), nothing lands and
+  // *await_capture is set: the put retries once a checkpoint captured after
+  // that many captures has committed (CheckpointForIdGap).
+  Status Land(PreparedBatch* b, CommitTicket* t, BufferList* sealed, BufferList* retired,
+              std::optional<uint64_t>* await_capture) FENEC_REQUIRES(lock_);
+  // Without the write lock: a checkpoint whose capture follows the first
+  // `captures` ones, unless one has committed since (one serves every put
+  // that waits for it). Fails: as Checkpoint.
+  Status CheckpointForIdGap(uint64_t captures) FENEC_EXCLUDES(lock_, checkpoint_mu_);
   // After the lock (or under it, naive arms): writes sealed buffers out.
   Status WriteSealed(const BufferList& sealed, bool under_lock) FENEC_EXCLUDES(deferred_mu_);
   Status FinishCommit(const CommitTicket& t, const BufferList& sealed);
@@ -348,10 +366,19 @@ class DbImpl final : public Database {
   std::atomic<uint64_t> ring_flushes_{0};
   int shared_journals_ FENEC_GUARDED_BY(lock_) = -1;  // -1 undecided; decided under the write lock
   bool recovering_ FENEC_GUARDED_BY(lock_) = false;  // open's replay: indexes are loaded after it, from the branches
-  // Ids replay has skipped over (put records whose first id lies past the
-  // collection's end: ids burned by puts that failed after taking them), in
-  // all collections; at most kMaxReplayIdGap (db_open.cc, ApplyRecord).
+  // Ids put records skip (a first id past the collection's end: ids burned
+  // by puts that failed after taking them), in all collections, since the
+  // last committed checkpoint's capture: replay's count (ApplyRecord), then
+  // the writer's (Land), which is never below what replay from either the
+  // last checkpoint or one in progress would count. At most MaxReplayIdGap().
   uint64_t replay_id_gap_ FENEC_GUARDED_BY(lock_) = 0;
+  // (collection, id) a put asked the next checkpoint to extend the
+  // collection's catalog to, so that replay starts past the ids its record
+  // skips; the live index follows once that checkpoint commits.
+  std::vector<std::pair<uint32_t, uint64_t>> id_floors_ FENEC_GUARDED_BY(lock_);
+  uint64_t checkpoint_captures_ FENEC_GUARDED_BY(lock_) = 0;         // checkpoints that captured state
+  uint64_t checkpoint_committed_ FENEC_GUARDED_BY(checkpoint_mu_) = 0;  // the last committed one's capture number
+  std::atomic<uint64_t> id_gap_checkpoints_{0};
   // Counted while the database opens (AttachBranches), before it is shared.
   uint64_t branches_recovered_ = 0, branches_rebuilt_ = 0;
 

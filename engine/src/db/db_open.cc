@@ -214,7 +214,7 @@ Status DbImpl::ApplyRecord(uint64_t lsn, std::span<const uint8_t> payload) {
   // ids wrap, or that skips more ids than any run could have burned, is
   // damage, and must not become an index of that many entries.
   const uint64_t size = c->index.size();
-  if (p.first_id > size && p.first_id - size > kMaxReplayIdGap - replay_id_gap_)
+  if (p.first_id > size && replay_id_gap_ + (p.first_id - size) > MaxReplayIdGap())
     return Status::Corruption(fmt::format("journal: row id {} skips past collection {}'s {} ids", p.first_id,
                                           p.collection, size));
   if (p.first_id > size) replay_id_gap_ += p.first_id - size;
@@ -322,9 +322,13 @@ void DbImpl::EncodeCatalog(base::Bytes* out) const {
     EncodeSchema(*c->schema, out);
     base::PutVarint(out, c->live);
     base::PutVarint(out, c->last_lsn);
-    base::PutVarint(out, c->index.size());
+    // Past the index: absent ids up to a put's asked floor (Land), zeros.
+    uint64_t entries = c->index.size();
+    for (const auto& [coll, floor] : id_floors_)
+      if (coll == c->id) entries = std::max<uint64_t>(entries, floor);
+    base::PutVarint(out, entries);
     size_t at = out->size();
-    out->resize(at + c->index.size() * 12);
+    out->resize(at + entries * 12);
     uint8_t* p = out->data() + at;
     for (uint64_t id = 0; id < c->index.size(); ++id) {
       const IdEntry& e = c->index[id];
@@ -344,9 +348,15 @@ Status DbImpl::CheckpointNow() {
   uint64_t lsn = 0, catalog_at = 0, data_end = 0;
   std::vector<BranchCheckpoint> branches;
   BufferList buffers;  // the rows as of the capture, for the branches' catalogs
+  uint64_t capture = 0, id_gap = 0;
+  std::vector<std::pair<uint32_t, uint64_t>> id_floors;
   {
     WriteLock lock(&lock_);
     if (Status s = fail_.Check(); !s.ok()) return s;
+    // What replay from this checkpoint will not count (Land's id gap).
+    capture = ++checkpoint_captures_;
+    id_gap = replay_id_gap_;
+    id_floors = id_floors_;
     rows_->SealCurrent();
     for (const auto& b : rows_->buffers())
       if (b->sealed) to_write.push_back(b);
@@ -376,6 +386,22 @@ Status DbImpl::CheckpointNow() {
   if (Status s = fail_.Check(); !s.ok()) return s;
   if (Status s = gc_->SyncAll(); !s.ok()) return s;  // the journal never lags the data file
   if (Status s = storage_->CommitCheckpoint(lsn, catalog_at, catalog, data_end); !s.ok()) return fail_.Trip(s);
+  checkpoint_committed_ = capture;
+  if (id_gap > 0 || !id_floors.empty()) {
+    // Replay starts here now: the ids skipped before the capture no longer
+    // count, and each collection's index reaches its floor as the catalog's did.
+    WriteLock lock(&lock_);
+    replay_id_gap_ -= id_gap;
+    // A collection dropped since has no index to grow and its floors go.
+    for (const auto& [coll, floor] : id_floors) {
+      CollectionState* c = Lookup(CollectionId{coll});
+      if (c != nullptr && c->index.size() < floor) c->index.resize(floor);
+    }
+    std::erase_if(id_floors_, [this](const std::pair<uint32_t, uint64_t>& f) FENEC_REQUIRES(lock_) {
+      const CollectionState* c = Lookup(CollectionId{f.first});
+      return c == nullptr || f.second <= c->index.size();
+    });
+  }
   gc_->RequestRotation();
   uint64_t deleted = 0;
   if (Status s = storage_->DeleteJournalsThrough(lsn, &deleted); !s.ok()) return fail_.Trip(s);
@@ -482,6 +508,7 @@ Stats DbImpl::GetStats() const {
     st.merger_async_completions = m.async_completions;
   }
   st.checkpoints = checkpoints_.load(kRelaxed);
+  st.id_gap_checkpoints = id_gap_checkpoints_.load(kRelaxed);
   {
     // Decided under the write lock by the first collection created, which
     // may be running now: read under the lock (it was read without it).
@@ -557,7 +584,7 @@ void DbImpl::ResetStats() {
     for (auto& vf : c->vectors) vf->ResetStats();
   for (auto* a : {&commits_, &pins_, &pin_ns_, &pin_max_ns_, &pinned_rows_, &flushes_, &flushes_under_lock_,
                   &handover_pieces_, &handover_entries_, &checkpoints_, &ring_flushes_, &pin_wait_ns_, &pin_hold_ns_,
-                  &pin_hold_max_ns_, &pin_chunks_})
+                  &pin_hold_max_ns_, &pin_chunks_, &id_gap_checkpoints_})
     a->store(0, kRelaxed);
 }
 

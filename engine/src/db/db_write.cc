@@ -147,14 +147,28 @@ void DbImpl::HandoverPiece(BufferList* retired) {
   handover_entries_.fetch_add(n, kRelaxed);
 }
 
-Status DbImpl::Land(PreparedBatch* b, CommitTicket* t, BufferList* sealed, BufferList* retired) {
+Status DbImpl::Land(PreparedBatch* b, CommitTicket* t, BufferList* sealed, BufferList* retired,
+                    std::optional<uint64_t>* await_capture) {
   if (Status s = fail_.Check(); !s.ok()) return s;
   HandoverPiece(retired);
   CollectionState* c = b->coll;
   if (!c->indexes->empty()) {
     if (Status s = c->indexes->Check(b->idx); !s.ok()) return s;
-    c->indexes->Apply(b->idx);
   }
+  // Replay counts the ids this record skips past the collection's end
+  // (ApplyRecord); records land in journal order, so this count is its.
+  if (b->first_id > c->index.size()) {
+    const uint64_t skip = b->first_id - c->index.size();
+    if (replay_id_gap_ + skip > MaxReplayIdGap()) {
+      // The next checkpoint starts replay at or past this record's first
+      // id, so the record skips nothing after it.
+      id_floors_.emplace_back(c->id, b->first_id);
+      *await_capture = checkpoint_captures_;
+      return Status::OK();
+    }
+    replay_id_gap_ += skip;
+  }
+  if (!c->indexes->empty()) c->indexes->Apply(b->idx);
   uint64_t end = b->first_id + b->count;
   if (c->index.size() < end) c->index.resize(end);
   for (size_t i = 0; i < b->count; ++i) {
@@ -277,23 +291,37 @@ Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector
   for (auto& vf : c->vectors) vf->Reserve(count);
   BufferList sealed, retired;  // retired: freed when this function returns, after the lock
   Status landed;
-  bool enqueued = false;
-  {
-    WriteLock lock(&lock_);
-    if (c->dropped) landed = Status::NotFound(fmt::format("no collection with handle {}", collection.value));
-    if (landed.ok() && !outside) landed = Prepare(c, &docs, &b);
-    if (landed.ok()) landed = Land(&b, t, &sealed, &retired);
-    enqueued = landed.ok();
-    if (landed.ok() && options_.commit_mode == CommitMode::kNaive) landed = CommitUnderLockAll(c);
-    if (landed.ok() && options_.buffer_write == BufferWrite::kUnderLock) {
-      landed = WriteSealed(sealed, true);
-      sealed.clear();
+  bool enqueued = false, prepared = outside;
+  for (;;) {
+    std::optional<uint64_t> await_capture;  // set: the record waits for a checkpoint (Land)
+    {
+      WriteLock lock(&lock_);
+      if (c->dropped) landed = Status::NotFound(fmt::format("no collection with handle {}", collection.value));
+      if (landed.ok() && !prepared) {
+        landed = Prepare(c, &docs, &b);
+        prepared = true;
+      }
+      if (landed.ok()) landed = Land(&b, t, &sealed, &retired, &await_capture);
+      if (!await_capture) {
+        enqueued = landed.ok();
+        if (landed.ok() && options_.commit_mode == CommitMode::kNaive) landed = CommitUnderLockAll(c);
+        if (landed.ok() && options_.buffer_write == BufferWrite::kUnderLock) {
+          landed = WriteSealed(sealed, true);
+          sealed.clear();
+        }
+      }
+    }
+    // Spares taken under the lock (an id-index chunk, a write buffer) are
+    // replaced here, their pages faulted in while no one waits on us.
+    pool_->Refill();
+    rows_->RefillSpare();
+    if (!await_capture) break;
+    // Replay would refuse the record: it lands after a checkpoint, never fails for it.
+    if (Status s = CheckpointForIdGap(*await_capture); !s.ok()) {
+      landed = s;
+      break;
     }
   }
-  // Spares taken under the lock (an id-index chunk, a write buffer) are
-  // replaced here, their pages faulted in while no one waits on us.
-  pool_->Refill();
-  rows_->RefillSpare();
   if (!enqueued) {
     for (auto& vf : c->vectors) vf->Release(count);
     // Its ids go back unless another put took ids since: replay lets records
@@ -314,6 +342,33 @@ Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector
   std::vector<DocId> ids(b.count);
   for (size_t i = 0; i < b.count; ++i) ids[i] = b.first_id + i;
   return ids;
+}
+
+Status DbImpl::CheckpointForIdGap(uint64_t captures) {
+  if (closed_.load(std::memory_order_acquire)) return Status::Closed();
+  base::MutexLock ck(&checkpoint_mu_);
+  if (checkpoint_committed_ > captures) return Status::OK();  // another put's, or anyone's, served it
+  Status s = CheckpointNow();
+  if (s.ok()) id_gap_checkpoints_.fetch_add(1, kRelaxed);
+  return s;
+}
+
+namespace {
+std::atomic<uint64_t> max_replay_id_gap_for_testing{0};
+}  // namespace
+
+uint64_t DbImpl::MaxReplayIdGap() {
+  const uint64_t gap = max_replay_id_gap_for_testing.load(kRelaxed);
+  return gap != 0 ? gap : kMaxReplayIdGap;
+}
+
+void DbImpl::SetMaxReplayIdGapForTesting(uint64_t gap) { max_replay_id_gap_for_testing.store(gap, kRelaxed); }
+
+Status DbImpl::BurnIdsForTesting(CollectionId collection, uint64_t n) {
+  CollectionState* c = Lookup(collection);
+  if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
+  c->next_id.fetch_add(n, kRelaxed);
+  return Status::OK();
 }
 
 Result<DocId> DbImpl::Put(CollectionId collection, Document doc) {

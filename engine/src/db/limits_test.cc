@@ -9,9 +9,11 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/src/base/testing.h"
+#include "engine/src/db/db_impl.h"
 #include "engine/src/db/payload.h"
 #include "engine/src/db/row.h"
 #include "engine/src/io/fault_env.h"
@@ -239,6 +241,206 @@ TEST(Limits, ABatchRefusedAtLandingGivesItsIdsBack) {
   clash.push_back(Doc(1, 10));  // doc-1 again
   EXPECT_EQ((*db)->PutBatch(*c, clash).status().code(), StatusCode::kConstraint);
   EXPECT_EQ(*(*db)->Put(*c, Doc(2, 10)), 2u) << "the refused batch's 999 ids were given back";
+}
+
+// Replay's id-gap limit, small for these tests: every database opened
+// while it lives, writer and reader alike, uses it.
+struct SmallIdGap {
+  explicit SmallIdGap(uint64_t gap) { DbImpl::SetMaxReplayIdGapForTesting(gap); }
+  ~SmallIdGap() { DbImpl::SetMaxReplayIdGapForTesting(0); }
+};
+
+struct GapArm {
+  std::string name;
+  void (*set)(Options*);
+};
+const GapArm kGapArms[] = {
+    {"shared/direct", [](Options*) {}},
+    {"separate/direct", [](Options* o) { o->journals = Journals::kSeparate; }},
+    {"merger", [](Options* o) { o->completion = Completion::kMergerAsync; }},
+    {"build-under-lock", [](Options* o) { o->batch_build = BatchBuild::kUnderLock; }},
+    {"naive", [](Options* o) { o->commit_mode = CommitMode::kNaive; }},
+    {"buffered", [](Options* o) { o->durability = Durability::kBuffered; }},
+};
+
+// Issue: puts refused at landing burn ids when another put took ids
+// meanwhile, and replay refuses records that skip more than
+// DbImpl::MaxReplayIdGap() ids in all since the checkpoint. The writer
+// counts the skips as replay does and checkpoints before a record would
+// pass the limit, so every acknowledged put opens; the put never fails for it.
+TEST(Limits, TheWriterCheckpointsBeforeReplayWouldRefuseItsIdGap) {
+  const uint64_t seed = base::TestSeed();
+  SmallIdGap gap(64);
+  for (const GapArm& arm : kGapArms) {
+    SCOPED_TRACE(arm.name);
+    base::ScratchDir dir;
+    const std::string path = dir.path() + "/db";
+    FaultEnv env;
+    Options o;
+    o.env = &env;
+    arm.set(&o);
+    auto db = Database::Open(path, o);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    auto* impl = dynamic_cast<DbImpl*>(db->get());
+    auto c = (*db)->CreateCollection("docs", Docs());
+    ASSERT_TRUE(c.ok());
+    std::vector<std::pair<DocId, Document>> acked;
+    int n = 0;
+    // Burns `burn` ids, then puts `rows` documents; they must land right after the burned ids.
+    auto put = [&](uint64_t burn, size_t rows) {
+      const uint64_t first = (acked.empty() ? 1 : acked.back().first + 1) + burn;
+      ASSERT_TRUE(impl->BurnIdsForTesting(*c, burn).ok());
+      std::vector<Document> docs;
+      for (size_t i = 0; i < rows; ++i) docs.push_back(Doc(++n, 10));
+      auto ids = (*db)->PutBatch(*c, docs);
+      ASSERT_TRUE(ids.ok()) << ids.status().ToString();
+      ASSERT_EQ(ids->size(), rows);
+      EXPECT_EQ(ids->front(), first);
+      for (size_t i = 0; i < rows; ++i) acked.emplace_back((*ids)[i], docs[i]);
+    };
+    auto gap_checkpoints = [&] { return (*db)->GetStats().id_gap_checkpoints; };
+    put(0, 1);
+    const uint64_t checkpoints = (*db)->GetStats().checkpoints;
+    put(100, 1);  // one record skips more than the limit: the checkpoint starts replay past it
+    EXPECT_EQ(gap_checkpoints(), 1u);
+    put(40, 2);
+    EXPECT_EQ(gap_checkpoints(), 1u) << "40 of 64";
+    put(40, 1);  // 80: over
+    EXPECT_EQ(gap_checkpoints(), 2u);
+    // A real @unique clash, alone: its ids go back, nothing is skipped.
+    EXPECT_EQ((*db)->Put(*c, Doc(1, 10)).status().code(), StatusCode::kConstraint);
+    put(0, 1);
+    put(10, 3);
+    put(54, 1);  // exactly the limit: replay accepts it, so no checkpoint
+    EXPECT_EQ(gap_checkpoints(), 2u);
+    EXPECT_EQ((*db)->GetStats().checkpoints, checkpoints + 2);
+    if (o.durability == Durability::kBuffered) {
+      ASSERT_TRUE((*db)->Sync().ok());
+    }
+    CrashAndVerify(&env, &*db, path, o, acked, seed);
+  }
+}
+
+// An @hnsw collection: the checkpoint a put takes holds the field's linker
+// at the capture (the put's room in its queue already reserved) and the
+// graph it writes opens with every vector.
+TEST(Limits, AnIdGapCheckpointWithAVectorIndex) {
+  SmallIdGap gap(64);
+  base::ScratchDir dir;
+  const std::string path = dir.path() + "/db";
+  FaultEnv env;
+  Options o;
+  o.env = &env;
+  auto db = Database::Open(path, o);
+  ASSERT_TRUE(db.ok());
+  auto* impl = dynamic_cast<DbImpl*>(db->get());
+  const Schema schema{{Field::Vector("v", 4).Hnsw(), Field::Int("n")}};
+  auto c = (*db)->CreateCollection("docs", schema);
+  ASSERT_TRUE(c.ok());
+  std::vector<std::pair<DocId, Document>> acked;
+  for (int n = 0; n < 6; ++n) {
+    ASSERT_TRUE(impl->BurnIdsForTesting(*c, n % 2 ? 100 : 30).ok());
+    Document d{Value(std::vector<float>{float(n), 1, 2, 3}), Value(int64_t{n})};
+    auto id = (*db)->Put(*c, d);
+    ASSERT_TRUE(id.ok()) << id.status().ToString();
+    acked.emplace_back(*id, std::move(d));
+  }
+  // 30, 100 (over: a checkpoint), 30, 100, 30, 100.
+  EXPECT_EQ((*db)->GetStats().id_gap_checkpoints, 3u);
+  ASSERT_TRUE((*db)->WaitForIndexes().ok());
+  env.Crash();
+  db->reset();
+  env.ApplyCrash(base::TestSeed());
+  auto reopened = Database::Open(path, o);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  EXPECT_EQ(*(*reopened)->Count(*c), acked.size());
+  for (const auto& [id, doc] : acked) {
+    auto got = (*reopened)->Get(*c, id);
+    ASSERT_TRUE(got.ok()) << "acknowledged id " << id << " lost";
+    EXPECT_EQ(*got, doc);
+  }
+  ASSERT_TRUE((*reopened)->WaitForIndexes().ok());
+  EXPECT_TRUE((*reopened)->Check().ok()) << (*reopened)->Check().ToString();
+}
+
+// A put waiting for an id-gap checkpoint that fails fails with the
+// checkpoint's status, and what was acknowledged opens.
+TEST(Limits, AFailedIdGapCheckpointFailsThePut) {
+  SmallIdGap gap(64);
+  base::ScratchDir dir;
+  const std::string path = dir.path() + "/db";
+  FaultEnv env;
+  Options o;
+  o.env = &env;
+  auto db = Database::Open(path, o);
+  ASSERT_TRUE(db.ok());
+  auto* impl = dynamic_cast<DbImpl*>(db->get());
+  auto c = (*db)->CreateCollection("docs", Docs());
+  ASSERT_TRUE(c.ok());
+  auto first = (*db)->Put(*c, Doc(1, 10));
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(impl->BurnIdsForTesting(*c, 100).ok());
+  env.FailNth(FaultOp::kSync, 1, EIO, "data.fdb", /*sticky=*/true);
+  auto r = (*db)->Put(*c, Doc(2, 10));
+  // The checkpoint's fdatasync failed: the database fail-stops, and the put says why.
+  EXPECT_EQ(r.status().code(), StatusCode::kFailStopped) << r.status().ToString();
+  EXPECT_NE(r.status().ToString().find("data.fdb"), std::string::npos) << r.status().ToString();
+  EXPECT_EQ((*db)->GetStats().id_gap_checkpoints, 0u);
+  env.ClearFaults();
+  CrashAndVerify(&env, &*db, path, o, {{*first, Doc(1, 10)}}, base::TestSeed());
+}
+
+// Writers racing: refused puts burn ids (burned here, as the give-back that
+// loses the race leaves them) while others land; whatever the interleaving,
+// no put fails, and every acknowledged one opens under the same limit.
+TEST(Limits, ConcurrentWritersPastTheIdGapAllOpen) {
+  const uint64_t seed = base::TestSeed();
+  SmallIdGap gap(64);
+  for (Completion completion : {Completion::kDirect, Completion::kMergerAsync}) {
+    SCOPED_TRACE(completion == Completion::kDirect ? "direct" : "merger");
+    base::ScratchDir dir;
+    const std::string path = dir.path() + "/db";
+    FaultEnv env;
+    Options o;
+    o.env = &env;
+    o.completion = completion;
+    auto db = Database::Open(path, o);
+    ASSERT_TRUE(db.ok());
+    auto* impl = dynamic_cast<DbImpl*>(db->get());
+    auto c = (*db)->CreateCollection("docs", Docs());
+    ASSERT_TRUE(c.ok());
+    constexpr int kThreads = 4, kPuts = 50;
+    std::vector<std::vector<std::pair<DocId, Document>>> acked(kThreads);
+    std::vector<int> failed(kThreads, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < kPuts; ++i) {
+          (void)impl->BurnIdsForTesting(*c, 1 + (t * 7 + i * 13) % 30);
+          Document d = Doc(t * 1000 + i, 10);
+          auto id = (*db)->Put(*c, d);
+          if (!id.ok()) {
+            ++failed[t];
+            continue;
+          }
+          acked[t].emplace_back(*id, std::move(d));
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    std::vector<std::pair<DocId, Document>> all;
+    for (int t = 0; t < kThreads; ++t) {
+      EXPECT_EQ(failed[t], 0) << "thread " << t;
+      all.insert(all.end(), acked[t].begin(), acked[t].end());
+    }
+    // About 3 100 ids burned; a checkpoint clears at most the 64 counted and
+    // the skips of the <= 4 puts it serves (each <= 4 x 31 ids), so >= 5.
+    // Each put waits for at most one.
+    const Stats st = (*db)->GetStats();
+    EXPECT_GE(st.id_gap_checkpoints, 5u);
+    EXPECT_LE(st.id_gap_checkpoints, uint64_t{kThreads * kPuts});
+    CrashAndVerify(&env, &*db, path, o, all, seed);
+  }
 }
 
 TEST(Limits, MaxCommitBytesIsBoundedByTheReader) {
