@@ -204,6 +204,11 @@ int main(int argc, char** argv) {
   app.add_option("--max-header-fields", max_header_fields, "most header fields in a request (more: 431)")
       ->capture_default_str()
       ->check(CLI::Range(size_t{1}, size_t{100000}));
+  double read_timeout_s = std::chrono::duration<double>(fenec::query::DefaultLimits().read_timeout).count();
+  app.add_option("--read-timeout", read_timeout_s,
+                 "seconds a long read (FIND, AGGREGATE) may run before it stops, answered 503 timeout (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 86400.0));
   if (int rc = fenec::base::ParseFlags(app, argc, argv); rc >= 0) return rc;
 
   if (max_body > fenec::limits::kMaxCommitBytes) {
@@ -254,6 +259,7 @@ int main(int argc, char** argv) {
   config.http.max_inflight_bytes = max_inflight;
   config.http.max_queue = max_queue;
   config.http.allowed_hosts = allow_hosts;
+  config.limits.read_timeout = ms(read_timeout_s);
   RaiseOpenFilesLimit();
   config.token = token;
 

@@ -52,7 +52,8 @@ bool IsLoopback(const std::string& host) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
 
-FenecServer::FenecServer(Database* db, Config config) : db_(db), config_(std::move(config)), service_(db) {
+FenecServer::FenecServer(Database* db, Config config)
+    : db_(db), config_(std::move(config)), service_(db, config_.limits) {
   config_.http.token = config_.token;
   config_.http.body_slack = simdjson::SIMDJSON_PADDING;  // the service pads each body before parsing it
   // Memory is sampled by one thread, once a second, from smaps_rollup only
@@ -73,6 +74,8 @@ FenecServer::~FenecServer() { Stop(); }
 Status FenecServer::Start() { return http_->Start(); }
 
 void FenecServer::Stop() {
+  // Long reads in flight end at their next check, so stopping waits for no scan.
+  service_.CancelReads();
   if (http_) http_->Stop();
   if (smaps_) smaps_->Stop();
 }

@@ -32,6 +32,8 @@ class FenecServer {
     // Non-empty: every request needs "Authorization: Bearer <token>"; the
     // transport checks it at the header (config.http.token is set from it).
     std::string token;
+    // What one request may ask of the statement language (request_limits.h).
+    query::Limits limits;
   };
 
   // The server does not own db; it must outlive the server.

@@ -305,11 +305,13 @@ std::optional<Error> JsonReader::ReadSlot(const ParamSlot& slot, sj::value v, co
     case SlotKind::kField: return ReadValue(v, slot.field, slot.nullable, where, &out->values[index]);
     case SlotKind::kId:
     case SlotKind::kLimit:
+    case SlotKind::kAfter:
     case SlotKind::kEf:
-      if (auto err = ReadWhole(v, slot.kind == SlotKind::kLimit ? 0 : 1,
-                               slot.kind == SlotKind::kId    ? "a document id"
-                               : slot.kind == SlotKind::kEf ? "an ef"
-                                                            : "a limit",
+      if (auto err = ReadWhole(v, slot.kind == SlotKind::kLimit || slot.kind == SlotKind::kAfter ? 0 : 1,
+                               slot.kind == SlotKind::kId      ? "a document id"
+                               : slot.kind == SlotKind::kEf    ? "an ef"
+                               : slot.kind == SlotKind::kAfter ? "an id to start after"
+                                                               : "a limit",
                                where, &n)) {
         return err;
       }

@@ -145,17 +145,30 @@ Answer FindNear(const Plan& plan, const Bound& b, Database& db) {
   return {200, std::move(out)};
 }
 
-Answer Find(const Plan& plan, const Bound& b, Database& db, const ReadOptions& ro) {
+// FIND c [WHERE ...] [AFTER id] [LIMIT n]: one page of Database::Scan in id
+// order; "next" (the last id) is there when more rows match, for AFTER.
+Answer Find(const Plan& plan, const Bound& b, Database& db, const Limits& limits, ReadOptions ro) {
   if (plan.near_field >= 0) return FindNear(plan, b, db);
-  uint64_t limit = static_cast<uint64_t>(Resolve(plan.limit, b).int_value());
-  auto rows = db.Scan(plan.cid, MakeFilter(plan, b), limit, ro);
+  const uint64_t asked = static_cast<uint64_t>(Resolve(plan.limit, b).int_value());
+  if (asked > limits.max_find_rows)
+    return ErrorAnswer(TooLarge(fmt::format("a FIND answers at most {} rows a page, asked for {}; AFTER pages on",
+                                            limits.max_find_rows, asked),
+                                Where(plan), "max_find_rows", limits.max_find_rows));
+  const uint64_t page = asked > 0 ? asked : limits.find_page;
+  ro.after = static_cast<DocId>(Resolve(plan.after, b).int_value());
+  // One row past the page says whether there is a next one.
+  auto rows = db.Scan(plan.cid, MakeFilter(plan, b), page + 1, ro);
   if (!rows.ok()) return ErrorAnswer(StatusError(rows.status(), Where(plan)));
+  const bool more = rows->size() > page;
+  if (more) rows->pop_back();
   std::string out = "{\"rows\":[";
   for (size_t i = 0; i < rows->size(); ++i) {
     if (i) out.push_back(',');
     AppendRow(out, plan.schema, (*rows)[i].id, (*rows)[i].doc);
   }
-  fmt::format_to(std::back_inserter(out), "],\"count\":{}}}", rows->size());
+  fmt::format_to(std::back_inserter(out), "],\"count\":{}", rows->size());
+  if (more) fmt::format_to(std::back_inserter(out), ",\"next\":{}", rows->back().id);
+  out.push_back('}');
   return {200, std::move(out)};
 }
 
@@ -203,23 +216,23 @@ std::vector<Document> PutDocuments(const Plan& plan, Bound& b) {
 }
 
 namespace {
-Answer Run(const Plan& plan, Bound& bound, Database& db, const ReadOptions& ro);
+Answer Run(const Plan& plan, Bound& bound, Database& db, const Limits& limits, const ReadOptions& ro);
 }  // namespace
 
-Answer Execute(const Plan& plan, Bound& bound, Database& db, const ReadOptions& ro) {
-  Answer a = Run(plan, bound, db, ro);
+Answer Execute(const Plan& plan, Bound& bound, Database& db, const Limits& limits, const ReadOptions& ro) {
+  Answer a = Run(plan, bound, db, limits, ro);
   a.kind = StatementKindName(plan.kind);
   return a;
 }
 
 namespace {
 
-Answer Run(const Plan& plan, Bound& bound, Database& db, const ReadOptions& ro) {
+Answer Run(const Plan& plan, Bound& bound, Database& db, const Limits& limits, const ReadOptions& ro) {
   switch (plan.kind) {
     case StatementKind::kCreate: return Create(plan, db);
     case StatementKind::kDrop: return Drop(plan, db);
     case StatementKind::kGet: return Get(plan, bound, db);
-    case StatementKind::kFind: return Find(plan, bound, db, ro);
+    case StatementKind::kFind: return Find(plan, bound, db, limits, ro);
     case StatementKind::kPut: return Put(plan, bound, db);
     case StatementKind::kDelete: return Delete(plan, bound, db);
     case StatementKind::kAggregate: return RunAggregate(plan, MakeFilter(plan, bound), db, ro);

@@ -7,6 +7,7 @@
 #include "fenec/database.h"
 #include "engine/src/query/bind.h"
 #include "engine/src/query/plan.h"
+#include "engine/src/query/request_limits.h"
 
 namespace fenec::query {
 
@@ -28,8 +29,10 @@ std::vector<Document> PutDocuments(const Plan& plan, Bound& bound);
 
 // Runs the plan. Writes land through the engine's Put/PutBatch/Delete, so
 // durability and locking are the engine's, as its Options say. Long reads
-// (FIND, AGGREGATE) run with `ro`: its deadline and cancel flag bound them.
-Answer Execute(const Plan& plan, Bound& bound, Database& db, const ReadOptions& ro = {});
+// (FIND, AGGREGATE) run with `ro`: its deadline and cancel flag bound them;
+// a FIND answers pages of `limits` (find_page, max_find_rows).
+Answer Execute(const Plan& plan, Bound& bound, Database& db, const Limits& limits = DefaultLimits(),
+               const ReadOptions& ro = {});
 
 // {"field": value, ...} in schema order.
 void AppendDocJson(std::string& out, const Schema& schema, const Document& doc);

@@ -298,7 +298,7 @@ class Parser {
     return st;
   }
 
-  // FIND name [NEAR field (vector | param) [EF n]] [WHERE ...] [LIMIT n]
+  // FIND name [NEAR field (vector | param) [EF n]] [WHERE ...] [AFTER id] [LIMIT n]
   Statement Find() {
     Statement st;
     st.kind = StatementKind::kFind;
@@ -319,6 +319,12 @@ class Parser {
       }
     }
     Where(st);
+    if (AcceptKw("AFTER")) {
+      const Token& t = Peek();
+      if (t.kind != Tok::kInt && t.kind != Tok::kParam)
+        Fail(t, fmt::format("expected the id to start after (a number or a parameter), found {}", Found()));
+      st.after = ValueOperand("an id to start after");
+    }
     if (AcceptKw("LIMIT")) {
       const Token& t = Peek();
       if (t.kind != Tok::kInt && t.kind != Tok::kParam) Fail(t, fmt::format("expected a limit (a number or a parameter), found {}", Found()));

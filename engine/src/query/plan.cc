@@ -175,6 +175,7 @@ class Planner {
     };
     fix(p_->id);
     fix(p_->limit);
+    fix(p_->after);
     fix(p_->near_vector);
     fix(p_->ef);
     for (auto& c : p_->where) fix(c.value);
@@ -243,6 +244,7 @@ class Planner {
     switch (s.kind) {
       case SlotKind::kId: return "a document id";
       case SlotKind::kLimit: return "a limit";
+      case SlotKind::kAfter: return "an id to start after";
       case SlotKind::kEf: return "an ef";
       case SlotKind::kDocs: return "documents";
       case SlotKind::kField: return fmt::format("field '{}' ({})", s.field.name, DescribeField(s.field));
@@ -259,9 +261,10 @@ class Planner {
     }
     if (!o.literal.is_int() || o.literal.int_value() < min) {
       return Set(Fail(400, "type", fmt::format("expected {} (a whole number >= {}), got {}",
-                                               kind == SlotKind::kId    ? "a document id"
-                                               : kind == SlotKind::kEf ? "an ef"
-                                                                       : "a limit",
+                                               kind == SlotKind::kId      ? "a document id"
+                                               : kind == SlotKind::kEf    ? "an ef"
+                                               : kind == SlotKind::kAfter ? "an id to start after"
+                                                                          : "a limit",
                                                min,
                                                o.literal.is_int() ? fmt::format("{}", o.literal.int_value())
                                                                   : DescribeValue(o.literal)),
@@ -274,6 +277,13 @@ class Planner {
   bool Id() { return WholeNumber(st_.id, SlotKind::kId, 1, &p_->id); }
 
   bool Limit() {
+    p_->after.literal = Value(int64_t{0});
+    if (st_.after) {
+      // Pages are in id order; a NEAR's answer is in distance order and has none.
+      if (p_->near_field >= 0)
+        return Set(Fail(400, "parse", "AFTER pages a FIND in id order; a NEAR has no pages", st_.after->offset));
+      if (!WholeNumber(*st_.after, SlotKind::kAfter, 0, &p_->after)) return false;
+    }
     if (!st_.limit) {
       p_->limit.literal = Value(int64_t{0});
       return true;

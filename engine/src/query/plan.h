@@ -26,6 +26,7 @@ enum class SlotKind : uint8_t {
   kField,  // a value of `field`'s type (a condition's operand, a document's value)
   kId,     // a document id: a whole number >= 1
   kLimit,  // a whole number >= 0
+  kAfter,  // a FIND's AFTER: a document id to start after, a whole number >= 0
   kEf,     // a NEAR's beam width: a whole number >= 1
   kDocs,   // one document (object) or an array of them, under the collection's schema
 };
@@ -68,7 +69,8 @@ struct Plan {
 
   PlannedOperand id;                    // kGet, kDelete
   std::vector<PlannedCond> where;       // kFind, kAggregate
-  PlannedOperand limit;                 // kFind: literal 0 = no limit (NEAR: the engine's default k)
+  PlannedOperand limit;                 // kFind: literal 0 = none given (Limits::find_page rows; NEAR: the engine's default k)
+  PlannedOperand after;                 // kFind AFTER: literal 0 = from the first document
   int near_field = -1;                  // kFind NEAR: the @hnsw field, -1: no NEAR
   PlannedOperand near_vector;           // kFind NEAR
   PlannedOperand ef;                    // kFind NEAR: literal 0 = the engine's default

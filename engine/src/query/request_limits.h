@@ -12,11 +12,13 @@
 // its parameters, a batch's statements.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "fenec/limits.h"
 #include "engine/src/query/statement.h"
 
 namespace fenec::query {
@@ -38,6 +40,14 @@ struct Limits {
   size_t max_doc_values = 8u << 20;
   // Statements in one /batch.
   size_t max_batch_statements = 100000;
+  // Rows a FIND answers when it gives no LIMIT (or LIMIT 0): a page, never the
+  // whole collection; the answer's "next" is the AFTER that asks for the rest.
+  size_t find_page = 1000;
+  // The largest LIMIT a FIND (without NEAR) may ask for.
+  size_t max_find_rows = 100000;
+  // A long read (FIND, AGGREGATE) still going this long after its request
+  // began to run stops, answered 503 `timeout`; zero: no deadline.
+  std::chrono::milliseconds read_timeout{30000};
   // A thread's JSON parser keeps its buffers for the next request up to a body
   // this large; after a larger one they are freed (they are ~6x the body).
   // Above load-bench's bodies (1 000 rows of 128-d vectors, ~1.4 MB), which

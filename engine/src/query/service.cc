@@ -184,9 +184,16 @@ std::optional<Answer> Service::RunQuery(std::string& body, bool point_read_only)
   if (ec && ec != simdjson::NO_SUCH_FIELD) return fail(ErrorAnswer(reader.Malformed(ec, "body")));
   if (auto err = reader.ReadParams(plan, ec ? nullptr : &params_v, "params", &bound)) return fail(ErrorAnswer(*err));
   if (point_read_only) cache_.CountHit();
-  Answer a = Execute(plan, bound, *db_);
+  Answer a = Run(plan, bound);
   if (plan.kind == StatementKind::kDrop && a.http == 200) cache_.Clear();
   return a;
+}
+
+Answer Service::Run(const Plan& plan, Bound& bound) {
+  ReadOptions ro;
+  ro.cancel = &cancel_;
+  if (limits_.read_timeout.count() > 0) ro.deadline = std::chrono::steady_clock::now() + limits_.read_timeout;
+  return Execute(plan, bound, *db_, limits_, ro);
 }
 
 Answer Service::PutDocs(std::string_view collection, std::string& body) {
@@ -210,7 +217,7 @@ Answer Service::PutDocs(std::string_view collection, std::string& body) {
     e.offset = rest - body.data();
     return ErrorAnswer(e);
   }
-  return Execute(plan, bound, *db_);
+  return Run(plan, bound);
 }
 
 Answer Service::Batch(std::string& body) {
@@ -313,7 +320,7 @@ Answer Service::GetDoc(std::string_view collection, std::string_view id_text) {
   if (!planned.ok()) return ErrorAnswer(planned.error);
   Bound bound;
   bound.values.push_back(Value(static_cast<int64_t>(id)));
-  return Execute(*planned.plan, bound, *db_);
+  return Run(*planned.plan, bound);
 }
 
 // The REST paths are statements too ("GET c $1", "PUT c $docs"), so they

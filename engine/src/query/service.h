@@ -48,13 +48,20 @@ class Service {
   const PlanCache& cache() const { return cache_; }
   const Limits& limits() const { return limits_; }
 
+  // Stops every long read running now or later at its next check, answered
+  // 503 `timeout` (a stopping server calls it before waiting for its workers).
+  void CancelReads() { cancel_.store(true, std::memory_order_relaxed); }
+
  private:
   std::optional<Answer> RunQuery(std::string& body, bool point_read_only);
+  // Runs a planned request: its long reads bounded by Limits::read_timeout from now, and by CancelReads.
+  Answer Run(const Plan& plan, Bound& bound);
   PlanResult PathPlan(std::string_view verb, std::string_view collection, std::string_view param);
 
   Database* db_;
   Limits limits_;
   PlanCache cache_;
+  std::atomic<bool> cancel_{false};
 };
 
 // The bytes of body this thread's JSON parser has room for now (for tests:

@@ -88,6 +88,7 @@ struct Statement {
   Operand id;                        // kGet, kDelete
   std::vector<CondNode> where;       // kFind, kAggregate
   std::optional<Operand> limit;      // kFind
+  std::optional<Operand> after;      // kFind AFTER id: the next page starts after it
   std::string near_field;            // kFind NEAR: the @hnsw field, empty: no NEAR
   size_t near_field_offset = 0;
   Operand near_vector;               // kFind NEAR: a vector literal or a parameter

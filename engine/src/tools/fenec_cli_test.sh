@@ -42,8 +42,10 @@ expect "create" '{"created":"people"}' --create "$db" \
 expect "put one" '{"ids":[1]}' "$db" "PUT people {name: 'ann', age: 41, score: 1.5, emb: [1, 2]}"
 expect "put two" '{"ids":[2,3]}' "$db" "PUT people [{name: 'bob', age: 30}, {name: 'cy', age: 25}]"
 expect "get" '{"id":1,"doc":{"name":"ann","age":41,"score":1.5,"emb":[1,2]}}' "$db" 'GET people 1'
-expect "find where limit" '{"rows":[{"id":1,"doc":{"name":"ann","age":41,"score":1.5,"emb":[1,2]}}],"count":1}' \
+expect "find where limit" '{"rows":[{"id":1,"doc":{"name":"ann","age":41,"score":1.5,"emb":[1,2]}}],"count":1,"next":1}' \
   "$db" 'FIND people WHERE age > 26 LIMIT 1'
+expect "find the next page" '{"rows":[{"id":2,"doc":{"name":"bob","age":30,"score":null,"emb":null}}],"count":1}' \
+  "$db" 'FIND people WHERE age > 26 AFTER 1 LIMIT 1'
 expect "find where" '{"rows":[{"id":3,"doc":{"name":"cy","age":25,"score":null,"emb":null}}],"count":1}' \
   "$db" 'FIND people WHERE age < 30'
 expect "aggregate" '{"columns":["count(*)","sum(age)","min(age)","max(age)"],"rows":[[3,96,25,41]]}' \
