@@ -13,4 +13,16 @@ namespace fenec::limits {
 // length field as corruption, so the writer refuses a commit that would need one.
 inline constexpr uint64_t kMaxCommitBytes = 256u << 20;
 
+// Live collections in one database (a dropped one no longer counts).
+inline constexpr uint32_t kMaxCollections = 4096;
+
+// Fields in one schema (Schema::Validate).
+inline constexpr uint32_t kMaxFields = 4096;
+
+// Bytes of a collection's or a field's name (CheckName).
+inline constexpr uint32_t kMaxNameBytes = 255;
+
+// Floats in a vector field (Schema::Validate; the vector index checks the same bound).
+inline constexpr uint32_t kMaxVectorDim = 65536;
+
 }  // namespace fenec::limits

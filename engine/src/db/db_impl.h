@@ -124,7 +124,7 @@ struct CommitTicket {
 
 class DbImpl final : public Database {
  public:
-  static constexpr uint32_t kMaxCollections = 4096;
+  static constexpr uint32_t kMaxCollections = limits::kMaxCollections;
   // The id index is dense (12 bytes an id, id_index.h), so a journal record's ids
   // are memory: replay lets the records skip at most this many ids in all
   // (about 200 MB of index) rather than let a few bytes of a damaged but

@@ -365,7 +365,7 @@ uint64_t DbImpl::MaxReplayIdGap() {
 void DbImpl::SetMaxReplayIdGapForTesting(uint64_t gap) { max_replay_id_gap_for_testing.store(gap, kRelaxed); }
 
 Status DbImpl::BurnIdsForTesting(CollectionId collection, uint64_t n) {
-  CollectionState* c = Lookup(collection);
+  std::shared_ptr<CollectionState> c = Acquire(collection);
   if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
   c->next_id.fetch_add(n, kRelaxed);
   return Status::OK();

@@ -8,10 +8,11 @@
 
 namespace fenec {
 
-// A create record is bounded by Schema::Validate and CheckName (a name of at
-// most 255 bytes, at most 4096 fields, a dim of at most 65536), so it always
-// fits the journal: no create can be refused by recovery.
-inline constexpr uint64_t kMaxCreateRecordBytes = 1 + 5 + (2 + 255) + 3 + 4096 * ((2 + 255) + 1 + 3 + 1 + 1);
+// A create record is bounded by Schema::Validate and CheckName (names, fields
+// and dims within fenec/limits.h), so it always fits the journal: no create
+// can be refused by recovery. Varints: 2 bytes a name length, 3 a dim or count.
+inline constexpr uint64_t kMaxCreateRecordBytes =
+    1 + 5 + (2 + limits::kMaxNameBytes) + 3 + uint64_t{limits::kMaxFields} * ((2 + limits::kMaxNameBytes) + 1 + 3 + 1 + 1);
 static_assert(kMaxCreateRecordBytes <= limits::kMaxCommitBytes);
 
 size_t VarintSize(uint64_t v) {

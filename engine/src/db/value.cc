@@ -4,6 +4,7 @@
 #include <set>
 
 #include "engine/src/base/utf8.h"
+#include "fenec/limits.h"
 #include "fenec/schema.h"
 #include "fenec/value.h"
 
@@ -50,7 +51,8 @@ std::string Value::ToString() const {
 }
 
 Status CheckName(std::string_view what, std::string_view name) {
-  if (name.empty() || name.size() > 255) return Status::InvalidArgument(fmt::format("a {} name has 1 to 255 bytes", what));
+  if (name.empty() || name.size() > limits::kMaxNameBytes)
+    return Status::InvalidArgument(fmt::format("a {} name has 1 to {} bytes", what, limits::kMaxNameBytes));
   // A name is written into every answer that shows a document: bytes that are
   // not UTF-8 would make those answers invalid JSON.
   if (!base::IsValidUtf8(name)) return Status::InvalidArgument(fmt::format("a {} name must be valid UTF-8", what));
@@ -67,15 +69,17 @@ int Schema::FieldIndex(std::string_view name) const {
 
 Status Schema::Validate() const {
   if (fields.empty()) return Status::InvalidArgument("a schema needs at least one field");
-  if (fields.size() > 4096) return Status::InvalidArgument("a schema has at most 4096 fields");
+  if (fields.size() > limits::kMaxFields)
+    return Status::InvalidArgument(fmt::format("a schema has at most {} fields", limits::kMaxFields));
   std::set<std::string_view> names;
   for (const Field& f : fields) {
     if (Status s = CheckName("field", f.name); !s.ok()) return s;
     if (!names.insert(f.name).second) return Status::InvalidArgument(fmt::format("field '{}' is declared twice", f.name));
     if (static_cast<int>(f.type) < 1 || static_cast<int>(f.type) > 5)
       return Status::InvalidArgument(fmt::format("field '{}' has an unknown type", f.name));
-    if (f.type == FieldType::kVector && (f.dim == 0 || f.dim > 65536))
-      return Status::InvalidArgument(fmt::format("vector field '{}' needs a dim in 1..65536", f.name));
+    if (f.type == FieldType::kVector && (f.dim == 0 || f.dim > limits::kMaxVectorDim))
+      return Status::InvalidArgument(
+          fmt::format("vector field '{}' needs a dim in 1..{}", f.name, limits::kMaxVectorDim));
     if (f.type != FieldType::kVector && f.dim != 0)
       return Status::InvalidArgument(fmt::format("field '{}' is not a vector but has a dim", f.name));
     if (f.text_indexed && f.type != FieldType::kText)

@@ -252,3 +252,44 @@ TEST_F(LimitsTest, ParserFreedAfterALargeBody) {
 
 }  // namespace
 }  // namespace fenec::query
+
+namespace fenec::query {
+namespace {
+
+// The engine's own limit reached through a request: a body whose JSON is
+// small but whose journal record is not (a vector's "0," is 2 bytes of JSON
+// and 4 of record) is 413 naming the engine's limit, nothing lands, and a
+// small write after it survives a reopen.
+TEST(EngineLimitThroughRequests, ACommitOverTheJournalLimitIs413AndNothingLands) {
+  base::ScratchDir dir;
+  Options o;
+  o.max_commit_bytes = 64u << 10;
+  o.checkpoint_on_close = false;  // the reopen replays the journal
+  {
+    auto db = Database::Open(dir.path() + "/db", o);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    Service svc(db->get());
+    std::string create = R"j({"statement": "CREATE COLLECTION v (e VECTOR(8192))"})j";
+    ASSERT_EQ(svc.Query(create).http, 200);
+    std::string zeros = "[0";
+    for (int i = 1; i < 8192; ++i) zeros += ",0";
+    zeros += "]";
+    std::string one = R"j({"e": )j" + zeros + "}";
+    std::string two = "[" + one + "," + one + "]";  // 64 KiB of floats: over the limit with its header
+    ASSERT_LT(two.size(), o.max_commit_bytes);
+    Answer a = svc.PutDocs("v", two);
+    EXPECT_EQ(a.http, 413) << a.body.substr(0, 300);
+    EXPECT_NE(a.body.find("\"code\":\"too_large\""), std::string::npos) << a.body.substr(0, 300);
+    EXPECT_EQ(*(*db)->Count(*(*db)->FindCollection("v")), 0u);
+    Answer small = svc.PutDocs("v", one);
+    EXPECT_EQ(small.http, 200) << small.body.substr(0, 300);
+    ASSERT_TRUE((*db)->Sync().ok());
+  }
+  auto db = Database::Open(dir.path() + "/db", o);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  EXPECT_EQ(*(*db)->Count(*(*db)->FindCollection("v")), 1u);
+  EXPECT_TRUE((*db)->Check().ok());
+}
+
+}  // namespace
+}  // namespace fenec::query

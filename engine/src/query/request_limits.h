@@ -30,9 +30,9 @@ struct Limits {
   size_t max_tokens = 1u << 20;
   // A statement's distinct parameters ($1..$n, or names).
   size_t max_params = 65535;
-  // Keys in one document. A schema has at most 4096 fields (Schema::Validate), so a
+  // Keys in one document. A schema has at most limits::kMaxFields fields, so a
   // document with more keys has an unknown or repeated one.
-  size_t max_doc_keys = 4096;
+  size_t max_doc_keys = limits::kMaxFields;
   // Documents one request lands: a PUT's, a /docs body's, all of a /batch's together.
   size_t max_docs = 100000;
   // Documents times the collection's fields: every document is a Value per field
