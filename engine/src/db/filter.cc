@@ -1,5 +1,8 @@
 #include "engine/src/db/filter.h"
 
+#include <string_view>
+#include <unordered_map>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -30,8 +33,20 @@ std::vector<std::string> Tokenize(std::string_view text) {
 Status CompiledFilter::Compile(const Schema& schema, const Filter& filter, CompiledFilter* out) {
   out->conds_.clear();
   out->unique_eq_ = out->text_contains_ = -1;
+  // Names are found by a map once a filter has many conditions: a scan of
+  // the fields per condition would cost conditions x fields.
+  std::unordered_map<std::string_view, int> by_name;
+  if (filter.all.size() > 8) {
+    by_name.reserve(schema.fields.size());
+    for (size_t i = 0; i < schema.fields.size(); ++i) by_name.try_emplace(schema.fields[i].name, static_cast<int>(i));
+  }
   for (const Condition& c : filter.all) {
-    int idx = schema.FieldIndex(c.field);
+    int idx = -1;
+    if (by_name.empty()) {
+      idx = schema.FieldIndex(c.field);
+    } else if (auto it = by_name.find(c.field); it != by_name.end()) {
+      idx = it->second;
+    }
     if (idx < 0) return Status::InvalidArgument(fmt::format("filter: no field '{}'", c.field));
     const Field& f = schema.fields[idx];
     Cond cc;
