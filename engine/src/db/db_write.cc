@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <exception>
+#include <new>
 #include <utility>
 
 #include "engine/src/db/db_impl.h"
@@ -283,7 +284,13 @@ Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector
   const bool outside = options_.batch_build == BatchBuild::kOutsideLock;
   PreparedBatch b;
   if (outside) {
-    if (Status s = Prepare(c, &docs, &b); !s.ok()) return s;
+    // Nothing has landed yet: running out of memory building the rows is
+    // this write's failure alone.
+    try {
+      if (Status s = Prepare(c, &docs, &b); !s.ok()) return s;
+    } catch (const std::bad_alloc&) {
+      return Status::IOError("build rows", c->name, ENOMEM);
+    }
   }
   // Room in each @hnsw queue, waited for here, never under the write lock.
   // Land gives it back (Enqueue); a write that fails before landing releases it.
@@ -294,7 +301,7 @@ Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector
   bool enqueued = false, prepared = outside;
   for (;;) {
     std::optional<uint64_t> await_capture;  // set: the record waits for a checkpoint (Land)
-    {
+    try {
       WriteLock lock(&lock_);
       if (c->dropped) landed = Status::NotFound(fmt::format("no collection with handle {}", collection.value));
       if (landed.ok() && !prepared) {
@@ -310,6 +317,12 @@ Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector
           sealed.clear();
         }
       }
+    } catch (const std::exception& e) {
+      // Thrown while landing, the rows may be half in place: no write lands
+      // after it until a reopen recovers what the journal holds.
+      const int err = dynamic_cast<const std::bad_alloc*>(&e) != nullptr ? ENOMEM : ECANCELED;
+      landed = fail_.Trip(Status::IOError(std::string("land rows: ") + e.what(), c->name, err));
+      await_capture.reset();
     }
     // Spares taken under the lock (an id-index chunk, a write buffer) are
     // replaced here, their pages faulted in while no one waits on us.
