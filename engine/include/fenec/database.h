@@ -185,7 +185,7 @@ class Snapshot {
 };
 
 // While one is alive on a thread, that thread's short reads (Get without a
-// snapshot, FindCollection) take the database's shared lock only if it is
+// snapshot, FindCollection, GetSchema, Count) take the database's shared lock only if it is
 // free at once, and otherwise return kBusy with nothing read, instead of
 // waiting behind a writer that holds or awaits the lock. For a thread that
 // serves many clients and must never block (fenec-server's io threads): it
