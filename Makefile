@@ -11,7 +11,7 @@
 #   make <name>-bench         one scenario in full; QUICK=1 for its quick mode
 #   make report               rebuild results/REPORT.md from results/*/
 #   make stability RUNS=K     the quick suite K times; results/stability/STABILITY.md marks verdicts that differ
-#   make ci-charts            CI regression charts vs results/baseline/ (make record appends history)
+#   make ci-charts            CI regression charts vs results/baseline/ (the checkout stays clean; make record appends history)
 #   make postgres-up|postgres-down   the optional PostgreSQL arm on loopback
 
 comma := ,

@@ -29,7 +29,9 @@ esac
 if [ ${#suites[@]} -eq 0 ]; then
   ninja -C "$build" || exit 1
 else
-  mapfile -t targets < <(python3 "$here/suite-targets.py" "$build" "${suites[@]}")
+  # A suite of scripts only (tree) has nothing to build: no empty target for ninja.
+  list=$(python3 "$here/suite-targets.py" "$build" "${suites[@]}") || exit 2
+  mapfile -t targets < <(printf '%s' "$list" | grep -v '^$')
   [ ${#targets[@]} -eq 0 ] || ninja -C "$build" "${targets[@]}" || exit 1
   for s in "${suites[@]}"; do args+=(--suite "$s"); done
 fi

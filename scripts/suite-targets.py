@@ -20,10 +20,11 @@ def introspect(build, what):
 def main():
     build, suites = os.path.abspath(sys.argv[1]), set(sys.argv[2:])
     by_id = {t['id']: t for t in introspect(build, '--targets')}
-    wanted = set()
+    wanted, known = set(), set()
     for test in introspect(build, '--tests'):
         # Suites are listed as "suite" or "project:suite".
         names = {s.split(':')[-1] for s in test['suite']}
+        known |= names
         if not names & suites:
             continue
         paths = [test['cmd'][0]]
@@ -32,7 +33,13 @@ def main():
         for p in paths:
             if p.startswith(build + '/'):
                 wanted.add(os.path.relpath(p, build))
-    print('\n'.join(sorted(wanted)))
+    unknown = sorted(suites - known)
+    if unknown:
+        print(f"suite-targets: no suite named {', '.join(unknown)}; the suites are: {' '.join(sorted(known))}",
+              file=sys.stderr)
+        return 2
+    if wanted:
+        print('\n'.join(sorted(wanted)))
 
 
 if __name__ == '__main__':
