@@ -1,5 +1,6 @@
 // Recursive descent over the tokens as the lexer makes them: one function
-// per rule of the grammar in engine/doc/statements.md. The first error stops
+// per rule of the grammar in engine/doc/statements.md, the statement's
+// keyword choosing its production from the registry (statements.h). The first error stops
 // the parse and names what was expected where, since a client fixes one
 // thing at a time. Only the last few tokens are held (a ring), and each
 // document's keys and the field list are checked for repeats by hash, so a

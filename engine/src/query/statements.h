@@ -11,8 +11,8 @@
 // declared below: its production (parser.cc, on the grammar's shared rules),
 // its planning (plan.cc, on the Planner's) and its run (execute.cc).
 // statements_test.cc checks every row is complete, its keyword parses into
-// its kind, its kind runs end to end, and the rows are the statements the
-// reference lists.
+// its kind, its kind runs end to end (an example a kind, there), and the
+// rows are the statements the reference's table and grammar list, in order.
 //
 // Statement and Plan stay one struct each, every field labelled with the
 // kinds that use it, rather than a std::variant of a payload per kind:
