@@ -6,6 +6,7 @@
 
 #include "engine/src/query/aggregate.h"
 #include "engine/src/query/json_out.h"
+#include "engine/src/query/statements.h"
 
 namespace fenec::query {
 
@@ -56,7 +57,7 @@ Filter MakeFilter(const Plan& plan, const Bound& b) {
   return f;
 }
 
-std::string Where(const Plan& plan) { return fmt::format("{} {}", StatementKindName(plan.kind), plan.collection); }
+std::string Where(const Plan& plan) { return fmt::format("{} {}", StatementOf(plan.kind).name, plan.collection); }
 
 void AppendRow(std::string& out, const Schema& schema, DocId id, const Document& doc) {
   fmt::format_to(std::back_inserter(out), "{{\"id\":{},\"doc\":", id);
@@ -215,31 +216,30 @@ std::vector<Document> PutDocuments(const Plan& plan, Bound& b) {
   return docs;
 }
 
-namespace {
-Answer Run(const Plan& plan, Bound& bound, Database& db, const Limits& limits, const ReadOptions& ro);
-}  // namespace
+// The rows' runs (statements.h), each on its kind's part of the plan.
+Answer RunCreate(const Plan& plan, Bound&, Database& db, const Limits&, const ReadOptions&) { return Create(plan, db); }
+Answer RunDrop(const Plan& plan, Bound&, Database& db, const Limits&, const ReadOptions&) { return Drop(plan, db); }
+Answer RunGet(const Plan& plan, Bound& bound, Database& db, const Limits&, const ReadOptions&) {
+  return Get(plan, bound, db);
+}
+Answer RunFind(const Plan& plan, Bound& bound, Database& db, const Limits& limits, const ReadOptions& ro) {
+  return Find(plan, bound, db, limits, ro);
+}
+Answer RunPut(const Plan& plan, Bound& bound, Database& db, const Limits&, const ReadOptions&) {
+  return Put(plan, bound, db);
+}
+Answer RunDelete(const Plan& plan, Bound& bound, Database& db, const Limits&, const ReadOptions&) {
+  return Delete(plan, bound, db);
+}
+Answer RunAggregateStatement(const Plan& plan, Bound& bound, Database& db, const Limits&, const ReadOptions& ro) {
+  return RunAggregate(plan, MakeFilter(plan, bound), db, ro);
+}
 
 Answer Execute(const Plan& plan, Bound& bound, Database& db, const Limits& limits, const ReadOptions& ro) {
-  Answer a = Run(plan, bound, db, limits, ro);
-  a.kind = StatementKindName(plan.kind);
+  const StatementDef& def = StatementOf(plan.kind);
+  Answer a = def.run(plan, bound, db, limits, ro);
+  a.kind = def.name;
   return a;
 }
-
-namespace {
-
-Answer Run(const Plan& plan, Bound& bound, Database& db, const Limits& limits, const ReadOptions& ro) {
-  switch (plan.kind) {
-    case StatementKind::kCreate: return Create(plan, db);
-    case StatementKind::kDrop: return Drop(plan, db);
-    case StatementKind::kGet: return Get(plan, bound, db);
-    case StatementKind::kFind: return Find(plan, bound, db, limits, ro);
-    case StatementKind::kPut: return Put(plan, bound, db);
-    case StatementKind::kDelete: return Delete(plan, bound, db);
-    case StatementKind::kAggregate: return RunAggregate(plan, MakeFilter(plan, bound), db, ro);
-  }
-  return ErrorAnswer(Error{500, "internal", "unknown statement kind", Where(plan), -1});
-}
-
-}  // namespace
 
 }  // namespace fenec::query

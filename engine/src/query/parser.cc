@@ -1,5 +1,6 @@
 // Recursive descent over the tokens as the lexer makes them: one function
-// per rule of the grammar in engine/doc/statements.md. The first error stops
+// per rule of the grammar in engine/doc/statements.md, the statement's
+// keyword choosing its production from the registry (statements.h). The first error stops
 // the parse and names what was expected where, since a client fixes one
 // thing at a time. Only the last few tokens are held (a ring), and each
 // document's keys and the field list are checked for repeats by hash, so a
@@ -19,6 +20,7 @@
 #include "engine/src/query/request_limits.h"
 #include "engine/src/query/number.h"
 #include "engine/src/query/statement.h"
+#include "engine/src/query/statements.h"
 
 namespace fenec::query {
 
@@ -47,19 +49,6 @@ std::string Error::ToJson() const {
   return out;
 }
 
-const char* StatementKindName(StatementKind kind) {
-  switch (kind) {
-    case StatementKind::kCreate: return "create";
-    case StatementKind::kGet: return "get";
-    case StatementKind::kFind: return "find";
-    case StatementKind::kPut: return "put";
-    case StatementKind::kDelete: return "delete";
-    case StatementKind::kAggregate: return "aggregate";
-    case StatementKind::kDrop: return "drop";
-  }
-  return "?";
-}
-
 const char* AggFnName(AggFn fn) {
   switch (fn) {
     case AggFn::kCount: return "count";
@@ -82,6 +71,8 @@ bool IEquals(std::string_view a, std::string_view b) {
          });
 }
 
+}  // namespace
+
 // Thrown only inside this file, caught by Parse: it keeps each rule a
 // straight line of "expect this, then that".
 struct ParseFailure {
@@ -91,34 +82,21 @@ struct ParseFailure {
   size_t limit_value = 0;
 };
 
-class Parser {
+class Grammar {
  public:
-  Parser(std::string_view text, const Limits& limits) : text_(text), limits_(limits), lexer_(text) { Fill(); }
+  Grammar(std::string_view text, const Limits& limits) : text_(text), limits_(limits), lexer_(text) { Fill(); }
 
+  // The statement's keyword finds its row in the registry, whose production
+  // reads the rest.
   Statement Run() {
     const Token& verb = Peek();
-    if (verb.kind != Tok::kIdent) Fail(verb, "expected a statement: CREATE, DROP, GET, FIND, PUT, DELETE or AGGREGATE");
+    if (verb.kind != Tok::kIdent) Fail(verb, "expected a statement: " + StatementKeywords());
+    const StatementDef* def = FindStatement(verb.text);
+    if (def == nullptr) Fail(verb, fmt::format("unknown statement '{}': expected {}", verb.text, StatementKeywords()));
+    Take();
     Statement st;
-    if (AcceptKw("CREATE")) {
-      st = Create();
-    } else if (AcceptKw("DROP")) {
-      st.kind = StatementKind::kDrop;  // DROP COLLECTION name
-      ExpectKw("COLLECTION");
-      CollectionName(st);
-    } else if (AcceptKw("GET")) {
-      st = IdStatement(StatementKind::kGet);
-    } else if (AcceptKw("DELETE")) {
-      st = IdStatement(StatementKind::kDelete);
-    } else if (AcceptKw("FIND")) {
-      st = Find();
-    } else if (AcceptKw("PUT")) {
-      st = Put();
-    } else if (AcceptKw("AGGREGATE")) {
-      st = Aggregate();
-    } else {
-      Fail(verb, fmt::format("unknown statement '{}': expected CREATE, DROP, GET, FIND, PUT, DELETE or AGGREGATE",
-                             verb.text));
-    }
+    st.kind = def->kind;
+    def->parse(*this, st);
     if (Peek().kind != Tok::kEnd) Fail(Peek(), fmt::format("unexpected '{}' after the statement", Show(Peek())));
     return st;
   }
@@ -216,10 +194,12 @@ class Parser {
     st.collection_offset = t.offset;
   }
 
+ public:
+  // The statements' productions, each after its keyword (statements.h names
+  // them), with the rules they share.
+
   // CREATE COLLECTION name ( field type [@unique] [@text], ... )
-  Statement Create() {
-    Statement st;
-    st.kind = StatementKind::kCreate;
+  void Create(Statement& st) {
     ExpectKw("COLLECTION");
     CollectionName(st);
     ExpectPunct('(', "to open the field list");
@@ -274,7 +254,12 @@ class Parser {
       st.fields.push_back(std::move(def));
     } while (AcceptPunct(','));
     ExpectPunct(')', "to close the field list");
-    return st;
+  }
+
+  // DROP COLLECTION name
+  void Drop(Statement& st) {
+    ExpectKw("COLLECTION");
+    CollectionName(st);
   }
 
   // @hnsw [( l2 | cosine | ip )]
@@ -290,18 +275,13 @@ class Parser {
   }
 
   // GET name id | DELETE name id
-  Statement IdStatement(StatementKind kind) {
-    Statement st;
-    st.kind = kind;
+  void ById(Statement& st) {
     CollectionName(st);
     st.id = ValueOperand("a document id (a number or a parameter)");
-    return st;
   }
 
   // FIND name [NEAR field (vector | param) [EF n]] [WHERE ...] [AFTER id] [LIMIT n]
-  Statement Find() {
-    Statement st;
-    st.kind = StatementKind::kFind;
+  void Find(Statement& st) {
     CollectionName(st);
     if (AcceptKw("NEAR")) {
       const Token& f = ExpectName("the vector field to search");
@@ -330,7 +310,6 @@ class Parser {
       if (t.kind != Tok::kInt && t.kind != Tok::kParam) Fail(t, fmt::format("expected a limit (a number or a parameter), found {}", Found()));
       st.limit = ValueOperand("a limit");
     }
-    return st;
   }
 
   void Where(Statement& st) {
@@ -360,9 +339,7 @@ class Parser {
   }
 
   // PUT name {doc} | PUT name [{doc}, ...] | PUT name $param
-  Statement Put() {
-    Statement st;
-    st.kind = StatementKind::kPut;
+  void Put(Statement& st) {
     CollectionName(st);
     const Token& t = Peek();
     const size_t list_at = t.offset;
@@ -386,7 +363,6 @@ class Parser {
     } else {
       Fail(t, fmt::format("expected a document '{{...}}', a list '[{{...}}, ...]' or a parameter, found {}", Found()));
     }
-    return st;
   }
 
   DocNode Doc() {
@@ -420,9 +396,7 @@ class Parser {
   }
 
   // AGGREGATE name fn(field|*), ... [WHERE ...] [GROUP BY field]
-  Statement Aggregate() {
-    Statement st;
-    st.kind = StatementKind::kAggregate;
+  void Aggregate(Statement& st) {
     CollectionName(st);
     do {
       AggNode a;
@@ -449,8 +423,9 @@ class Parser {
       st.group_by = g.text;
       st.group_by_offset = g.offset;
     }
-    return st;
   }
+
+ private:
 
   // A literal (number, string, true/false/null, [vector]) or a parameter.
   Operand ValueOperand(std::string_view what) {
@@ -537,7 +512,12 @@ class Parser {
   bool lexed_end_ = false;  // kEnd, a lexing error or max_tokens reached: nothing more to lex
 };
 
-}  // namespace
+void ParseCreate(Grammar& g, Statement& st) { g.Create(st); }
+void ParseDrop(Grammar& g, Statement& st) { g.Drop(st); }
+void ParseById(Grammar& g, Statement& st) { g.ById(st); }
+void ParseFind(Grammar& g, Statement& st) { g.Find(st); }
+void ParsePut(Grammar& g, Statement& st) { g.Put(st); }
+void ParseAggregate(Grammar& g, Statement& st) { g.Aggregate(st); }
 
 ParseResult Parse(std::string_view text) { return Parse(text, Limits{}); }
 
@@ -551,7 +531,7 @@ ParseResult Parse(std::string_view text, const Limits& limits) {
   }
   std::optional<ParseFailure> failed;
   try {
-    Parser parser(text, limits);
+    Grammar parser(text, limits);
     try {
       r.statement = parser.Run();
     } catch (ParseFailure& f) {

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/src/query/statements.h"
+
 namespace fenec::query {
 
 std::string DescribeField(const Field& f) {
@@ -65,8 +67,8 @@ Status CoerceLiteral(const Value& in, const Field& field, Value* out) {
   return Status::OK();
 }
 
-namespace {
-
+// The machinery every kind's planning shares (statements.h: the row's
+// `plan` runs on it once the collection is resolved, if it is).
 class Planner {
  public:
   Planner(const Statement& st, std::string_view text, const Database& db, const Limits& limits)
@@ -78,41 +80,32 @@ class Planner {
     p_->kind = st_.kind;
     p_->collection = st_.collection;
     p_->text_bytes = text_.size();
-    if (st_.kind == StatementKind::kDrop) return Done(plan);  // the engine finds it (or answers 404)
-    if (st_.kind == StatementKind::kCreate) {
-      for (const auto& f : st_.fields) p_->schema.fields.push_back(f.field);
-      return Done(plan);
-    }
+    const StatementDef& def = StatementOf(st_.kind);
+    if (def.traits.resolves_collection && !Resolve()) return std::move(result_);
+    if (!def.plan(*this)) return std::move(result_);
+    return Done(plan);
+  }
+
+ private:
+  // The collection's handle and schema, its field names hashed.
+  bool Resolve() {
     auto cid = db_.FindCollection(st_.collection);
     if (!cid.ok()) {
-      return Fail(404, "unknown_collection", fmt::format("no collection named '{}'", st_.collection),
-                  st_.collection_offset);
+      return Set(Fail(404, "unknown_collection", fmt::format("no collection named '{}'", st_.collection),
+                      st_.collection_offset));
     }
     p_->cid = *cid;
     auto schema = db_.GetSchema(*cid);
-    if (!schema.ok()) return Fail(404, "unknown_collection", schema.status().ToString(), st_.collection_offset);
+    if (!schema.ok()) return Set(Fail(404, "unknown_collection", schema.status().ToString(), st_.collection_offset));
     p_->schema = std::move(*schema);
     p_->field_names.Reserve(p_->schema.fields.size());
     for (size_t i = 0; i < p_->schema.fields.size(); ++i) {
       p_->field_names.Insert(p_->schema.fields[i].name, static_cast<int>(i),
                              [&](int j) -> const std::string& { return p_->schema.fields[j].name; });
     }
-
-    bool ok = true;
-    switch (st_.kind) {
-      case StatementKind::kGet:
-      case StatementKind::kDelete: ok = Id(); break;
-      case StatementKind::kFind: ok = Near() && Where() && Limit(); break;
-      case StatementKind::kPut: ok = Docs(); break;
-      case StatementKind::kAggregate: ok = Where() && Aggs(); break;
-      case StatementKind::kCreate:
-      case StatementKind::kDrop: break;
-    }
-    if (!ok) return std::move(result_);
-    return Done(plan);
+    return true;
   }
 
- private:
   PlanResult Done(std::shared_ptr<Plan> plan) {
     // Positional parameters are bound from a JSON array by position: $1..$n
     // must all be used, or a client's array would silently shift.
@@ -271,6 +264,15 @@ class Planner {
                       o.offset));
     }
     out->literal = o.literal;
+    return true;
+  }
+
+ public:
+  // The parts of the kinds' planning (PlanFind and the others, below).
+
+  // CREATE: the schema to create.
+  bool Create() {
+    for (const auto& f : st_.fields) p_->schema.fields.push_back(f.field);
     return true;
   }
 
@@ -437,6 +439,7 @@ class Planner {
     return true;
   }
 
+ private:
   const Statement& st_;
   std::string_view text_;
   const Database& db_;
@@ -445,7 +448,12 @@ class Planner {
   PlanResult result_;
 };
 
-}  // namespace
+bool PlanCreate(Planner& p) { return p.Create(); }
+bool PlanDrop(Planner&) { return true; }  // the engine finds the name (or answers 404)
+bool PlanById(Planner& p) { return p.Id(); }
+bool PlanFind(Planner& p) { return p.Near() && p.Where() && p.Limit(); }
+bool PlanPut(Planner& p) { return p.Docs(); }
+bool PlanAggregate(Planner& p) { return p.Where() && p.Aggs(); }
 
 PlanResult Prepare(const Statement& st, std::string_view text, const Database& db, const Limits& limits) {
   return Planner(st, text, db, limits).Run();

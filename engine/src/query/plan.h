@@ -4,8 +4,11 @@
 // to do is bind its parameters (bind.h) and run (service.h).
 //
 // Plans are immutable and shared: the plan cache hands the same one to every
-// thread. Collections are never dropped and schemas never change, so a plan,
-// once made, stays right for the life of the database.
+// thread. Schemas never change, so a plan stays right until its collection is
+// dropped, and a DROP empties the plan cache (its row's clears_plan_cache).
+//
+// One struct for every kind, its fields labelled with the kinds that use
+// them: why not a variant, in statements.h (the registry of kinds).
 #pragma once
 
 #include <cstdint>

@@ -11,6 +11,7 @@
 #include "engine/src/query/bind.h"
 #include "engine/src/query/json_out.h"
 #include "engine/src/query/statement.h"
+#include "engine/src/query/statements.h"
 
 namespace fenec::query {
 namespace {
@@ -116,6 +117,8 @@ std::optional<Error> CheckKeys(sj::object& obj, std::initializer_list<std::strin
   return std::nullopt;
 }
 
+bool Batchable(const StatementDef& d) { return d.traits.batchable; }
+
 std::string IdsJson(const std::vector<DocId>& ids, size_t from, size_t n) {
   std::string out = "[";
   for (size_t i = 0; i < n; ++i) fmt::format_to(std::back_inserter(out), "{}{}", i ? "," : "", ids[from + i]);
@@ -168,10 +171,11 @@ std::optional<Answer> Service::RunQuery(std::string& body, bool point_read_only)
   // read below appends to without moving; it is only used before then.
   PlanResult planned;
   if (point_read_only) {
-    // Only a plan already cached, looked up uncounted: a miss (or another
-    // kind) is left to Query, which parses, plans and counts it once.
+    // Only a plan already cached, looked up uncounted: a miss (or a kind
+    // that is not a point read) is left to Query, which parses, plans and
+    // counts it once.
     planned.plan = cache_.Peek(text);
-    if (!planned.plan || planned.plan->kind != StatementKind::kGet) return std::nullopt;
+    if (!planned.plan || !StatementOf(planned.plan->kind).traits.point_read) return std::nullopt;
   } else {
     planned = PlanFor(text);
     if (!planned.ok()) return ErrorAnswer(planned.error);
@@ -185,7 +189,7 @@ std::optional<Answer> Service::RunQuery(std::string& body, bool point_read_only)
   if (auto err = reader.ReadParams(plan, ec ? nullptr : &params_v, "params", &bound)) return fail(ErrorAnswer(*err));
   if (point_read_only) cache_.CountHit();
   Answer a = Run(plan, bound);
-  if (plan.kind == StatementKind::kDrop && a.http == 200) cache_.Clear();
+  if (StatementOf(plan.kind).traits.clears_plan_cache && a.http == 200) cache_.Clear();
   return a;
 }
 
@@ -266,9 +270,10 @@ Answer Service::Batch(std::string& body) {
       return ErrorAnswer(planned.error);
     }
     const Plan& plan = *planned.plan;
-    if (plan.kind != StatementKind::kPut) {
-      return ErrorAnswer(BodyError("batch", fmt::format("a batch lands as one write, so it holds only PUTs; this is a {}",
-                                                        StatementKindName(plan.kind)), where));
+    if (!StatementOf(plan.kind).traits.batchable) {
+      return ErrorAnswer(BodyError("batch", fmt::format("a batch lands as one write, so it holds only {}s; this is a {}",
+                                                        StatementKeywords(Batchable), StatementKindName(plan.kind)),
+                                   where));
     }
     if (first && !(plan.cid == first->cid)) {
       return ErrorAnswer(BodyError("batch", fmt::format("a batch lands as one write in one collection: '{}' after '{}'",

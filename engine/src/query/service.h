@@ -27,7 +27,8 @@ class Service {
 
   // POST /query: {"statement": "...", "params": [...] | {...}}.
   Answer Query(std::string& body);
-  // The same, but only for a get by id ("GET c $1") whose plan is cached:
+  // The same, but only for a point read (its row's trait, statements.h: a
+  // get by id, "GET c $1") whose plan is cached:
   // its answer, or nullopt (nothing counted, body's content unchanged) for
   // anything else, which the caller then sends to Query. fenec-server calls
   // it on an io thread, since a get by id takes microseconds and never

@@ -1,5 +1,6 @@
 // FenecQL statements as parsed: the text's structure, before any schema is
-// known. engine/doc/statements.md is the language's reference.
+// known. engine/doc/statements.md is the language's reference; statements.h
+// the registry of kinds, each kind's production, planning and run.
 //
 // A statement is parsed once (Parse) and then planned against the database's
 // schema (plan.h); both are kept by the plan cache, keyed by the text, so a
@@ -44,8 +45,9 @@ struct Operand {
   size_t offset = 0;
 };
 
-enum class StatementKind : uint8_t { kCreate, kGet, kFind, kPut, kDelete, kAggregate, kDrop };
-const char* StatementKindName(StatementKind kind);
+// One value per row of the statement registry (statements.h), in its order.
+enum class StatementKind : uint8_t { kCreate, kDrop, kGet, kFind, kPut, kDelete, kAggregate };
+const char* StatementKindName(StatementKind kind);  // its row's name: "get", "find" ...
 
 struct FieldDef {
   Field field;
