@@ -4,18 +4,14 @@
 // and makes its sync calls through the same path, so a path can also carry
 // the sync (io_uring does, as IORING_OP_FSYNC).
 //
-// The paths (pwrite, pwritev, uring, null) are listed in submit.cc, each
-// described in its own file (submit_*.cc), so `iobench sweep --help` says
-// what each one is.
-//
 // Every path counts the kernel write calls, bytes and sync calls it made.
 //
-// Each path describes itself (SubmitPath: its name, help line, whether it
-// needs files, its write calls per op, the depth it keeps, what it must
-// probe, how to make it) in its own file, and submit.cc lists the
-// descriptors once. The planner, the CLI and the reports read the traits;
-// nothing outside a path's own file tests its kind. A new path is its file,
-// a SubmitKind value and a line in that list.
+// Each path (pwrite, pwritev, uring, null) describes itself in its own file
+// (SubmitPath: its name, help line, whether it needs files, its write calls
+// per op, the depth it keeps, what it must probe, how to make it), and
+// submit.cc lists the descriptors once. The planner, the CLI's help and the
+// arm names read the traits; nothing outside a path's own file tests its
+// kind. A new path is its file, a SubmitKind value and a line in that list.
 #pragma once
 
 #include <cstdint>

@@ -135,7 +135,7 @@ void run_job(JobArgs a) {
   JobOut& out = *a.out;
   std::string why;
   const SubmitPath& submit = submit_path(spec.submit);
-  std::unique_ptr<Submitter> sub = submit.make(submit.depth_for(spec.depth), &why);
+  std::unique_ptr<Submitter> sub = make_submitter(spec.submit, spec.depth, &why);
   Fd fd;
   const std::string path = a.path.empty() ? std::string(submit.name) : a.path;
   if (!sub) out.error = fmt::format("{} submission path unavailable: {}", submit.name, why);
