@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/src/base/testing.h"
+#include "iobench/src/submit.h"
 
 extern char** environ;
 
@@ -123,6 +124,24 @@ TEST_F(Cli, EveryCommandHasHelp) {
     Outcome r = run({"diskcheck", sub, "--help"}, dir_);
     EXPECT_EQ(r.code, 0) << sub;
     EXPECT_NE(r.out.find("--csv"), std::string::npos) << sub;
+  }
+}
+
+// The help lists the paths from the registry: a path registered is a path
+// the user can find, with its line.
+TEST_F(Cli, HelpListsEveryRegisteredPath) {
+  Outcome top = run({"--help"}, dir_);
+  Outcome sweep = run({"sweep", "--help"}, dir_);
+  ASSERT_EQ(top.code, 0);
+  ASSERT_EQ(sweep.code, 0);
+  EXPECT_NE(top.out.find("(paths: " + submit_names() + ")"), std::string::npos) << top.out;
+  EXPECT_NE(sweep.out.find("Submission paths: " + submit_names()), std::string::npos) << sweep.out;
+  for (const SubmitPath* p : submit_paths()) {
+    EXPECT_NE(sweep.out.find(std::string(p->name) + " "), std::string::npos) << p->name;
+    EXPECT_NE(sweep.out.find(p->help), std::string::npos) << p->name << "'s help line\n" << sweep.out;
+    if (p->max_depth > 1) {
+      EXPECT_NE(sweep.out.find("--depth"), std::string::npos);
+    }
   }
 }
 

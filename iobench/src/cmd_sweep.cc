@@ -4,6 +4,7 @@
 
 #include "iobench/kit/console.h"
 #include "iobench/src/cli.h"
+#include "iobench/src/submit.h"
 #include "iobench/src/sweep.h"
 #include "iobench/src/sweep_report.h"
 #include "iobench/src/units.h"
@@ -13,13 +14,20 @@
 namespace fenec::iobench {
 namespace {
 
+// The registry's default path: what --submit is without the flag.
+std::string default_submit() {
+  for (const SubmitPath* p : submit_paths())
+    if (p->is_default) return p->name;
+  return submit_paths().front()->name;
+}
+
 struct SweepOpts {
   CommonOpts common;
   std::string sizes = "4k,16k,64k,256k,1m,16m";
   std::string modes = "buffered,fsync,fdatasync,dsync,direct,direct-dsync";
   std::string jobs = "1";
   std::string layouts = "shared";
-  std::string submits = "pwrite";
+  std::string submits = default_submit();
   unsigned batch = 1, depth = 1;
   bool prefill = false;
   std::string duration = "2s", total = "256m", interval = "1s";
@@ -43,7 +51,8 @@ Grid parse_grid(const SweepOpts& o) {
   parse_or_usage<int>(parse_duration(o.interval, &g.interval_s, &err), "--interval", err);
   parse_or_usage<int>(parse_size(o.total, &g.total, &err), "--total", err);
   if (o.batch == 0 || o.batch > 1024) throw UsageError(fmt::format("--batch {} must be 1..1024 (IOV_MAX)", o.batch));
-  if (o.depth == 0 || o.depth > 4096) throw UsageError(fmt::format("--depth {} must be 1..4096", o.depth));
+  if (o.depth == 0 || o.depth > kMaxDepth)
+    throw UsageError(fmt::format("--depth {} must be 1..{}", o.depth, kMaxDepth));
   for (uint64_t s : g.sizes)
     if (s * o.batch > (1ull << 30))
       throw UsageError(fmt::format("--sizes {} x --batch {} exceeds 1 GiB per write", size_label(s), o.batch));
@@ -118,7 +127,7 @@ int run_sweep(const SweepOpts& o) {
 RunFn register_sweep(CLI::App& root) {
   auto o = std::make_shared<SweepOpts>();
   CLI::App* sub = root.add_subcommand("sweep", "Throughput and latency over sizes x modes x jobs x layout x submit");
-  sub->footer(
+  sub->footer(std::string(
       "Modes: buffered (page cache), fsync / fdatasync (the call after each write), dsync (O_DSYNC),\n"
       "direct (O_DIRECT), direct-dsync (O_DIRECT|O_DSYNC). An op is --batch buffers landing contiguously:\n"
       "one pwritev or ring entry, or --batch pwrites. In fsync/fdatasync modes a job issues up to --depth\n"
@@ -126,16 +135,18 @@ RunFn register_sweep(CLI::App& root) {
       "among its jobs), whichever comes first. Files are preallocated and removed; data is random.\n"
       "Metrics: MB/s (10^6 bytes), IOPS (write calls/s), per-job MB/s, write latency, sync-call latency,\n"
       "commit latency (write + its sync), CPU per write (the job thread's CPU time: io_uring's kernel\n"
-      "workers are not counted), and a per --interval series in the JSON.");
+      "workers are not counted), and a per --interval series in the JSON.\n"
+      "Submission paths (--submit):\n") + submit_help_lines());
   add_common_flags(sub, &o->common, true);
   sub->add_option("--sizes", o->sizes, "Write sizes (k/m/g = 1024 multiples)")->capture_default_str();
   sub->add_option("--modes", o->modes, "Durability modes")->capture_default_str();
   sub->add_option("--jobs", o->jobs, "Concurrent writer threads, e.g. 1,2,4,8,16")->capture_default_str();
   sub->add_option("--layout", o->layouts, "shared (regions of one file) and/or per-job (a file each)")
       ->capture_default_str();
-  sub->add_option("--submit", o->submits, "Submission paths: pwrite, pwritev, uring, null")->capture_default_str();
+  sub->add_option("--submit", o->submits, "Submission paths: " + submit_names())->capture_default_str();
   sub->add_option("--batch", o->batch, "Buffers per op (merged into one pwritev / ring entry)")->capture_default_str();
-  sub->add_option("--depth", o->depth, "io_uring ops in flight per job")->capture_default_str();
+  sub->add_option("--depth", o->depth, "Ops in flight per job (" + submit_names(true) + "; the others keep 1)")
+      ->capture_default_str();
   sub->add_option("--duration", o->duration, "Time bound per cell (e.g. 2s, 500ms)")->capture_default_str();
   sub->add_option("--total", o->total, "Byte bound per cell, shared among its jobs")->capture_default_str();
   sub->add_option("--interval", o->interval, "Width of the per-interval series")->capture_default_str();

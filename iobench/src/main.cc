@@ -5,6 +5,7 @@
 
 #include "iobench/src/cli.h"
 #include "iobench/src/files.h"
+#include "iobench/src/submit.h"
 #include "engine/src/base/interrupt.h"
 #include "engine/src/base/cli.h"
 
@@ -13,6 +14,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "iobench: characterize durable writes for database engines.\n"
       "  sweep        throughput/latency grid: sizes x modes x jobs x layout x submission path\n"
+      "               (paths: " + submit_names() + ")\n"
       "  syncmethods  pg_test_fsync's table: which sync method is fastest here\n"
       "  probe        what the filesystem and device support and require (tried, not assumed)\n"
       "  lies         is a durable write plausibly durable here? (IO-4)\n"

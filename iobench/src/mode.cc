@@ -35,8 +35,6 @@ bool parse_list(std::string_view text, std::vector<T>* out, std::string* error,
   return true;
 }
 
-constexpr SubmitKind kAllSubmits[] = {SubmitKind::kPwrite, SubmitKind::kPwritev, SubmitKind::kUring,
-                                      SubmitKind::kNull};
 constexpr Layout kAllLayouts[] = {Layout::kShared, Layout::kPerJob};
 
 }  // namespace
@@ -89,24 +87,6 @@ const char* sync_name(SyncCall s) {
   return "?";
 }
 
-const char* submit_name(SubmitKind k) {
-  switch (k) {
-    case SubmitKind::kPwrite: return "pwrite";
-    case SubmitKind::kPwritev: return "pwritev";
-    case SubmitKind::kUring: return "uring";
-    case SubmitKind::kNull: return "null";
-  }
-  return "?";
-}
-
-bool parse_submit(std::string_view text, SubmitKind* out, std::string* error) {
-  return parse_named(text, kAllSubmits, submit_name, "submission path", out, error);
-}
-
-bool parse_submit_list(std::string_view text, std::vector<SubmitKind>* out, std::string* error) {
-  return parse_list<SubmitKind>(text, out, error, parse_submit);
-}
-
 const char* layout_name(Layout l) { return l == Layout::kShared ? "shared" : "per-job"; }
 
 bool parse_layout(std::string_view text, Layout* out, std::string* error) {
@@ -115,11 +95,6 @@ bool parse_layout(std::string_view text, Layout* out, std::string* error) {
 
 bool parse_layout_list(std::string_view text, std::vector<Layout>* out, std::string* error) {
   return parse_list<Layout>(text, out, error, parse_layout);
-}
-
-std::string arm_name(Mode m, SubmitKind k) {
-  if (k == SubmitKind::kPwrite) return mode_name(m);
-  return fmt::format("{}+{}", mode_name(m), submit_name(k));
 }
 
 std::string case_name(uint64_t size, unsigned jobs, Layout layout, unsigned batch, unsigned depth) {

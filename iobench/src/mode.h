@@ -1,6 +1,7 @@
-// The axes of an iobench grid: how a write is made durable (Mode), how it is
-// handed to the kernel (SubmitKind), and where each job writes (Layout); and
-// the names the reports rely on (arm = mode [+pwritev|+uring], case string).
+// The axes of an iobench grid: how a write is made durable (Mode) and where
+// each job writes (Layout); and the names the reports rely on (the case
+// string). How a write is handed to the kernel, and the arm name that
+// carries it, are the submission paths' (submit.h).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,6 @@ namespace fenec::iobench {
 
 enum class Mode { kBuffered, kFsync, kFdatasync, kDsync, kDirect, kDirectDsync };
 enum class SyncCall { kNone, kFsync, kFdatasync };
-enum class SubmitKind { kPwrite, kPwritev, kUring, kNull };
 enum class Layout { kShared, kPerJob };
 
 inline constexpr Mode kAllModes[] = {Mode::kBuffered, Mode::kFsync,  Mode::kFdatasync,
@@ -30,16 +30,10 @@ bool mode_direct(Mode m);
 bool mode_durable(Mode m);
 const char* sync_name(SyncCall s);
 
-const char* submit_name(SubmitKind k);
-bool parse_submit(std::string_view text, SubmitKind* out, std::string* error);
-bool parse_submit_list(std::string_view text, std::vector<SubmitKind>* out, std::string* error);
-
 const char* layout_name(Layout l);
 bool parse_layout(std::string_view text, Layout* out, std::string* error);
 bool parse_layout_list(std::string_view text, std::vector<Layout>* out, std::string* error);
 
-// "direct-dsync", "direct-dsync+uring", "fsync+pwritev", "buffered+null".
-std::string arm_name(Mode m, SubmitKind k);
 // "size=4k;jobs=1;layout=shared", then ";batch=N" when N > 1 and ";depth=N" when N > 1.
 std::string case_name(uint64_t size, unsigned jobs, Layout layout, unsigned batch, unsigned depth);
 

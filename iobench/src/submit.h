@@ -4,18 +4,21 @@
 // and makes its sync calls through the same path, so a path can also carry
 // the sync (io_uring does, as IORING_OP_FSYNC).
 //
-//   pwrite   one pwrite(2) per buffer: a batch of N buffers is N system calls
-//   pwritev  the batch's buffers merged into one pwritev(2) (IO-7)
-//   uring    one IORING_OP_WRITE[V] per batch, up to --depth in flight (liburing)
-//   null     no I/O at all: counts what it was asked to do, so tests can check
-//            the harness's plan (writes and syncs issued) without a disk
-//
 // Every path counts the kernel write calls, bytes and sync calls it made.
+//
+// Each path (pwrite, pwritev, uring, null) describes itself in its own file
+// (SubmitPath: its name, help line, whether it needs files, its write calls
+// per op, the depth it keeps, what it must probe, how to make it), and
+// submit.cc lists the descriptors once. The planner, the CLI's help and the
+// arm names read the traits; nothing outside a path's own file tests its
+// kind. A new path is its file, a SubmitKind value and a line in that list.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 #include <sys/uio.h>
 #include <vector>
 
@@ -23,6 +26,56 @@
 #include "iobench/src/mode.h"
 
 namespace fenec::iobench {
+
+struct ProbeResult;
+class Submitter;
+
+// The paths' identities (CellSpec, Grid and the scenarios name them); what
+// each one is and does is its SubmitPath.
+enum class SubmitKind { kPwrite, kPwritev, kUring, kNull };
+
+// The most ops a job may keep in flight (--depth's bound).
+inline constexpr unsigned kMaxDepth = 4096;
+
+struct SubmitPath {
+  SubmitKind kind;
+  const char* name;   // the --submit value and the arm's "+name" suffix
+  const char* help;   // one line in --help
+  // The path a sweep takes without --submit: its arms are the bare mode name.
+  bool is_default = false;
+  // False: the path touches no file, so a cell makes none and skips the
+  // filesystem's checks (O_DIRECT support and alignment).
+  bool writes_files = true;
+  // A batch of N buffers costs N write calls (else one call per op).
+  bool call_per_buffer = false;
+  // Ops one job keeps in flight at most; 1 is a synchronous path, whose
+  // sync modes sync after every op.
+  unsigned max_depth = 1;
+  // Why the path cannot run on the probed filesystem ("" if it can); null:
+  // nothing to probe.
+  std::string (*unavailable)(const ProbeResult& probe) = nullptr;
+  // Makes a job's submitter for `depth` ops in flight (depth_for). Null,
+  // with the reason in *error, when the path cannot be set up here.
+  std::unique_ptr<Submitter> (*make)(unsigned depth, std::string* error) = nullptr;
+
+  // The depth a job of this path runs at when `requested` is asked for.
+  unsigned depth_for(unsigned requested) const;
+};
+
+// Every registered path, in the order --help lists them.
+std::span<const SubmitPath* const> submit_paths();
+const SubmitPath& submit_path(SubmitKind k);
+
+const char* submit_name(SubmitKind k);
+bool parse_submit(std::string_view text, SubmitKind* out, std::string* error);
+bool parse_submit_list(std::string_view text, std::vector<SubmitKind>* out, std::string* error);
+// "pwrite, pwritev, uring, null"; with queued_only, the paths whose depth exceeds 1.
+std::string submit_names(bool queued_only = false);
+// One line a path, "  name     help", for a --help footer.
+std::string submit_help_lines();
+
+// "direct-dsync", "direct-dsync+uring", "fsync+pwritev", "buffered+null".
+std::string arm_name(Mode m, SubmitKind k);
 
 struct WriteRequest {
   int fd = -1;
@@ -76,12 +129,8 @@ class BlockingSubmitter : public Submitter {
   std::vector<uint32_t> done_;
 };
 
-std::unique_ptr<Submitter> make_pwrite_submitter();
-std::unique_ptr<Submitter> make_pwritev_submitter();
-std::unique_ptr<Submitter> make_null_submitter(unsigned depth);
-// Fails (with the reason in *error, e.g. io_uring disabled by sysctl or seccomp)
-// when the ring cannot be set up.
-std::unique_ptr<Submitter> make_uring_submitter(unsigned depth, std::string* error);
+// The path's submitter at its depth_for(depth). Fails (null, the reason in
+// *error, e.g. io_uring disabled by sysctl or seccomp) when it cannot be set up.
 std::unique_ptr<Submitter> make_submitter(SubmitKind kind, unsigned depth, std::string* error);
 
 }  // namespace fenec::iobench

@@ -39,8 +39,15 @@ class NullSubmitter final : public Submitter {
 
 }  // namespace
 
-std::unique_ptr<Submitter> make_null_submitter(unsigned depth) {
-  return std::make_unique<NullSubmitter>(depth);
-}
+extern const SubmitPath kNullPath{
+    .kind = SubmitKind::kNull,
+    .name = "null",
+    .help = "no I/O and no files: counts the writes and syncs it was asked for (tests the harness)",
+    .writes_files = false,
+    .max_depth = kMaxDepth,
+    .make = [](unsigned depth, std::string*) -> std::unique_ptr<Submitter> {
+      return std::make_unique<NullSubmitter>(depth);
+    },
+};
 
 }  // namespace fenec::iobench

@@ -23,6 +23,13 @@ class PwriteSubmitter final : public BlockingSubmitter {
 
 }  // namespace
 
-std::unique_ptr<Submitter> make_pwrite_submitter() { return std::make_unique<PwriteSubmitter>(); }
+extern const SubmitPath kPwritePath{
+    .kind = SubmitKind::kPwrite,
+    .name = "pwrite",
+    .help = "one pwrite(2) per buffer: a batch of N buffers is N system calls (the default)",
+    .is_default = true,
+    .call_per_buffer = true,
+    .make = [](unsigned, std::string*) -> std::unique_ptr<Submitter> { return std::make_unique<PwriteSubmitter>(); },
+};
 
 }  // namespace fenec::iobench

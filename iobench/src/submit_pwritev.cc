@@ -17,6 +17,11 @@ class PwritevSubmitter final : public BlockingSubmitter {
 
 }  // namespace
 
-std::unique_ptr<Submitter> make_pwritev_submitter() { return std::make_unique<PwritevSubmitter>(); }
+extern const SubmitPath kPwritevPath{
+    .kind = SubmitKind::kPwritev,
+    .name = "pwritev",
+    .help = "a batch's buffers merged into one pwritev(2): one call, one write to the device",
+    .make = [](unsigned, std::string*) -> std::unique_ptr<Submitter> { return std::make_unique<PwritevSubmitter>(); },
+};
 
 }  // namespace fenec::iobench

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <liburing.h>
 
+#include "iobench/src/probe.h"
 #include "iobench/src/submit.h"
 
 namespace fenec::iobench {
@@ -141,9 +142,7 @@ class UringSubmitter final : public Submitter {
   std::vector<WriteRequest> pending_;
 };
 
-}  // namespace
-
-std::unique_ptr<Submitter> make_uring_submitter(unsigned depth, std::string* error) {
+std::unique_ptr<Submitter> make_uring(unsigned depth, std::string* error) {
   auto s = std::make_unique<UringSubmitter>(depth);
   std::string why = s->init();
   if (!why.empty()) {
@@ -152,5 +151,21 @@ std::unique_ptr<Submitter> make_uring_submitter(unsigned depth, std::string* err
   }
   return s;
 }
+
+// The probe tried a ring write: sysctl, seccomp or an old kernel can forbid it.
+std::string uring_unavailable(const ProbeResult& p) {
+  return p.io_uring ? "" : fmt::format("io_uring unavailable: {}", p.io_uring_note);
+}
+
+}  // namespace
+
+extern const SubmitPath kUringPath{
+    .kind = SubmitKind::kUring,
+    .name = "uring",
+    .help = "one IORING_OP_WRITE[V] per batch, up to --depth in flight (liburing)",
+    .max_depth = kMaxDepth,
+    .unavailable = uring_unavailable,
+    .make = make_uring,
+};
 
 }  // namespace fenec::iobench

@@ -134,10 +134,11 @@ void run_job(JobArgs a) {
   const CellSpec& spec = *a.spec;
   JobOut& out = *a.out;
   std::string why;
+  const SubmitPath& submit = submit_path(spec.submit);
   std::unique_ptr<Submitter> sub = make_submitter(spec.submit, spec.depth, &why);
   Fd fd;
-  const std::string path = a.path.empty() ? std::string("null") : a.path;
-  if (!sub) out.error = fmt::format("{} submission path unavailable: {}", submit_name(spec.submit), why);
+  const std::string path = a.path.empty() ? std::string(submit.name) : a.path;
+  if (!sub) out.error = fmt::format("{} submission path unavailable: {}", submit.name, why);
   if (sub && !a.path.empty()) {
     IoError e = open_file(a.path, O_WRONLY | mode_open_flags(spec.mode), &fd);
     if (!e.ok()) fail(&out, e);
@@ -231,17 +232,18 @@ std::atomic<uint64_t> g_cell_counter{0};
 }  // namespace
 
 CellPlan plan_cell(const CellSpec& s) {
+  const SubmitPath& submit = submit_path(s.submit);
   CellPlan p;
   p.unit_bytes = s.size * std::max(1u, s.batch);
   unsigned jobs = std::max(1u, s.jobs);
   p.ops_per_job = std::max<uint64_t>(1, s.total / jobs / p.unit_bytes);
   p.region_bytes = p.ops_per_job * p.unit_bytes;
-  p.files = s.submit == SubmitKind::kNull ? 0 : s.layout == Layout::kShared ? 1 : jobs;
+  p.files = !submit.writes_files ? 0 : s.layout == Layout::kShared ? 1 : jobs;
   p.file_bytes = s.layout == Layout::kShared ? p.region_bytes * jobs : p.region_bytes;
-  uint64_t calls_per_op = s.submit == SubmitKind::kPwrite ? std::max(1u, s.batch) : 1;
+  uint64_t calls_per_op = submit.call_per_buffer ? std::max(1u, s.batch) : 1;
   p.write_calls = p.ops_per_job * calls_per_op * jobs;
   if (mode_sync(s.mode) != SyncCall::kNone) {
-    unsigned depth = s.submit == SubmitKind::kPwrite || s.submit == SubmitKind::kPwritev ? 1 : std::max(1u, s.depth);
+    unsigned depth = submit.depth_for(s.depth);
     p.sync_calls = (p.ops_per_job + depth - 1) / depth * jobs;
   }
   return p;
@@ -250,14 +252,14 @@ CellPlan plan_cell(const CellSpec& s) {
 std::string check_cell(const CellSpec& s, const SweepEnv& env) {
   if (s.size == 0 || s.jobs == 0 || s.batch == 0 || s.depth == 0) return "size, jobs, batch and depth must be positive";
   if (s.batch > 1024) return fmt::format("batch {} exceeds IOV_MAX (1024)", s.batch);
-  if (s.submit == SubmitKind::kNull || !env.probe) return "";
+  const SubmitPath& submit = submit_path(s.submit);
+  if (!submit.writes_files || !env.probe) return "";
   const ProbeResult& p = *env.probe;
   if (mode_direct(s.mode)) {
     if (std::string why = p.direct_skip_reason(); !why.empty()) return why;
     if (std::string why = p.direct_size_problem(s.size); !why.empty()) return why;
   }
-  if (s.submit == SubmitKind::kUring && !p.io_uring) return fmt::format("io_uring unavailable: {}", p.io_uring_note);
-  return "";
+  return submit.unavailable ? submit.unavailable(p) : "";
 }
 
 CellResult run_cell(const CellSpec& spec, const SweepEnv& env) {
@@ -266,7 +268,6 @@ CellResult run_cell(const CellSpec& spec, const SweepEnv& env) {
   r.skipped = check_cell(spec, env);
   if (!r.skipped.empty()) return r;
   const CellPlan plan = plan_cell(spec);
-  const bool null_path = spec.submit == SubmitKind::kNull;
 
   std::vector<ScratchFile> files;
   std::vector<std::string> paths(spec.jobs);
@@ -286,7 +287,7 @@ CellResult run_cell(const CellSpec& spec, const SweepEnv& env) {
     }
     files.emplace_back(path);
   }
-  for (unsigned j = 0; j < spec.jobs && !null_path; ++j)
+  for (unsigned j = 0; j < spec.jobs && plan.files > 0; ++j)
     paths[j] = files[spec.layout == Layout::kShared ? 0 : j].path();
 
   AlignedBuffer pool(plan.unit_bytes + kPoolSlack);
@@ -349,7 +350,7 @@ std::vector<CellSpec> expand(const Grid& g) {
             c.layout = l;
             c.submit = k;
             c.batch = g.batch;
-            c.depth = k == SubmitKind::kUring || k == SubmitKind::kNull ? g.depth : 1;
+            c.depth = std::min(g.depth, submit_path(k).max_depth);
             c.duration_s = g.duration_s;
             c.total = g.total;
             c.interval_s = g.interval_s;

@@ -21,6 +21,7 @@
 #include "iobench/src/files.h"
 #include "iobench/src/mode.h"
 #include "iobench/src/probe.h"
+#include "iobench/src/submit.h"
 #include "engine/src/base/interrupt.h"
 
 namespace fenec::iobench {
@@ -99,7 +100,8 @@ struct SweepEnv {
 };
 
 // Why this cell cannot run here ("" if it can): an O_DIRECT mode on tmpfs or a
-// filesystem without it, a size the O_DIRECT alignment forbids, no io_uring.
+// filesystem without it, a size the O_DIRECT alignment forbids, or what the
+// submission path's own probe check says (SubmitPath::unavailable).
 std::string check_cell(const CellSpec& spec, const SweepEnv& env);
 // Runs one cell (or returns it skipped). Its files are removed before it returns.
 CellResult run_cell(const CellSpec& spec, const SweepEnv& env);

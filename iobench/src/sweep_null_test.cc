@@ -9,6 +9,7 @@
 
 #include "engine/src/base/testing.h"
 #include "iobench/kit/results.h"
+#include "iobench/src/submit.h"
 #include "iobench/src/sweep.h"
 #include "iobench/src/sweep_report.h"
 
@@ -188,6 +189,71 @@ TEST(Grid, ExpandsEveryCombinationAndKeepsDepthForTheRingOnly) {
   auto cells = expand(g);
   EXPECT_EQ(cells.size(), 32u);
   for (const auto& c : cells) EXPECT_EQ(c.depth, c.submit == SubmitKind::kUring ? 8u : 1u);
+}
+
+// The registry is the one description of the paths: names and kinds are
+// unique, one is the default, and the planner and the grid follow each
+// path's traits (files, calls per op, depth) with no path named.
+TEST(Registry, EveryPathIsPlannedThroughItsTraits) {
+  std::set<std::string> names;
+  std::set<SubmitKind> kinds;
+  unsigned defaults = 0;
+  for (const SubmitPath* p : submit_paths()) {
+    SCOPED_TRACE(p->name);
+    EXPECT_TRUE(names.insert(p->name).second) << "a name twice";
+    EXPECT_TRUE(kinds.insert(p->kind).second) << "a kind twice";
+    EXPECT_EQ(&submit_path(p->kind), p);
+    EXPECT_STREQ(submit_name(p->kind), p->name);
+    EXPECT_NE(std::string(p->help), "");
+    ASSERT_NE(p->make, nullptr);
+    ASSERT_GE(p->max_depth, 1u);
+    defaults += p->is_default;
+    SubmitKind parsed{};
+    std::string err;
+    ASSERT_TRUE(parse_submit(p->name, &parsed, &err)) << err;
+    EXPECT_EQ(parsed, p->kind);
+    EXPECT_EQ(arm_name(Mode::kFsync, p->kind), p->is_default ? "fsync" : "fsync+" + std::string(p->name));
+
+    for (Mode mode : {Mode::kBuffered, Mode::kFdatasync})
+      for (Layout layout : {Layout::kShared, Layout::kPerJob}) {
+        CellSpec s = null_spec(mode, 3, 4, 8, 1 << 20);
+        s.submit = p->kind;
+        s.layout = layout;
+        const CellPlan plan = plan_cell(s);
+        EXPECT_EQ(plan.files, !p->writes_files ? 0u : layout == Layout::kShared ? 1u : 3u);
+        EXPECT_EQ(plan.write_calls, plan.ops_per_job * 3 * (p->call_per_buffer ? 4 : 1));
+        const uint64_t depth = std::min(8u, p->max_depth);
+        EXPECT_EQ(plan.sync_calls, mode == Mode::kBuffered ? 0 : (plan.ops_per_job + depth - 1) / depth * 3);
+      }
+
+    Grid g;
+    g.sizes = {4096};
+    g.modes = {Mode::kBuffered};
+    g.jobs = {1};
+    g.layouts = {Layout::kShared};
+    g.submits = {p->kind};
+    g.depth = 8;
+    std::vector<CellSpec> cells = expand(g);
+    ASSERT_EQ(cells.size(), 1u);
+    EXPECT_EQ(cells[0].depth, std::min(8u, p->max_depth));
+    EXPECT_EQ(cells[0].arm(), arm_name(Mode::kBuffered, p->kind));
+
+    // The submitter the path makes is the one it describes (a ring may be
+    // forbidden here: then it says why).
+    std::unique_ptr<Submitter> sub = p->make(p->depth_for(8), &err);
+    if (!sub) {
+      EXPECT_NE(err, "") << "a path that cannot be made says why";
+      continue;
+    }
+    EXPECT_EQ(sub->kind(), p->kind);
+    EXPECT_EQ(sub->depth(), p->depth_for(8));
+  }
+  EXPECT_EQ(defaults, 1u);
+  EXPECT_EQ(submit_names(), [&] {
+    std::string all;
+    for (const SubmitPath* p : submit_paths()) all += (all.empty() ? "" : ", ") + std::string(p->name);
+    return all;
+  }());
 }
 
 }  // namespace

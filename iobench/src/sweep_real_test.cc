@@ -93,6 +93,29 @@ TEST_F(RealSweep, UringKeepsItsDepthAndSyncsARound) {
   EXPECT_EQ(plan_cell(spec(Mode::kFdatasync, SubmitKind::kUring, 64, 2, 4)).sync_calls, 8u);
 }
 
+// Every registered path, on a real file: what it did is what its traits
+// planned (write calls, syncs, files), in a sync mode and a queued one.
+TEST_F(RealSweep, EveryRegisteredPathRunsItsPlan) {
+  for (const SubmitPath* p : submit_paths())
+    for (Mode mode : {Mode::kFdatasync, Mode::kBuffered}) {
+      CellSpec s = spec(mode, p->kind, 32, 2, 4);
+      s.depth = p->depth_for(s.depth);
+      SCOPED_TRACE(s.arm() + " " + s.case_());
+      if (std::string why = check_cell(s, env_); !why.empty()) {
+        EXPECT_NE(p->unavailable, nullptr) << "only a path with a probe check is skipped: " << why;
+        continue;
+      }
+      const CellPlan plan = plan_cell(s);
+      CellResult r = run_cell(s, env_);
+      ASSERT_TRUE(r.ran()) << r.skipped;
+      ASSERT_TRUE(r.error.empty()) << r.error;
+      EXPECT_EQ(r.ops, plan.ops_per_job);
+      EXPECT_EQ(r.write_calls, plan.write_calls);
+      EXPECT_EQ(r.sync_calls, plan.sync_calls);
+      EXPECT_EQ(dir_->entries(), 0u) << "the cell removes its files";
+    }
+}
+
 TEST_F(RealSweep, PerJobFilesAndSharedRegions) {
   CellSpec s = spec(Mode::kDsync, SubmitKind::kPwrite, 64);
   s.jobs = 4;

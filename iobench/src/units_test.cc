@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "iobench/src/mode.h"
+#include "iobench/src/submit.h"
 #include "iobench/src/units.h"
 
 namespace fenec::iobench {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/src/base/coding.h"
 #include "engine/src/base/testing.h"
 #include "engine/src/io/fault_env.h"
 #include "engine/src/journal/format.h"
@@ -220,6 +221,92 @@ void MidLogRound(Journals j, const std::string& storage) {
   EXPECT_TRUE((*reopened)->Check().ok());
   EXPECT_TRUE(Env::Default()->Exists(at.file + ".dropped") ||
               Env::Default()->Exists(named + ".dropped")) << "kept for a post-mortem";
+}
+
+// Record format versions (engine/doc/journal.md, "Versions").
+//
+// Every journal file of a storage folder rewritten in place, each record in
+// version 2's layout ("FEJS", before records carried a version), the zeros
+// after the records kept: the folder as a build of that format left it.
+// In place: a shared file's other names (hard links) see the same bytes.
+void RewriteAsVersion2(const std::string& journal_dir) {
+  std::vector<journal::JournalFile> files;
+  ASSERT_TRUE(journal::ListJournalFiles(Env::Default(), journal_dir, &files).ok());
+  ASSERT_FALSE(files.empty());
+  for (const journal::JournalFile& jf : files) {
+    std::vector<uint8_t> data = ReadAll(jf.path), out;
+    size_t off = 0;
+    while (off < data.size()) {
+      journal::RecordHeader h;
+      std::span<const uint8_t> payload;
+      journal::ReadResult r = journal::ParseRecord(std::span(data).subspan(off), 0, &h, &payload);
+      if (r != journal::ReadResult::kWrongStorage) break;  // the zeros written ahead
+      ASSERT_TRUE(journal::AppendRecordV2(&out, h.storage_id, h.lsn, payload, h.synced).ok());
+      off += h.header_size + h.length;
+    }
+    ASSERT_GT(out.size(), 0u) << jf.path;
+    out.resize(std::max(out.size(), data.size()), 0);
+    std::unique_ptr<File> f;
+    ASSERT_TRUE(Env::Default()->Open(jf.path, OpenMode::kReadWrite, &f).ok());
+    ASSERT_TRUE(f->Write(0, out).ok());
+    ASSERT_TRUE(f->Truncate(out.size()).ok());
+  }
+}
+
+// What users have on disk today opens whole, root and index, and the next
+// session writes version 3 after it.
+TEST(RecordVersions, AFolderOfVersion2RecordsOpens) {
+  for (Journals j : {Journals::kShared, Journals::kSeparate}) {
+    SCOPED_TRACE(Name(j));
+    base::ScratchDir dir;
+    const std::string path = dir.path() + "/db";
+    Fill(path, Opts(Env::Default(), j));
+    ASSERT_NO_FATAL_FAILURE(RewriteAsVersion2(path + "/Journals"));
+    ASSERT_NO_FATAL_FAILURE(RewriteAsVersion2(BranchDir(path) + "/Journals"));
+    const Found first = NthRecord(path, 1);
+    ASSERT_EQ(base::LoadFixed32(ReadAll(first.file).data()), journal::kMagicV2);
+    {
+      auto db = Database::Open(path, Opts(Env::Default(), j));
+      ASSERT_TRUE(db.ok()) << db.status().ToString();
+      EXPECT_EQ((*db)->GetStats().recovery_discarded_bytes, 0u);
+      ExpectDocs(db->get(), 1, kDocs);
+      auto c = (*db)->FindCollection("docs");
+      ASSERT_TRUE((*db)->Put(*c, Doc(kDocs + 1)).ok());
+      ASSERT_TRUE((*db)->Close().ok());
+    }
+    auto db = Database::Open(path, Opts(Env::Default(), j));
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    ExpectDocs(db->get(), 1, kDocs + 1);
+  }
+}
+
+// A record of a newer version: the open fails naming it, in every recovery
+// mode, and nothing on disk changes (no file set aside, no byte dropped).
+TEST(RecordVersions, ANewerVersionRefusesTheOpenInEveryMode) {
+  base::ScratchDir dir;
+  const std::string path = dir.path() + "/db";
+  Fill(path, Opts(Env::Default(), Journals::kShared));
+  for (uint64_t nth : {uint64_t{5}, uint64_t{kDocs + 1}}) {  // mid-log, and the last record (where a torn tail is)
+    SCOPED_TRACE(nth);
+    const Found at = NthRecord(path, nth);
+    const std::vector<uint8_t> original = ReadAll(at.file);
+    std::unique_ptr<File> f;
+    ASSERT_TRUE(Env::Default()->Open(at.file, OpenMode::kReadWrite, &f).ok());
+    ASSERT_TRUE(f->Write(at.offset + journal::kVersionOffset, std::vector<uint8_t>{9, 0xff ^ 9}).ok());
+    const std::vector<uint8_t> before = ReadAll(at.file);
+    for (RecoveryMode mode : {RecoveryMode::kTolerateTornTail, RecoveryMode::kPointInTime}) {
+      auto db = Database::Open(path, Opts(Env::Default(), Journals::kShared, mode));
+      ASSERT_FALSE(db.ok());
+      EXPECT_EQ(db.status().code(), StatusCode::kNotSupported) << db.status().ToString();
+      EXPECT_NE(db.status().message().find("format version 9; this build reads versions 1 to 3"), std::string::npos)
+          << db.status().ToString();
+      EXPECT_NE(db.status().message().find(fmt::format("byte {} of {}", at.offset, at.file)), std::string::npos)
+          << db.status().ToString();
+      EXPECT_EQ(ReadAll(at.file), before) << "nothing changed";
+      EXPECT_FALSE(Env::Default()->Exists(at.file + ".dropped"));
+    }
+    ASSERT_TRUE(f->Write(0, original).ok());  // the next round damages another record
+  }
 }
 
 TEST(RecoveryPolicy, RootRecordDamagedMidLogShared) { MidLogRound(Journals::kShared, "root"); }

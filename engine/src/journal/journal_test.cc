@@ -89,6 +89,12 @@ TEST(JournalFormat, RoundTripAndNames) {
   RecordHeader h;
   std::span<const uint8_t> payload;
   ASSERT_EQ(ParseRecord(buf, kStorage, &h, &payload), ReadResult::kOk);
+  EXPECT_EQ(base::LoadFixed32(buf.data()), kMagic);
+  EXPECT_EQ(h.version, kVersion);
+  EXPECT_EQ(buf[kVersionOffset + 1], static_cast<uint8_t>(~kVersion));
+  EXPECT_EQ(h.type, RecordType::kCommit);
+  EXPECT_EQ(h.header_size, kHeaderSize);
+  EXPECT_EQ(buf.size(), kHeaderSize + Payload(7).size());
   EXPECT_EQ(h.lsn, 7u);
   EXPECT_EQ(payload.size(), Payload(7).size());
   EXPECT_EQ(ParseRecord(buf, kStorage + 1, &h, &payload), ReadResult::kWrongStorage);
@@ -143,7 +149,7 @@ TEST(JournalReplay, BadLengthStopsThere) {
   WriteRecords(Env::Default(), dir.path(), 1, 20);
   std::vector<uint8_t> huge(4);
   base::StoreFixed32(huge.data(), 0xfffffff0u);
-  Patch(dir.path() + "/" + JournalFileName(1), static_cast<int64_t>(OffsetOf(12) + 4), huge);
+  Patch(dir.path() + "/" + JournalFileName(1), static_cast<int64_t>(OffsetOf(12) + kLengthOffset), huge);
   Replayed r = Replay(Env::Default(), dir.path());
   EXPECT_EQ(r.lsns, Range(1, 11));
   EXPECT_NE(r.result.stop.find("bad length"), std::string::npos) << r.result.stop;

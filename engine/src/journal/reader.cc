@@ -36,6 +36,11 @@ static bool AllZero(std::span<const uint8_t> bytes) {
   return std::all_of(bytes.begin(), bytes.end(), [](uint8_t b) { return b == 0; });
 }
 
+// A record this build cannot read (a newer format version or record type):
+// the folder is refused as it is, whatever the recovery mode, so a newer
+// build's records are neither misread nor dropped as a torn tail.
+static bool Unsupported(ReadResult r) { return r == ReadResult::kUnknownVersion || r == ReadResult::kUnknownType; }
+
 namespace {
 
 // What follows a bad point: this storage's intact records, found by
@@ -44,16 +49,21 @@ namespace {
 struct After {
   uint64_t records = 0;
   bool proof = false;  // a record says need was durable
+  // A checksummed record of a type this build does not know: a newer
+  // build's, refused like one at a record boundary. (A newer version found
+  // by the byte scan proves nothing: it may be payload bytes.)
+  std::string unsupported;
 };
 
-void ScanAfter(std::span<const uint8_t> data, size_t from, uint64_t storage_id, uint64_t need, After* after) {
+void ScanAfter(std::span<const uint8_t> data, size_t from, uint64_t storage_id, uint64_t need, After* after,
+               const std::string& file) {
   // A forged run of magics with long lengths would hash the file once per
   // byte; past this budget the scan gives up (no proof from the rest).
   uint64_t budget = 8 * uint64_t{data.size()} + (1u << 20);
   size_t pos = from;
   while (pos + 4 <= data.size()) {
     const uint32_t m = base::LoadFixed32(data.data() + pos);
-    if (m != kMagic && m != kMagicV1) {
+    if (m != kMagic && m != kMagicV2 && m != kMagicV1) {
       ++pos;
       continue;
     }
@@ -63,11 +73,13 @@ void ScanAfter(std::span<const uint8_t> data, size_t from, uint64_t storage_id, 
     if (r == ReadResult::kOk || r == ReadResult::kWrongStorage) {
       if (r == ReadResult::kOk && h.lsn >= need) {
         ++after->records;
-        if (h.v1 ? h.lsn > need : h.synced >= need) after->proof = true;
+        if (h.version == 1 ? h.lsn > need : h.synced >= need) after->proof = true;
       }
       pos += h.header_size + h.length;
       continue;
     }
+    if (r == ReadResult::kUnknownType && after->unsupported.empty())
+      after->unsupported = UnsupportedRecordMessage(r, h, file, pos);
     if (r == ReadResult::kBadChecksum) {
       if (budget < h.length) return;
       budget -= h.length;
@@ -152,8 +164,14 @@ Status ReplayJournals(Env* env, const std::string& dir, uint64_t storage_id, uin
     if (stopped) {
       result->discarded_bytes += FileSizeOr0(env, file.path);
       if (ReadWholeFile(env, file.path, &data).ok()) {
+        // A file begins with a record: one of a newer format there is a
+        // newer build's session, not bytes to scan past.
+        RecordHeader h;
+        std::span<const uint8_t> payload;
+        if (ReadResult r = ParseRecord(data, storage_id, &h, &payload); Unsupported(r))
+          return Status::NotSupported(UnsupportedRecordMessage(r, h, file.path, 0), file.path);
         result->bytes_after += BeforeZeros(data, 0);
-        ScanAfter(data, 0, storage_id, need, &after);
+        ScanAfter(data, 0, storage_id, need, &after, file.path);
       }
       continue;
     }
@@ -164,6 +182,7 @@ Status ReplayJournals(Env* env, const std::string& dir, uint64_t storage_id, uin
       RecordHeader h;
       std::span<const uint8_t> payload;
       ReadResult r = ParseRecord(std::span(data).subspan(off), storage_id, &h, &payload);
+      if (Unsupported(r)) return Status::NotSupported(UnsupportedRecordMessage(r, h, file.path, off), file.path);
       if (r == ReadResult::kWrongStorage) {
         // JR-1: a shared journal holds every storage's records; another
         // storage's whole, checksummed record is stepped over. A torn one
@@ -186,7 +205,7 @@ Status ReplayJournals(Env* env, const std::string& dir, uint64_t storage_id, uin
         result->discarded_bytes += data.size() - off;
         result->bytes_after += BeforeZeros(data, off);
         // An intact record with the wrong LSN is itself looked at; else from the next byte.
-        ScanAfter(data, r == ReadResult::kOk ? off : off + 1, storage_id, need, &after);
+        ScanAfter(data, r == ReadResult::kOk ? off : off + 1, storage_id, need, &after, file.path);
         break;
       }
       if (h.lsn == need) {
@@ -209,6 +228,7 @@ Status ReplayJournals(Env* env, const std::string& dir, uint64_t storage_id, uin
     result->bytes_after = 0;
     return Status::OK();
   }
+  if (!after.unsupported.empty()) return Status::NotSupported(after.unsupported, result->bad_file);
   result->stopped = true;
   result->records_after = after.records;
   result->lost = after.proof;

@@ -30,7 +30,9 @@
 // kCorruption naming the file and byte offset; kPointInTime stops there,
 // reports what it dropped, and names the files to set aside.
 // Old files (v1 records, no synced field) prove loss by any later record
-// of the storage past the needed LSN.
+// of the storage past the needed LSN. A record of a newer format version or
+// an unknown type (format.h) is no bad point: the replay fails with
+// kNotSupported naming it, in every mode, and nothing is dropped.
 #pragma once
 
 #include <cstdint>
@@ -88,7 +90,9 @@ using ApplyFn = std::function<Status(uint64_t lsn, std::span<const uint8_t> payl
 // Fails: kIOError (reading), kCorruption (the first record after after_lsn
 // is missing: the journals do not reach back to the checkpoint; or, in
 // kTolerateTornTail, a lost record: the message names the file and byte
-// offset, result says what follows), or what apply returned.
+// offset, result says what follows), kNotSupported (a record of a newer
+// format version or record type: the message names it, the file and the
+// offset, and the versions this build reads), or what apply returned.
 Status ReplayJournals(Env* env, const std::string& dir, uint64_t storage_id, uint64_t after_lsn, const ApplyFn& apply,
                       ReplayResult* result, RecoveryMode mode = RecoveryMode::kTolerateTornTail);
 

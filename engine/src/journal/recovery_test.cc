@@ -9,6 +9,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <string>
 #include <vector>
 
@@ -128,7 +129,7 @@ void DamageAt(const std::string& path, uint64_t off, Damage d) {
     case Damage::kLength: {
       std::vector<uint8_t> len(4);
       base::StoreFixed32(len.data(), 0xfffffff0u);
-      Patch(path, off + 4, len);
+      Patch(path, off + kLengthOffset, len);
       break;
     }
     case Damage::kMagic: Patch(path, off, {'X', 'X', 'X', 'X'}); break;
@@ -334,6 +335,122 @@ TEST(Recovery, OldRecordsReadAndALaterOneProvesLoss) {
   Replayed lost = Replay(Env::Default(), dir.path(), kRoot, RecoveryMode::kTolerateTornTail);
   EXPECT_EQ(lost.status.code(), StatusCode::kCorruption) << lost.status.ToString();
   EXPECT_EQ(lost.result.records_after, 4u);
+}
+
+// Record format versions (format.h). A folder of version-2 records, as
+// every folder written before versioned records is: read whole, its
+// `synced` field proving loss as before, and a version-3 file after it
+// (the next session's) continues the sequence.
+void WriteFile(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::unique_ptr<File> f;
+  ASSERT_TRUE(Env::Default()->Open(path, OpenMode::kCreate, &f).ok());
+  ASSERT_TRUE(f->Write(0, bytes).ok());
+}
+
+TEST(RecordVersions, Version2FilesReadAndTheirSyncedFieldProvesLoss) {
+  base::ScratchDir dir;
+  std::vector<uint8_t> old, next;
+  std::vector<uint64_t> offsets;
+  for (uint64_t lsn = 1; lsn <= 10; ++lsn) {
+    offsets.push_back(old.size());
+    ASSERT_TRUE(AppendRecordV2(&old, kRoot, lsn, Payload(lsn), lsn - 1).ok());
+  }
+  for (uint64_t lsn = 11; lsn <= 15; ++lsn) ASSERT_TRUE(AppendRecord(&next, kRoot, lsn, Payload(lsn), lsn - 1).ok());
+  const std::string path = dir.path() + "/" + JournalFileName(1);
+  WriteFile(path, old);
+  WriteFile(dir.path() + "/" + JournalFileName(11), next);
+  RecordHeader h;
+  std::span<const uint8_t> payload;
+  ASSERT_EQ(ParseRecord(old, kRoot, &h, &payload), ReadResult::kOk);
+  EXPECT_EQ(h.version, 2);
+  EXPECT_EQ(h.header_size, kHeaderSizeV2);
+  EXPECT_EQ(h.type, RecordType::kCommit);
+  Replayed whole = Replay(Env::Default(), dir.path(), kRoot, RecoveryMode::kTolerateTornTail);
+  ASSERT_TRUE(whole.status.ok()) << whole.status.ToString();
+  EXPECT_EQ(whole.lsns, Range(1, 15));
+  // The fifth damaged: the sixth says the fifth was synced, so it was acknowledged.
+  Patch(path, offsets[4] + kHeaderSizeV2 + 1, {'#'});
+  Replayed lost = Replay(Env::Default(), dir.path(), kRoot, RecoveryMode::kTolerateTornTail);
+  EXPECT_EQ(lost.status.code(), StatusCode::kCorruption) << lost.status.ToString();
+  EXPECT_EQ(lost.result.bad_offset, offsets[4]);
+  EXPECT_EQ(lost.result.records_after, 10u);  // 6..10, and 11..15 in the next file
+}
+
+// Sets record `off`'s version byte and its complement, as a newer build would write them.
+void StampVersion(const std::string& path, uint64_t off, uint8_t version) {
+  Patch(path, off + kVersionOffset, {version, static_cast<uint8_t>(~version)});
+}
+
+TEST(RecordVersions, ANewerVersionIsRefusedNeverDroppedAsATornTail) {
+  for (uint64_t lsn : {uint64_t{10}, uint64_t{20}}) {  // mid-log, and the last record (a torn tail's place)
+    Journal j(Env::Default());
+    j.Commit(20, false);
+    const uint64_t off = OffsetOf(j.File(), kRoot, lsn);
+    StampVersion(j.File(), off, 7);
+    for (RecoveryMode mode : {RecoveryMode::kTolerateTornTail, RecoveryMode::kPointInTime}) {
+      SCOPED_TRACE(fmt::format("LSN {}, mode {}", lsn, static_cast<int>(mode)));
+      Replayed r = Replay(Env::Default(), j.root_dir, kRoot, mode);
+      ASSERT_EQ(r.status.code(), StatusCode::kNotSupported) << r.status.ToString();
+      EXPECT_EQ(r.status.path(), j.File());
+      const std::string want = fmt::format("journal record at byte {} of {} has format version 7; this build reads "
+                                           "versions 1 to 3",
+                                           off, j.File());
+      EXPECT_NE(r.status.message().find(want), std::string::npos) << r.status.message();
+      EXPECT_TRUE(r.result.set_aside.empty());
+    }
+  }
+}
+
+// A later file that begins with a newer version, after a gap: that file is
+// a newer build's session, refused rather than scanned past.
+TEST(RecordVersions, ALaterFileOfANewerVersionIsRefused) {
+  Journal j(Env::Default(), 600);
+  j.Commit(40, false);
+  std::vector<JournalFile> files;
+  ASSERT_TRUE(ListJournalFiles(Env::Default(), j.root_dir, &files).ok());
+  ASSERT_GE(files.size(), 3u);
+  ASSERT_TRUE(Env::Default()->DeleteFile(files[1].path).ok());
+  StampVersion(files[2].path, 0, 4);
+  Replayed r = Replay(Env::Default(), j.root_dir, kRoot, RecoveryMode::kPointInTime);
+  ASSERT_EQ(r.status.code(), StatusCode::kNotSupported) << r.status.ToString();
+  EXPECT_EQ(r.status.path(), files[2].path);
+}
+
+// A version byte without its complement is damage, read as any bad point:
+// here the last record, so a torn tail.
+TEST(RecordVersions, ADamagedVersionByteIsDamageNotANewerVersion) {
+  Journal j(Env::Default());
+  j.Commit(20, false);
+  Patch(j.File(), OffsetOf(j.File(), kRoot, 20) + kVersionOffset, {9});
+  Replayed r = Replay(Env::Default(), j.root_dir, kRoot, RecoveryMode::kTolerateTornTail);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.lsns, Range(1, 19));
+  EXPECT_NE(r.result.stop.find("bad magic"), std::string::npos) << r.result.stop;
+  EXPECT_EQ(StateOf(r.result), JournalState::kTornTail);
+}
+
+// A checksummed record of a type this build does not know: refused too.
+TEST(RecordVersions, AnUnknownRecordTypeIsRefused) {
+  Journal j(Env::Default());
+  j.Commit(5, false);
+  const uint64_t off = OffsetOf(j.File(), kRoot, 3);
+  std::vector<uint8_t> data = ReadAll(j.File());
+  RecordHeader h;
+  std::span<const uint8_t> payload;
+  ASSERT_EQ(ParseRecord(std::span(data).subspan(off), kRoot, &h, &payload), ReadResult::kOk);
+  EXPECT_EQ(h.type, RecordType::kCommit);
+  uint8_t* rec = data.data() + off;
+  rec[kVersionOffset + 2] = 42;
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  XXH3_64bits_update(&state, rec + 4, kHeaderSize - 12);
+  XXH3_64bits_update(&state, payload.data(), payload.size());
+  base::StoreFixed64(rec + kHeaderSize - 8, XXH3_64bits_digest(&state));
+  EXPECT_EQ(ParseRecord(std::span(data).subspan(off), kRoot, &h, &payload), ReadResult::kUnknownType);
+  Patch(j.File(), off, std::vector<uint8_t>(rec, rec + kHeaderSize));
+  Replayed r = Replay(Env::Default(), j.root_dir, kRoot, RecoveryMode::kPointInTime);
+  ASSERT_EQ(r.status.code(), StatusCode::kNotSupported) << r.status.ToString();
+  EXPECT_NE(r.status.message().find("record type 42"), std::string::npos) << r.status.message();
 }
 
 // The last guard: a payload over the reader's limit is refused whole.

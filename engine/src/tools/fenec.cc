@@ -240,8 +240,9 @@ int RunStatements(int argc, char** argv) {
 constexpr int kCheckTornTail = 3, kCheckLost = 4;
 
 // How one storage's journal reads (engine/doc/journal.md, "Recovery"),
-// without opening the database: one line, and its state.
-journal::JournalState InspectJournal(const std::string& folder) {
+// without opening the database: one line, and its state. A record of a
+// newer format is no corruption: *refused says so, and check stops there.
+journal::JournalState InspectJournal(const std::string& folder, Status* refused) {
   std::unique_ptr<Storage> st;
   if (Status s = Storage::Open(Env::Default(), folder, false, false, 0, &st); !s.ok()) {
     fmt::print("journal {}: {}\n", folder, s.ToString());
@@ -254,6 +255,10 @@ journal::JournalState InspectJournal(const std::string& folder) {
       [](uint64_t, std::span<const uint8_t>) { return Status::OK(); }, &r, RecoveryMode::kPointInTime);
   if (!s.ok()) {
     fmt::print("journal {}: {}\n", folder, s.ToString());
+    if (s.code() == StatusCode::kNotSupported) {
+      if (refused->ok()) *refused = s;
+      return journal::JournalState::kClean;
+    }
     return journal::JournalState::kLost;
   }
   const journal::JournalState state = journal::StateOf(r);
@@ -276,15 +281,15 @@ journal::JournalState InspectJournal(const std::string& folder) {
 }
 
 // The root's journal and every branch's, worst state first.
-journal::JournalState InspectJournals(const std::string& dir) {
-  journal::JournalState worst = InspectJournal(dir);
+journal::JournalState InspectJournals(const std::string& dir, Status* refused) {
+  journal::JournalState worst = InspectJournal(dir, refused);
   std::vector<std::string> names;
   if (Env::Default()->ListDir(dir + "/Indexes", &names).ok()) {
     std::sort(names.begin(), names.end());
     for (const std::string& name : names) {
       const std::string folder = dir + "/Indexes/" + name;
       if (!Env::Default()->Exists(folder + "/data.fdb")) continue;
-      worst = std::max(worst, InspectJournal(folder));
+      worst = std::max(worst, InspectJournal(folder, refused));
     }
   }
   return worst;
@@ -307,7 +312,12 @@ int CheckCommand(int argc, char** argv) {
     fmt::print(stderr, "fenec: no database (data.fdb) in {}\n", dir);
     return 1;
   }
-  const journal::JournalState journals = InspectJournals(dir);
+  Status refused;
+  const journal::JournalState journals = InspectJournals(dir, &refused);
+  if (!refused.ok()) {
+    fmt::print(stderr, "fenec: {}: a journal holds records of a newer format; not opened\n", dir);
+    return 1;
+  }
   if (journals == journal::JournalState::kLost) {
     fmt::print(stderr, "fenec: {}: acknowledged commits are unreadable (mid-log corruption); not opened\n", dir);
     return kCheckLost;
