@@ -127,9 +127,10 @@ std::string tic_list(const std::vector<std::pair<double, std::string>>& at) {
   for (size_t i = 0; i < at.size(); ++i) s += fmt::format("{}{} {}", i ? ", " : "", quote(at[i].second), at[i].first);
   return s + ")";
 }
-std::string tic_list(const std::vector<double>& at) {
+// exact: integers below a million as they are (16384 KiB, not 16.4k).
+std::string tic_list(const std::vector<double>& at, bool exact = false) {
   std::vector<std::pair<double, std::string>> named;
-  for (double v : at) named.emplace_back(v, tic_label(v));
+  for (double v : at) named.emplace_back(v, exact && std::abs(v) < 1e6 ? fmt::format("{:.0f}", v) : tic_label(v));
   return tic_list(named);
 }
 
@@ -152,6 +153,18 @@ std::vector<double> log_tics(Span r) {
   return {};
 }
 
+// A linear axis of large numbers: ticks a round step apart (1, 2 or 5 times
+// a power of ten, some five to eight of them), labelled 200k rather than
+// gnuplot's 200000 or 1e+06.
+std::vector<double> linear_tics(Span r) {
+  if (std::max(std::abs(r.lo), std::abs(r.hi)) < 1e4 || r.hi <= r.lo) return {};
+  const double raw = (r.hi - r.lo) / 6, mag = std::pow(10, std::floor(std::log10(raw)));
+  const double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
+  std::vector<double> at;
+  for (double v = std::ceil(r.lo / step) * step; v <= r.hi + step * 1e-9; v += step) at.push_back(v == 0 ? 0 : v);
+  return at;
+}
+
 // Ticks on the data's x values when they are a few integers (writers,
 // threads, files: 1 2 4 8 16), else as for any axis.
 std::vector<double> integer_x_tics(const Chart& c) {
@@ -164,7 +177,7 @@ std::vector<double> integer_x_tics(const Chart& c) {
       xs.insert(x);
     }
   }
-  if (xs.size() < 2 || xs.size() > 12) return {};
+  if (xs.empty() || xs.size() > 12) return {};
   return {xs.begin(), xs.end()};
 }
 
@@ -172,11 +185,9 @@ std::string axis_lines(const char* axis, bool log, Span data, const std::vector<
   if (!data.known()) return "";
   const Span r = fitted(data, log);
   std::string s = fmt::format("set {}range [{}:{}]\n", axis, r.lo, r.hi);
-  if (!own_tics.empty()) return s + fmt::format("set {}tics {}\n", axis, tic_list(own_tics));
-  if (log) {
-    if (const std::vector<double> at = log_tics(r); !at.empty())
-      s += fmt::format("set {}tics {}\nset m{}tics 10\n", axis, tic_list(at), axis);
-  }
+  if (!own_tics.empty()) return s + fmt::format("set {}tics {}\n", axis, tic_list(own_tics, true));
+  if (const std::vector<double> at = log ? log_tics(r) : linear_tics(r); !at.empty())
+    s += fmt::format("set {}tics {}\n", axis, tic_list(at));
   return s;
 }
 
@@ -329,7 +340,18 @@ std::string chart_script(const Chart& c, const std::string& name, const char* pn
   if (c.xtics.empty()) {
     s += axis_lines("x", c.logx, xs, integer_x_tics(c));
   } else {
-    for (const auto& [x, label] : c.xtics) xs.add(x, c.logx);
+    // An axis of categories: half a category's room beyond the outer ones.
+    std::vector<double> at;
+    for (const auto& [x, label] : c.xtics) at.push_back(x);
+    std::sort(at.begin(), at.end());
+    double step = 1;
+    for (size_t i = 1; i < at.size(); ++i)
+      if (at[i] > at[i - 1]) step = std::min(step, at[i] - at[i - 1]);
+    for (double x : at) xs.add(x, c.logx);
+    if (!c.logx) {
+      xs.add(at.front() - step / 2, false);
+      xs.add(at.back() + step / 2, false);
+    }
     s += axis_lines("x", c.logx, xs, {});
     s += fmt::format("set xtics {}\n", tic_list(c.xtics));
   }

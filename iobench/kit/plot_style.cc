@@ -71,11 +71,13 @@ ModeClass mode_of(const std::string& title) {
 
 std::string shade(const std::string& colour, int k) {
   if (k <= 0 || colour.size() != 7) return colour;
-  // 1: darker, 2: lighter, 3: darker still, 4: lighter still, ...
-  const bool darker = k % 2 == 1;
-  const double amount = std::min(0.8, (darker ? 0.4 : 0.5) + 0.2 * ((k - 1) / 2));
+  // 1: darker, 2: lighter, 3: darker still, 4: lighter still, ...; a dark
+  // colour the other way round (darker still would be black).
   const long rgb = std::strtol(colour.c_str() + 1, nullptr, 16);
   int c[3] = {static_cast<int>((rgb >> 16) & 255), static_cast<int>((rgb >> 8) & 255), static_cast<int>(rgb & 255)};
+  const bool dark = 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] < 80;
+  const bool darker = (k % 2 == 1) != dark;
+  const double amount = std::min(0.8, (darker ? 0.4 : 0.5) + 0.2 * ((k - 1) / 2));
   for (int& v : c) v = static_cast<int>(darker ? v * (1 - amount) : v + (255 - v) * amount + 0.5);
   return fmt::format("#{:02X}{:02X}{:02X}", c[0], c[1], c[2]);
 }
@@ -87,7 +89,13 @@ std::vector<Style> styles_of(const std::vector<std::string>& titles) {
   std::set<ModeClass> named;
   for (const std::string& t : titles)
     if (mode_of(t) != ModeClass::kNone) named.insert(mode_of(t));
-  std::map<std::string, size_t> other;                    // undeclared family -> its colour's index
+  std::map<std::string, size_t> other;  // undeclared family -> its colour's index, alphabetically
+  for (const std::string& t : titles) {
+    const std::vector<std::string> words = words_of(t);
+    if (!family_named_by(words) && !words.empty()) other[words.front()] = 0;
+  }
+  size_t next = 0;
+  for (auto& [name, index] : other) index = next++;
   std::map<std::tuple<std::string, int, int>, int> seen;  // (family, dash, variant shade) -> series so far
   for (const std::string& t : titles) {
     const std::vector<std::string> words = words_of(t);
@@ -98,13 +106,13 @@ std::vector<Style> styles_of(const std::vector<std::string>& titles) {
       base = f->colour;
     } else {
       s.family = words.empty() ? std::string() : words.front();
-      auto [it, fresh] = other.emplace(s.family, other.size());
-      base = other_colours()[it->second % other_colours().size()];
+      base = other_colours()[s.family.empty() ? 0 : other[s.family] % other_colours().size()];
     }
     s.mode = mode_of(t);
     s.dash = named.size() > 1 ? dash_of(s.mode) : 1;
     const Variant* v = variant_of(words);
-    const int vshade = v ? v->shade : 0;
+    // A family named by the variant's word ("naive") is that variant already: no shading twice.
+    const int vshade = v && s.family != v->word ? v->shade : 0;
     const int tie = seen[{s.family, s.dash, vshade}]++;
     s.colour = shade(base, vshade + (tie > 0 && vshade > 0 ? tie + 1 : tie));
     s.point = kPoints[tie % std::size(kPoints)] - (v && v->open ? 1 : 0);

@@ -5,17 +5,18 @@
 //   words   the title lower-cased and split at every character that is not a
 //           letter, a digit or '_' ("fenecdb-durable-naive (locked)" ->
 //           fenecdb durable naive locked).
-//   family  the first word that names a family of kFamilies (fenec -> fenecdb,
+//   family  the first word that names a family of families() (fenec -> fenecdb,
 //           pg -> postgres, ...): its colour, fixed across charts. A title that
 //           names none is its own family, named by its first word and coloured
-//           from kOtherColours in the order such families first appear in the
-//           chart (so "shared, 1 writer" and "shared, 16 writers" share a hue).
-//   mode    any word of kModes: a mode that makes each commit durable (durable,
+//           from other_colours() in the alphabetical order of such families in
+//           the chart (so "shared, 1 writer" and "shared, 16 writers" share a
+//           hue, and charts of the same arms colour them alike).
+//   mode    any word of modes(): a mode that makes each commit durable (durable,
 //           full, fsync, fdatasync, dsync) is drawn solid, one that does not
 //           (buffered, normal) dashed; no mode word: solid. A chart whose
 //           titles name one mode only draws all solid (the dash would tell
 //           nothing apart there).
-//   variant a word of kVariants (naive, append) shades the family's colour
+//   variant a word of variants() (naive, append) shades the family's colour
 //           and sets the point type: the naive arm lighter with open points.
 //   ties    series of one chart alike in all of the above take the family's
 //           next shade and the next point type, in the chart's order.
@@ -49,6 +50,12 @@ inline const std::vector<Family>& families() {
       {"postgres", {"postgres", "postgresql", "pg", "pgvector"}, "#CC79A7"},
       {"hnswlib", {"hnswlib"}, "#E69F00"},
       {"naive", {"naive"}, "#8C564B"},  // a finding's naive arm, where no engine is named
+      // iobench's arms are its modes (a submission path is a shade of its mode's).
+      {"buffered", {"buffered"}, "#56B4E9"},
+      {"fdatasync", {"fdatasync"}, "#882255"},
+      {"fsync", {"fsync"}, "#AA4499"},
+      {"dsync", {"dsync"}, "#999933"},
+      {"direct", {"direct"}, "#44AA99"},
   };
   return k;
 }
@@ -56,8 +63,8 @@ inline const std::vector<Family>& families() {
 // Colours of the families no table names, in order of appearance (none of
 // them close to a declared family's).
 inline const std::vector<const char*>& other_colours() {
-  static const std::vector<const char*> k = {"#332288", "#44AA99", "#999933", "#882255",
-                                             "#56B4E9", "#AA4499", "#DDAA33", "#666666"};
+  static const std::vector<const char*> k = {"#332288", "#DDAA33", "#117733", "#CC6677",
+                                             "#661100", "#88CCEE", "#666666", "#E7298A"};
   return k;
 }
 

@@ -198,6 +198,15 @@ TEST(PlotStyle, SeriesAlikeInAllButTheirTitleAreToldApart) {
   EXPECT_NE(colour_of(gp, "separate, 1 writer"), colour_of(gp, "separate, 16 writers"));
   EXPECT_NE(option_of(gp, "separate, 1 writer", "pt"), option_of(gp, "separate, 16 writers", "pt"));
   EXPECT_NE(colour_of(gp, "separate, 1 writer"), colour_of(gp, "shared, 1 writer"));
+
+  // Families no table names take their colours in name order, not the chart's.
+  Chart a, b;
+  a.series = {line("alpha"), line("beta")};
+  b.series = {line("beta"), line("alpha")};
+  const std::string ga = chart_script(a, "a"), gb = chart_script(b, "b");
+  EXPECT_EQ(colour_of(ga, "alpha"), colour_of(gb, "alpha"));
+  EXPECT_EQ(colour_of(ga, "beta"), colour_of(gb, "beta"));
+  EXPECT_NE(colour_of(ga, "alpha"), colour_of(ga, "beta"));
 }
 
 TEST(PlotStyle, AStyleTheSeriesSetsItselfIsKept) {
