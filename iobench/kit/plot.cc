@@ -184,7 +184,7 @@ std::vector<double> integer_x_tics(const Chart& c) {
 std::string axis_lines(const char* axis, bool log, Span data, const std::vector<double>& own_tics) {
   if (!data.known()) return "";
   const Span r = fitted(data, log);
-  std::string s = fmt::format("set {}range [{}:{}]\n", axis, r.lo, r.hi);
+  std::string s = fmt::format("set {}range [{:.6g}:{:.6g}]\n", axis, r.lo, r.hi);
   if (!own_tics.empty()) return s + fmt::format("set {}tics {}\n", axis, tic_list(own_tics, true));
   if (const std::vector<double> at = log ? log_tics(r) : linear_tics(r); !at.empty())
     s += fmt::format("set {}tics {}\n", axis, tic_list(at));
