@@ -276,6 +276,8 @@ std::string with_clause(const Series& ser, bool bars, const plot_style::Style& s
   if (!has_option(style, {"dt", "dashtype"})) out += fmt::format(" dt {}", st.dash);
   if (kind != "dots" && !has_option(style, {"pt", "pointtype"})) out += fmt::format(" pt {}", st.point);
   if ((kind.find("lines") != std::string::npos) && !has_option(style, {"lw", "linewidth"})) out += " lw 1.5";
+  // Points with no line to follow are looked for one by one: larger.
+  if ((kind == "points" || kind == "yerrorbars") && !has_option(style, {"ps", "pointsize"})) out += " ps 1.4";
   return out;
 }
 
@@ -372,8 +374,12 @@ std::string chart_script(const Chart& c, const std::string& name, const char* pn
     s += fmt::format("set arrow from graph 0, first {0} to graph 1, first {0} nohead lw 1.5 dt {1} lc rgb '{2}' front\n",
                      r.y, rs.dash, rs.colour);
     if (!r.label.empty()) {
-      s += fmt::format("set label {} at graph 0.01, first {} left offset 0,0.6 noenhanced tc rgb '{}' font ',9' front\n",
-                       quote(r.label), r.y, rs.colour);
+      // Above the line, or below it when the line runs along the top of the frame.
+      const Span yr = fitted(ys, c.logy);
+      auto at = [&](double v) { return c.logy ? std::log10(v) : v; };
+      const bool top = ys.known() && (at(r.y) - at(yr.lo)) > 0.92 * (at(yr.hi) - at(yr.lo));
+      s += fmt::format("set label {} at graph 0.01, first {} left offset 0,{} noenhanced tc rgb '{}' font ',9' front\n",
+                       quote(r.label), r.y, top ? "-0.7" : "0.6", rs.colour);
     }
   }
 

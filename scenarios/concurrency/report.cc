@@ -100,7 +100,8 @@ void write_plots(kit::Harness& h, const Report& rep) {
     kit::Series s{naive ? "rows built under the lock (naive)" : "rows built outside the lock", {}, "points"};
     for (const auto& [x, mode] : {std::pair{1.0, "buffered"}, std::pair{2.0, "durable"}}) {
       const auto* r = reps_of(rep.batches, std::string("fenecdb-") + mode + (naive ? "-naive" : ""));
-      if (r) add_point(s, x, over_reps(*r, [](const MixedFig& m) { return m.batch_hold_p50_us; }));
+      // The two arms a little apart, so neither's bar hides the other's.
+      if (r) add_point(s, x + (naive ? -0.05 : 0.05), over_reps(*r, [](const MixedFig& m) { return m.batch_hold_p50_us; }));
     }
     bh.series.push_back(std::move(s));
   }
