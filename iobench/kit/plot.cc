@@ -97,9 +97,11 @@ struct Span {
 };
 
 // The data's span with a little padding: a twentieth of it on a linear axis
-// (not below 0 when the data are not), a factor on a log one; gnuplot's own
-// autoscale rounds a log axis out to whole decades (1..16 drawn to 100).
-Span fitted(Span s, bool log) {
+// (a y axis not below 0 when the data are not: rates and counts start at
+// 0; an x axis is, so a point at 0 is off the frame), a factor on a log
+// one; gnuplot's own autoscale rounds a log axis out to whole decades
+// (1..16 drawn to 100).
+Span fitted(Span s, bool log, bool floor_at_zero = true) {
   if (log) {
     const double a = std::log10(s.lo), b = std::log10(s.hi);
     const double pad = b > a ? std::max(0.04, 0.05 * (b - a)) : 0.3;
@@ -109,7 +111,7 @@ Span fitted(Span s, bool log) {
   if (span <= 0) span = s.hi != 0 ? std::abs(s.hi) * 0.4 : 1;
   const double pad = 0.05 * span;
   Span out{s.lo - pad, s.hi + pad};
-  if (s.lo >= 0 && out.lo < 0) out.lo = 0;
+  if (floor_at_zero && s.lo >= 0 && out.lo < 0) out.lo = 0;
   return out;
 }
 
@@ -183,7 +185,7 @@ std::vector<double> integer_x_tics(const Chart& c) {
 
 std::string axis_lines(const char* axis, bool log, Span data, const std::vector<double>& own_tics) {
   if (!data.known()) return "";
-  const Span r = fitted(data, log);
+  const Span r = fitted(data, log, axis[0] == 'y');
   std::string s = fmt::format("set {}range [{:.6g}:{:.6g}]\n", axis, r.lo, r.hi);
   if (!own_tics.empty()) return s + fmt::format("set {}tics {}\n", axis, tic_list(own_tics, true));
   if (const std::vector<double> at = log ? log_tics(r) : linear_tics(r); !at.empty())
@@ -336,6 +338,8 @@ std::string chart_script(const Chart& c, const std::string& name, const char* pn
 
   s += fmt::format("set xlabel {} noenhanced\nset ylabel {} noenhanced\n", wrapped(c.xlabel, chars_across(pw)),
                    wrapped(c.ylabel, chars_across(ph)));
+  // A reference's label on a white box, readable where a series crosses it.
+  s += "set style textbox opaque noborder\n";
   s += "set grid lt 1 lc rgb '#e3e3e3'\nset key below horizontal Left reverse noenhanced\nset pointsize 0.8\nset bars small\n";
   if (c.logx) s += "set logscale x\n";
   if (c.logy) s += "set logscale y\n";
@@ -378,7 +382,7 @@ std::string chart_script(const Chart& c, const std::string& name, const char* pn
       const Span yr = fitted(ys, c.logy);
       auto at = [&](double v) { return c.logy ? std::log10(v) : v; };
       const bool top = ys.known() && (at(r.y) - at(yr.lo)) > 0.92 * (at(yr.hi) - at(yr.lo));
-      s += fmt::format("set label {} at graph 0.01, first {} left offset 0,{} noenhanced tc rgb '{}' font ',9' front\n",
+      s += fmt::format("set label {} at graph 0.01, first {} left offset 0,{} noenhanced tc rgb '{}' font ',9' boxed front\n",
                        quote(r.label), r.y, top ? "-0.7" : "0.6", rs.colour);
     }
   }
