@@ -284,6 +284,13 @@ TEST(PlotStyle, AxesFitTheData) {
   EXPECT_NEAR(lxhi, 3.2 + 0.05 * 2.7, 1e-9);
   EXPECT_NEAR(range_of(gl, "y").first, 96, 1e-9);
   EXPECT_EQ(gl.find("set xtics"), std::string::npos) << "not integers: gnuplot's ticks";
+
+  Chart zero;
+  zero.series = {{"fsyncs", {{0, 0}, {1, 2}, {8, 9}}}};
+  const std::string gz = chart_script(zero, "zero");
+  EXPECT_LT(range_of(gz, "x").first, 0) << "a point at x = 0 is off the frame";
+  EXPECT_EQ(range_of(gz, "y").first, 0) << "a count's axis starts at 0, not below";
+  EXPECT_NE(gz.find("set xtics ('0' 0, '1' 1, '8' 8)"), std::string::npos) << gz;
 }
 
 TEST(PlotStyle, ReferencesAreDrawnLabelledAndInRange) {
