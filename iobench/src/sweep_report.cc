@@ -175,6 +175,16 @@ void sort_points(Series& s) {
   s = std::move(sorted);
 }
 
+Chart chart_of(std::string title, std::string xlabel, std::string ylabel, bool logx, bool logy) {
+  Chart c;
+  c.title = std::move(title);
+  c.xlabel = std::move(xlabel);
+  c.ylabel = std::move(ylabel);
+  c.logx = logx;
+  c.logy = logy;
+  return c;
+}
+
 std::string emit(const Chart& chart, const std::string& base) {
   if (chart.series.empty()) return "no data to plot";
   return kit::write_chart(chart, base);
@@ -188,8 +198,8 @@ std::string plot_throughput_vs_size(const std::vector<CellResult>& cells, const 
   for (auto* c : ran) min_jobs = std::min(min_jobs, c->spec.jobs);
   const auto groups = by_spec(ran);
   const bool repeated = any_repeated(groups);
-  Chart ch{"Throughput vs write size (jobs=" + std::to_string(min_jobs) + ")" + (repeated ? kRepsNote : ""),
-           "write size (KiB)", "MB/s", true, true, {}, {}, 1000, 600};
+  Chart ch = chart_of("Throughput vs write size (jobs=" + std::to_string(min_jobs) + ")" + (repeated ? kRepsNote : ""),
+                      "write size (KiB)", "MB/s", true, true);
   std::map<std::string, Series> by_arm;
   for (const auto& g : groups) {
     const CellResult* c = g.front();
@@ -210,8 +220,8 @@ std::string plot_throughput_vs_size(const std::vector<CellResult>& cells, const 
 std::string plot_throughput_vs_jobs(const std::vector<CellResult>& cells, const std::string& base) {
   const auto groups = by_spec(plottable(cells));
   const bool repeated = any_repeated(groups);
-  Chart ch{std::string("Total and per-job throughput vs jobs") + (repeated ? kRepsNote : ""), "jobs", "MB/s", true,
-           true, {}, {}, 1000, 600};
+  Chart ch = chart_of(std::string("Total and per-job throughput vs jobs") + (repeated ? kRepsNote : ""), "jobs",
+                      "MB/s", true, true);
   std::map<std::string, std::pair<Series, Series>> by_key;
   for (const auto& g : groups) {
     const CellResult* c = g.front();
@@ -235,9 +245,9 @@ std::string plot_latency_cdf(const std::vector<CellResult>& cells, const std::st
   auto ran = plottable(cells);
   uint64_t min_size = UINT64_MAX;
   for (auto* c : ran) min_size = std::min(min_size, c->spec.size);
-  Chart ch{"Latency CDF of an op (its write, plus its sync in fsync/fdatasync modes), size " +
-               (ran.empty() ? std::string("-") : size_label(min_size)),
-           "latency (us)", "fraction of ops", true, false, {}, {}, 1000, 600};
+  Chart ch = chart_of("Latency CDF of an op (its write, plus its sync in fsync/fdatasync modes), size " +
+                          (ran.empty() ? std::string("-") : size_label(min_size)),
+                      "latency (us)", "fraction of ops", true, false);
   for (const auto& g : by_spec(ran)) {
     const CellResult* c = g.front();
     if (c->spec.size != min_size || ch.series.size() >= 12) continue;
@@ -264,7 +274,7 @@ std::string plot_throughput_over_time(const std::vector<CellResult>& cells, cons
   const bool repeated = any_repeated(by_spec(longest));
   std::stable_sort(longest.begin(), longest.end(),
                    [](auto* a, auto* b) { return a->intervals.size() > b->intervals.size(); });
-  Chart ch{"Throughput over time", "seconds", "MB/s", false, false, {}, {}, 1000, 600};
+  Chart ch = chart_of("Throughput over time", "seconds", "MB/s", false, false);
   for (auto* c : longest) {
     if (c->intervals.size() < 3 || ch.series.size() >= 8) continue;
     Series s;
@@ -278,9 +288,9 @@ std::string plot_throughput_over_time(const std::vector<CellResult>& cells, cons
 std::string plot_throughput_vs_batch(const std::vector<CellResult>& cells, const std::string& base) {
   const auto groups = by_spec(plottable(cells));
   const bool repeated = any_repeated(groups);
-  Chart ch{std::string("Throughput vs buffers per op (merged into one write, or written one by one)") +
-               (repeated ? kRepsNote : ""),
-           "buffers per op", "MB/s", true, true, {}, {}, 1000, 600};
+  Chart ch = chart_of(std::string("Throughput vs buffers per op (merged into one write, or written one by one)") +
+                          (repeated ? kRepsNote : ""),
+                      "buffers per op", "MB/s", true, true);
   std::map<std::string, Series> by_arm;
   for (const auto& g : groups) {
     const CellResult* c = g.front();

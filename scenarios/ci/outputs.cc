@@ -150,18 +150,15 @@ std::vector<ChartFiles> write_charts(const std::vector<MetricRun>& history,
       (h.tag == "ci" ? ci_runs : recorded).points.emplace_back(x, h.value());
     }
     const double now = x + 1;
-    kit::Series base{"baseline", {}, "lines"};
     for (const MetricRun& b : baseline) {
-      if (b.metric != cur.metric) continue;
-      base.points.emplace_back(std::max(1.0, 0.5), b.value());
-      base.points.emplace_back(now + 0.5, b.value());
+      if (b.metric == cur.metric) c.refs.push_back({b.value(), "baseline", kit::Reference::Kind::kGuide});
     }
     kit::Series samples{"this run's samples", {}, "points pt 1"};
     if (cur.samples.size() > 1) {
       for (double s : cur.samples) samples.points.emplace_back(now, s);
     }
     kit::Series mark{"this run", {{now, cur.value()}}, "points pt 7 ps 2"};
-    for (auto* s : {&recorded, &ci_runs, &base, &samples, &mark}) {
+    for (auto* s : {&recorded, &ci_runs, &samples, &mark}) {
       if (!s->points.empty()) c.series.push_back(*s);
     }
     c.marks.push_back({now, "this run"});

@@ -180,9 +180,10 @@ kit::Verdict prio_verdict(const PrioDevice& d, const std::string& plot_png) {
 void write_prio_plot(kit::Harness& h, const PrioReport& rep) {
   kit::Chart ch;
   ch.title = "JR-3: journal fdatasync p99 by background priority (bars: 95% interval)";
-  ch.xlabel = "background priority (0 alone, 1 equal, 2 BE/7, 3 IDLE)";
+  ch.xlabel = "background flusher's I/O priority";
   ch.ylabel = "journal fdatasync p99 (us)";
   ch.logy = true;
+  ch.xtics = {{0, "none (journal alone)"}, {1, "equal"}, {2, "best effort 7"}, {3, "idle"}};
   for (const PrioDevice& d : rep.devices) {
     std::map<std::string, kit::Series> by_flusher;
     for (const auto& [key, reps] : d.cells) {

@@ -178,6 +178,7 @@ void write_plots(kit::Harness& h, const Report& rep) {
   tp.ylabel = "puts/s";
   fs.ylabel = "fsyncs per put";
   ratio.ylabel = "shared / separate puts/s";
+  ratio.refs = {{1, "1x: the finding's line (shared faster above it)"}};
   // Log y: one writer and sixteen differ some fifty-fold, and a linear axis flattens the one-writer lines.
   tp.logy = fs.logy = ratio.logy = true;
   std::set<int> writers;

@@ -163,12 +163,10 @@ void write_mm2_plot(kit::Harness& h, const Mm2Run& m) {
     const auto e = t.ci95.known() ? std::pair{t.ci95.lo, t.ci95.hi} : std::pair{t.value, t.value};
     c.series.emplace_back(arm_name(a.set), std::vector<std::pair<double, double>>{{x, t.value}}, "points",
                           std::vector<std::pair<double, double>>{e});
+    c.xtics.push_back({x, arm_name(a.set)});
     x += 1;
   }
   if (c.series.empty()) return;
-  // Half an arm's width either side (as build-time's plot): an untitled pair of dots.
-  const double y = c.series.front().points.front().second;
-  c.series.emplace_back("", std::vector<std::pair<double, double>>{{0.5, y}, {x - 0.5, y}}, "dots");
   const std::string err = kit::write_chart(c, h.plot_path("mm2-visited"));
   if (!err.empty()) fmt::print(stderr, "vector-bench: plot mm2-visited: {}\n", err);
 }

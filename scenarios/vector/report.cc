@@ -293,13 +293,8 @@ void write_plots(kit::Harness& h, const Summary& s) {
       const auto e = t.ci95.known() ? std::pair{t.ci95.lo, t.ci95.hi} : std::pair{t.value, t.value};
       c.series.emplace_back(arm, std::vector<std::pair<double, double>>{{x, t.value}}, "points",
                             std::vector<std::pair<double, double>>{e});
+      c.xtics.push_back({x, arm});
       x += 1;
-    }
-    // Half an arm's width either side, so the first and last bars are not
-    // drawn on the frame: an untitled series of two dots (no key entry).
-    if (!c.series.empty()) {
-      const double y = c.series.front().points.front().second;
-      c.series.emplace_back("", std::vector<std::pair<double, double>>{{0.5, y}, {x - 0.5, y}}, "dots");
     }
     const std::string err = kit::write_chart(c, h.plot_path("build-time"));
     if (!err.empty()) fmt::print(stderr, "vector-bench: plot build-time: {}\n", err);
