@@ -21,6 +21,9 @@ parsed once, into a precompiled header per set of language flags.
       on: a missing clang or a lost flag fails here.
   --no-pch: every file parses its headers itself (slower; to rule the
       precompiled header out when something looks odd).
+A file checked clean is not checked again until its command or a file it
+read changes (BUILD_DIR/thread-safety-cache.json, from clang's depfiles);
+--all checks every file regardless.
 
 A missing clang++-14 is a failure, never a skip: scripts/setup.sh installs it.
 """
@@ -138,6 +141,44 @@ def build_pchs(clang, pool, units, tmp):
     return out, None
 
 
+CACHE = 'thread-safety-cache.json'  # in the build folder
+
+
+def dep_stamp(path):
+    try:
+        st = os.stat(path)
+        return [st.st_mtime_ns, st.st_size]
+    except OSError:
+        return None
+
+
+def read_deps(depfile, tmp):
+    """The files a make-style depfile names, less the per-run PCH in tmp."""
+    try:
+        with open(depfile) as f:
+            text = f.read().replace('\\\n', ' ')
+    except OSError:
+        return None
+    names = text.split(':', 1)[1].split() if ':' in text else []
+    return {os.path.abspath(n): dep_stamp(n) for n in names if not os.path.abspath(n).startswith(tmp)}
+
+
+def load_cache(build, clang_id):
+    try:
+        with open(os.path.join(build, CACHE)) as f:
+            cache = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return cache.get('units', {}) if cache.get('clang') == clang_id else {}
+
+
+def still_clean(entry, key):
+    """A file checked clean before, with the same command and every file it
+    read unchanged since, needs no second look."""
+    return (entry and entry.get('key') == key and entry.get('deps')
+            and all(dep_stamp(p) == s for p, s in entry['deps'].items()))
+
+
 def check(build, root, use_pch):
     clang = find_clang()
     units = load_units(build, root)
@@ -147,27 +188,44 @@ def check(build, root, use_pch):
     t0 = time.monotonic()
     bad = []
     jobs = os.cpu_count() or 2
+    # The analysis is a compile's work: like ninja, redo only the files whose
+    # command or any file they read changed (a repeated suite checks nothing twice).
+    clang_id = run([clang, '--version'])[1].splitlines()[0]
+    cache = load_cache(build, clang_id)
+    keys = {src: shlex.join(syntax_cmd(clang, f, paths, rest)) for src, (d, f, paths, rest) in units.items()}
+    todo = {src: u for src, u in units.items() if not still_clean(cache.get(src), keys[src])}
+    kept = {src: cache[src] for src in units if src not in todo}
     with tempfile.TemporaryDirectory(prefix='fenec-tsa-') as tmp, \
             concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         pchs = {}
-        if use_pch:
-            pchs, error = build_pchs(clang, pool, units, tmp)
+        if use_pch and todo:
+            pchs, error = build_pchs(clang, pool, todo, tmp)
             if error:
                 print(f'check-thread-safety: FAILED: {error}')
                 return 1
         futures = {}
-        for src, (d, f, paths, rest) in sorted(units.items()):
-            cmd = syntax_cmd(clang, f, paths, rest, pchs.get(tuple(rest), []))
+        for n, (src, (d, f, paths, rest)) in enumerate(sorted(todo.items())):
+            depfile = os.path.join(tmp, f'unit{n}.d')
+            cmd = syntax_cmd(clang, f, paths, rest, pchs.get(tuple(rest), []) + ['-MD', '-MF', depfile])
             # What to run to see it again: the same, less the PCH (gone by then).
-            futures[pool.submit(run, cmd, d)] = (src, d, syntax_cmd(clang, f, paths, rest))
+            futures[pool.submit(run, cmd, d)] = (src, d, syntax_cmd(clang, f, paths, rest), depfile)
         for fut in concurrent.futures.as_completed(futures):
             rc, output = fut.result()
+            src, d, again, depfile = futures[fut]
             if rc != 0 or 'thread-safety' in output:
-                bad.append((*futures[fut], rc, output))
+                bad.append((src, d, again, rc, output))
+            else:
+                kept[src] = {'key': keys[src], 'deps': read_deps(depfile, tmp)}
+    try:
+        with open(os.path.join(build, CACHE), 'w') as f:
+            json.dump({'clang': clang_id, 'units': kept}, f)
+    except OSError:
+        pass  # a read-only build folder: every run checks every file
     elapsed = time.monotonic() - t0
     for src, d, cmd, rc, output in sorted(bad):
         print(f'--- {src}: clang exit {rc}\n$ (cd {shlex.quote(d)} && {shlex.join(cmd)})\n{output}')
-    print(f'check-thread-safety: {len(units)} engine files, {len(bad)} failed, {elapsed:.1f} s '
+    print(f'check-thread-safety: {len(units)} engine files, {len(todo)} checked ({len(units) - len(todo)} '
+          f'unchanged since a clean check), {len(bad)} failed, {elapsed:.1f} s '
           f'({jobs} jobs, {CLANG}{", precompiled std headers" if use_pch else ""})')
     return 1 if bad else 0
 
@@ -207,11 +265,17 @@ def main():
     parser.add_argument('build', help='the meson build folder (its compile_commands.json)')
     parser.add_argument('--probe', metavar='PROBE.cc', help='run the must-not-compile probe instead')
     parser.add_argument('--no-pch', action='store_true', help='no precompiled header')
+    parser.add_argument('--all', action='store_true', help='check every file, even those unchanged since a clean check')
     args = parser.parse_args()
     build = os.path.abspath(args.build)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if args.probe:
         return probe(build, root, args.probe)
+    if args.all:
+        try:
+            os.remove(os.path.join(build, CACHE))
+        except OSError:
+            pass
     return check(build, root, not args.no_pch)
 
 
