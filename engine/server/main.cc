@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
   std::string journals = "shared", completion = "direct", data_flush = "pwrite", vector_insert = "batch";
   uint32_t sync_ms = 250;
   bool durable = false;
-  // Connection defaults (issue 13): an idle client is let go after a minute
+  // Connection defaults: an idle client is let go after a minute
   // (nginx keeps 75 s); a header has 10 s from its first byte and a body 30 s
   // from its header, so a slow-drip client holds a connection that long at
   // most; 16 KiB and 100 fields hold any real client's header (Beast's own
