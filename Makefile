@@ -26,8 +26,8 @@ endif
 # Empty: every suite. TSan's default is the concurrent code: the engine (its
 # concurrency, merger and group commit), the ring and the server.
 SUITES ?= $(if $(filter thread,$(SANITIZE)),engine ring server,)
-# ASan+UBSan at -O0: its compiles are 3.5-6x faster than at the default -O2
-# (http_session.cc 20 s vs 70 s) and the tests it runs are short; TSan keeps -O2.
+# ASan+UBSan at -O0: its compiles are several times faster than at the default
+# -O2 (the Beast translation units most) and the tests it runs are short; TSan keeps -O2.
 SAN_OPT := $(if $(filter address%,$(SANITIZE)),-Doptimization=0,)
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60

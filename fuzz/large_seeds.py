@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Large seeds for the fuzz targets whose bugs live at large sizes (issue 26:
-work growing faster than the request, memory not bounded by a limit).
+"""Large seeds for the fuzz targets whose bugs live at large sizes
+(work growing faster than the request, memory not bounded by a limit).
 
 libFuzzer grows its inputs a few bytes at a time, so a short run never gets
 near a document of 100 000 keys; these seeds start it there. They are

@@ -8,7 +8,7 @@
 # with the fix, and the corpus test of `make test` keeps it fixed.
 # Ends with one line per target (executions, coverage) in BUILD/fuzz-report.txt.
 #
-# The request paths' bugs live at large sizes (issue 26: work growing faster
+# The request paths' bugs live at large sizes (work growing faster
 # than the request, memory no limit bounds), so request, handler, parser and
 # lexer take inputs up to 1 MiB (-max_len) and start from large generated
 # seeds (fuzz/large_seeds.py, into BUILD/corpus/<name>: not committed).

@@ -1,4 +1,4 @@
-// The transport under idle, slow and oversized clients (issue 13), over real
+// The transport under idle, slow and oversized clients, over real
 // loopback sockets: each deadline closes its connection and is counted once,
 // each header limit answers 431 and is counted, thousands of idle
 // connections leave a new client served, and a request waiting in the

@@ -1,4 +1,4 @@
-// The header's screening (http_guard.h, issue 26): what a web page may send
+// The header's screening (http_guard.h): what a web page may send
 // a local server without asking (a text/plain POST, a foreign Origin, a
 // rebound Host) is refused before its body is read, what our own clients
 // send passes, and a wrong token is answered 401 at its header with nothing

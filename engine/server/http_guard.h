@@ -1,4 +1,4 @@
-// What a request's header must show before its body is read (issue 26):
+// What a request's header must show before its body is read:
 // checks on the header's fields alone, so a refused request costs no body
 // byte and no reservation.
 //

@@ -2,7 +2,7 @@
 // small pool of io threads running one io_context, and a pool of worker
 // threads for the requests that may block in the engine.
 //
-// Why asynchronous (issue 13): with a thread per connection and no timeouts,
+// Why asynchronous: with a thread per connection and no timeouts,
 // --max-connections idle sockets locked every other client out. Here an open
 // connection that sends nothing costs a socket, a timer and a small session
 // object (its read buffer and parser are freed between requests), and no
@@ -33,7 +33,7 @@
 // many durable writes one group commit can gather); the rest queue, counted
 // by fenec_http_requests_queued, up to --max-queue (more: 503, Retry-After).
 //
-// Memory (issue 26): every body in flight is counted, from its declared
+// Memory: every body in flight is counted, from its declared
 // length, at its header, against --max-inflight-bytes for the whole server;
 // a body that would pass it is refused 503 (Retry-After) before a byte of it
 // is read, and its bytes are given back once its answer is written. A

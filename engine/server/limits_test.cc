@@ -1,5 +1,5 @@
-// The server's bounds on what clients can make it hold or wait for (issue
-// 26): bodies in flight against --max-inflight-bytes, the worker queue
+// The server's bounds on what clients can make it hold or wait for:
+// bodies in flight against --max-inflight-bytes, the worker queue
 // against --max-queue, io threads that never wait for the engine's lock,
 // and exceptions on io threads that close one connection, not the process.
 // Counts and orderings, never times; every loop is bounded.

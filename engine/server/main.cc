@@ -113,11 +113,11 @@ int main(int argc, char** argv) {
   std::string journals = "shared", completion = "direct", data_flush = "pwrite", vector_insert = "batch";
   uint32_t sync_ms = 250;
   bool durable = false;
-  // Connection defaults (issue 13): an idle client is let go after a minute
+  // Connection defaults: an idle client is let go after a minute
   // (nginx keeps 75 s); a header has 10 s from its first byte and a body 30 s
   // from its header, so a slow-drip client holds a connection that long at
   // most; 16 KiB and 100 fields hold any real client's header (Beast's own
-  // limit is 8 KiB); 16384 connections fit the usual 20 000 descriptors.
+  // limit is 8 KiB); 16384 connections, each a descriptor under ulimit -n.
   const fenec::server::HttpServer::Config http_defaults;
   size_t max_body = http_defaults.max_body, max_connections = http_defaults.max_connections;
   size_t io_threads = http_defaults.io_threads, workers = http_defaults.workers;

@@ -1,4 +1,4 @@
-// The real fenec-server binary's startup (issue 26): the token from a file
+// The real fenec-server binary's startup: the token from a file
 // or from FENEC_TOKEN instead of argv, and the flags it refuses with one
 // line and exit 2 (an unreadable token file, a --max-body the engine could
 // not journal, a budget below --max-body).

@@ -69,8 +69,8 @@ enum class Completion {
   kMergerAsync,
 };
 
-// The default stays pwrite: commit-bench measures buffered ext4 here with
-// pwritev from the committing threads ahead of both ring arms; the global
+// The default stays pwrite: on buffered ext4, pwritev from the committing
+// threads runs ahead of both ring arms (commit-bench measures it); the global
 // ring is the design for many files and for direct I/O, where its low
 // priority reaches the disk.
 enum class DataFlush {

@@ -1,4 +1,4 @@
-// CREATE COLLECTION is all or nothing (issue 26): a failure injected at
+// CREATE COLLECTION is all or nothing: a failure injected at
 // every Env call the create makes, and at its linker threads' start, leaves
 // either the whole collection or none of it - before and after a reopen,
 // clean or after a simulated power cut - and never costs a write made before.

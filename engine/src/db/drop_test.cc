@@ -1,4 +1,4 @@
-// DROP COLLECTION (issue 26): journaled, replayed, checkpointed away; its
+// DROP COLLECTION: journaled, replayed, checkpointed away; its
 // folders removed once the record is durable (and at the next open when a
 // crash came between); its name and its place under kMaxCollections free
 // again; its handles NotFound; readers that hold it unharmed.

@@ -1,12 +1,12 @@
 // IdIndex: a collection's id index, 12 bytes a row, in chunks of 65 536.
 //
 // A flat vector doubling under the write lock would copy the whole index
-// at each doubling: 12 MB and ~19 ms at a million rows, every writer
+// at each doubling: 12 MB at a million rows, every writer
 // waiting (the growth stall GR-1 describes, here in the id index). Chunks
 // never move: growth adds one 768 KiB chunk.
 //
 // A pin (CC-5) shares the chunks instead of copying them: copying 1 M rows
-// is 12 MB written to fresh pages under the shared lock (17-29 ms measured,
+// is 12 MB written to fresh pages under the shared lock (its time is
 // nearly all page faults), and writers queue behind it. Sharing is one
 // reference count per chunk. A shared chunk is immutable: a writer about to
 // change an entry in a chunk some pin still holds copies that chunk first
@@ -66,7 +66,7 @@ class ChunkPool {
       return Alloc();
     }
     taken_spare_.fetch_add(1, std::memory_order_relaxed);
-    if (dirty && zeroed) std::memset(static_cast<void*>(p), 0, kBytes);  // warm pages: ~50 us
+    if (dirty && zeroed) std::memset(static_cast<void*>(p), 0, kBytes);  // warm pages: no faults
     return p;
   }
 

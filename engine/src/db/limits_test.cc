@@ -1,4 +1,4 @@
-// Issue 26: the writer never acknowledges a commit recovery would refuse.
+// The writer never acknowledges a commit recovery would refuse.
 // A put or batch whose journal record - its own or an index branch's -
 // would exceed Options::max_commit_bytes fails with kTooLarge before
 // anything lands: no id, no row, no journal byte; the database goes on, and
@@ -187,7 +187,7 @@ TEST(Limits, TheLargestCommitThatFitsSurvivesAPowerCut) {
   }
 }
 
-// The issue's case at the real limit: six 50 MiB documents in one batch (a
+// The real limit: six 50 MiB documents in one batch (a
 // 300 MiB record, which recovery would refuse) are refused before any byte
 // is encoded, and so is one document of five 52 MiB texts, directly and
 // through the merger; a small put after them survives a power cut.
@@ -263,7 +263,7 @@ const GapArm kGapArms[] = {
     {"buffered", [](Options* o) { o->durability = Durability::kBuffered; }},
 };
 
-// Issue: puts refused at landing burn ids when another put took ids
+// The hazard: puts refused at landing burn ids when another put took ids
 // meanwhile, and replay refuses records that skip more than
 // DbImpl::MaxReplayIdGap() ids in all since the checkpoint. The writer
 // counts the skips as replay does and checkpoints before a record would

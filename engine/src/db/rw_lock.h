@@ -6,7 +6,7 @@
 // PREFER_WRITER_NONRECURSIVE a waiting writer holds new readers back, so a
 // write waits at most for the reads already running.
 //
-// The exclusive side is timed (two steady_clock reads, ~25 ns each with the
+// The exclusive side is timed (two steady_clock reads, no system call with the
 // vDSO) so a bench can read how long writers waited for and held the lock.
 // The figures are updated while the lock is held exclusively, so plain
 // relaxed atomics suffice.

@@ -9,7 +9,7 @@
 namespace fenec::index {
 
 // Read once before and once after each growth, never on a plain put: the
-// thread CPU clock is a system call (~1 us on a VM).
+// thread CPU clock is a system call.
 GrowingMap::Clocks GrowingMap::Now() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);

@@ -22,8 +22,8 @@
 // to shards; below it one table costs less memory than 256 near-empty ones
 // and fits in cache. 256 shards bound a growth to ~n/256 keys while the
 // shard array (256 x 32 B) stays in L1. 256 slots a step bounds a write's
-// share of a move (and of the page faults of the new table's first touches:
-// ~2 us each on a VM) to a fraction of a millisecond; a move of the
+// share of a move (and of the page faults of the new table's first touches)
+// to a small, fixed amount of work; a move of the
 // 131 072-slot table ends within 512 writes, long before the new table fills.
 #pragma once
 

@@ -13,8 +13,8 @@
 //
 // Growth is the point of this class. A table that doubles in one move makes
 // the put that fills it - and, under the engine's write lock, every writer
-// behind it - wait for all keys to move: 235-267 ms at 3.7 M keys in the
-// source. The sharded arm (default) keeps one table (cheap for small
+// behind it - wait for all keys to move (the stall GR-1 measured in the
+// source). The sharded arm (default) keeps one table (cheap for small
 // indexes) up to kSplitKeys = 114 688 keys (7/8 of 131 072 slots), then
 // splits it into 256 tables selected by the hash's top 8 bits, each of which
 // doubles on its own, so a growth moves about a 256th of the keys. Below the

@@ -8,7 +8,7 @@
 //
 // A document's keys are found in the plan's hashed field names and checked
 // for repeats against a stamp per field, so a document costs O(keys) however
-// wide the schema; a named parameter is found by hash too (issue 26).
+// wide the schema; a named parameter is found by hash too.
 #pragma once
 
 #include <optional>

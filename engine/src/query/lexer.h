@@ -29,7 +29,7 @@ struct Token {
 };
 
 // Tokens one at a time, so a parse holds the few it is looking at rather
-// than the whole statement's (a token is ~48 bytes; issue 26). After kEnd or
+// than the whole statement's (a token is ~48 bytes). After kEnd or
 // kError, Next gives that token again.
 class Lexer {
  public:

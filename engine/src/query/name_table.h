@@ -1,7 +1,7 @@
 // Names to small ids (a schema's fields, a statement's parameters, a
 // document's keys, a group's value), found by hash: a lookup costs a few
 // probes whatever the number of names, where a scan costs one comparison a
-// name (issue 26: a document's K keys checked pairwise took K^2/2).
+// name (a document's K keys checked pairwise take K^2/2 comparisons).
 //
 // The table keeps ids only, in open addressing with linear probing at most
 // half full; the caller's name_of(id) gives the name an id stands for. So a

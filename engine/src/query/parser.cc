@@ -4,7 +4,7 @@
 // the parse and names what was expected where, since a client fixes one
 // thing at a time. Only the last few tokens are held (a ring), and each
 // document's keys and the field list are checked for repeats by hash, so a
-// parse's memory and work grow with the statement and no faster (issue 26).
+// parse's memory and work grow with the statement and no faster.
 #include <algorithm>
 #include <charconv>
 #include <cmath>

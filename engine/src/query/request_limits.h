@@ -1,5 +1,5 @@
-// What one request may ask of the statement language, declared once (issue
-// 26): past a limit the request is answered 413 `too_large` before the
+// What one request may ask of the statement language, declared once:
+// past a limit the request is answered 413 `too_large` before the
 // engine is called, so nothing is stored, and its `where` names the place and
 // the limit ("body[100000] (limit max_docs = 100000)"). The engine's own
 // limits (a commit's bytes) are in fenec/limits.h; the body's bytes are

@@ -1,5 +1,5 @@
 // Counted work of the statement language, for tests that check a request's
-// cost grows with the request and no faster (query_work_test.cc, issue 26):
+// cost grows with the request and no faster (query_work_test.cc):
 // counting the steps, not timing them. One set per thread, so a test reads
 // what its own requests did; a counter is one increment where it is bumped.
 #pragma once

@@ -1,4 +1,4 @@
-// A request's work grows with the request and no faster (issue 26): each
+// A request's work grows with the request and no faster: each
 // case sends generated requests of doubling size (keys, fields, parameters,
 // documents, tokens, groups, batch statements) and checks that the COUNTED
 // work per unit does not grow from the smallest size to the largest (at

@@ -81,7 +81,7 @@ struct RingOptions {
   unsigned max_bound_workers = 0;  // io-wq cap for regular-file work; 0 = kernel default
   size_t max_iov = 0;          // per writev; 0 = IovMax()
   // IOSQE_ASYNC on every write. Where buffered writes cannot be done without
-  // blocking (ext4 here) each one is punted to an io-wq worker anyway; without
+  // blocking (ext4 among them) each one is punted to an io-wq worker anyway; without
   // the flag io-wq treats the work as serial and adds a worker only when one
   // sleeps, so a single ring's flushes would all be copied by one worker.
   // With it, io-wq grows workers with the backlog, up to its bound cap, and

@@ -4,7 +4,7 @@
 // Options::probe_lock_holds on, so a long hold is split into the holder's
 // CPU time, the page faults it took, whether it was preempted, and what the
 // engine did in it (a handover piece, a new id-index chunk). A diagnostic,
-// not a bench: the GetStats around every put costs ~1 us a put.
+// not a bench: the GetStats around every put adds its own cost to it.
 //
 //   fenec-hold-probe [--rows N] [--dir DIR] [--over-us U] [--top K] [--no-unique]
 #include <fmt/format.h>

@@ -26,12 +26,12 @@ constexpr size_t kTaskProcesses = 4;
 constexpr size_t kAhead = 4;
 // The group of batch-mates pre-linked together and run together: a batch
 // of 512 runs as 4 groups of 128, one after another. Why not all 512 at
-// once (measured, 20 000 x 128-d, 2 threads): the pre-link matrix of 512
-// cost (512 - 1) / 2 = 256 distances an insert, +30% over the row arm's
-// 857, and its heuristic over a 1 MB matrix 9% of the build's CPU time. A
-// group of 128 costs 64 distances an insert and its matrix is 64 KB.
-// Smaller groups build faster but lose recall (32: recall@10 at ef 32
-// 0.005 below the row arm's, against 0.001 at 128).
+// once: the pre-link matrix of 512 costs (512 - 1) / 2 = 256 distances an
+// insert, a large share on top of what a row-arm insert computes, and its
+// heuristic walks a 1 MB matrix, out of L2. A group of 128 costs 64
+// distances an insert and its matrix is 64 KB. Smaller groups build faster
+// but lose recall against the row arm (vector-bench's arms part measures
+// both).
 constexpr size_t kGroup = 128;
 
 void Prefetch(const float* v, size_t /*bytes*/) { _mm_prefetch(reinterpret_cast<const char*>(v), _MM_HINT_T0); }
@@ -52,8 +52,8 @@ ThreadPool& IndexCore::Pool() {
 // empty (or young) graph, the m nearest group-mates of a clustered group
 // are all in the node's own cluster, the pre-link graph falls apart into
 // one island a cluster, and a cluster none of whose group-mates rose above
-// level 0 stays unreachable from the entry point for good (measured: 66 of
-// 4 000 nodes at 24-d, 20 clusters, batches of 512). The heuristic keeps
+// level 0 stays unreachable from the entry point for good (whole clusters
+// of a first clustered batch on an empty graph). The heuristic keeps
 // the edges that bridge to the nearest other clusters (a farther candidate
 // survives when no kept one is nearer to it), as a row-by-row build does.
 // Each process gets these edges, with their distances, as seeds of its
@@ -264,11 +264,11 @@ uint64_t IndexCore::RunGroup(std::span<InsertProcess> group) {
 // whole group is linked at once. A group's processes see the groups before
 // it linked, and each other through the pre-link edges. Why not rounds of
 // one request each, with a new process admitted as soon as one finishes
-// (this arm's first form): every round ended in a barrier, one every ~70
-// us, and a process's state left the core's cache between its steps; on
-// 20 000 x 128-d, 2 threads, the batch arm then built at 0.80x hnswlib's
-// rate, at 0.95-0.99x with 8 steps a round and 1.07x run to the end, at the
-// same recall@10 (vector-bench --quick, interleaved runs).
+// (this arm's first form): every round ended in a barrier after one step
+// of each process, and a process's state left the core's cache between its
+// steps; more steps a round built faster, and a group run to the end
+// fastest, at the same recall@10 (vector-bench's arms part measures the
+// build rate against hnswlib's).
 void IndexCore::LinkBatch(std::span<const uint32_t> nodes) {
   const size_t n = nodes.size();
   for (size_t i = 1; i < n; ++i) assert(nodes[i] == nodes[0] + i);

@@ -10,13 +10,13 @@ namespace fenec::index::vec {
 namespace {
 // How long a worker spins for the next job before it sleeps. Measured on
 // time, not on pause instructions: a pause takes ~10 cycles on some cores
-// and ~140 on others. The old count of 1 200 pauses, meant for 50 us, let
-// the worker sleep through the scheduler's gaps between rounds (the link
-// step, a group's pre-link) and be woken by a futex call: 467 context
-// switches in a 20 000-vector batch build at 20 700 vectors/s; spinning
-// 200 us of clock time, 120 switches and 24 100 vectors/s (2 threads).
+// and ~140 on others. A spin shorter than the scheduler's gaps between
+// rounds (the link step, a group's pre-link) lets the worker sleep through
+// each gap and be woken by a futex call: a context switch a gap, where a
+// spin past the gap costs none (vector-bench's arms part measures the
+// build rate).
 constexpr auto kSpinFor = std::chrono::microseconds(200);
-// Pauses between two looks at the clock (a clock read costs ~20 ns).
+// Pauses between two looks at the clock (a clock read costs more than a short pause).
 constexpr int kPausesPerClockRead = 16;
 }  // namespace
 

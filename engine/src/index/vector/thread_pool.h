@@ -9,8 +9,8 @@
 // that core's L2 instead of moving between cores every round), and a slow
 // thread's block is still finished by the others.
 //
-// A batch runs hundreds of short rounds (tens to hundreds of microseconds
-// each) back to back, so a worker that has finished one spins on the job
+// A batch runs many short rounds (ParallelFor calls) one after
+// another, so a worker that has finished one spins on the job
 // counter for a while (200 us of clock time) before it sleeps on the
 // condition variable: waking a sleeping thread costs about as much as a
 // round's tail. Outside a batch the workers sleep.
