@@ -13,9 +13,10 @@ Layers, bottom first (README.md, "Layers"):
   engine/src/tools       the fenec CLI (may open storages directly)
   iobench/kit            the bench harness: results, plots, CLI; the base only
   iobench/src            the iobench tool
+  findings               the findings catalogue's declarations; on iobench/kit's verdicts
   scenarios/pg           the scratch PostgreSQL cluster the benches start; the base only
   scenarios/procs        the child processes the benches start (fenec-server, conns-holder); the base only
-  scenarios/<name>       the benches: anything below, scenarios/pg, and their own folder
+  scenarios/<name>       the benches: anything below, findings, scenarios/pg, and their own folder
   fuzz                   the fuzz targets: anything
 
 Prints each violation as `file:line: what` and exits 1 if there is any.
@@ -44,15 +45,16 @@ for core in ENGINE_CORE:
 RULES += [
     ('iobench/kit/', BASE),
     ('iobench/src/', BASE + ['iobench/kit/']),
+    ('findings/', BASE + ['iobench/kit/']),
     # A scenario may use every layer below it, but not another scenario's
     # files; scenarios/pg/ (the scratch PostgreSQL cluster, not a scenario)
     # is there for every scenario that starts one, scenarios/procs/ (the
     # child processes: fenec-server, conns-holder) for those that start those.
     ('scenarios/pg/', BASE),
     ('scenarios/procs/', BASE),
-    ('scenarios/', BASE + PUBLIC + ['engine/', 'iobench/', 'scenarios/pg/', 'scenarios/procs/']),
+    ('scenarios/', BASE + PUBLIC + ['engine/', 'iobench/', 'findings/', 'scenarios/pg/', 'scenarios/procs/']),
     # The fuzz targets feed every input path, so they reach into every layer.
-    ('fuzz/', BASE + PUBLIC + ['engine/', 'iobench/', 'scenarios/']),
+    ('fuzz/', BASE + PUBLIC + ['engine/', 'iobench/', 'findings/', 'scenarios/']),
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

@@ -41,6 +41,10 @@ Judgement judge(const std::vector<Check>& checks, const std::vector<ExactPart>& 
   int cleared = 0, missed = 0, open = 0;
   std::vector<std::string> parts;
   for (const Check& c : checks) {
+    if (!c.shown.empty()) {
+      parts.push_back(fmt::format("{} {}: {}", c.what, format_ratio(c.ratio), c.shown));
+      continue;
+    }
     switch (check_result(c)) {
       case CheckResult::kCleared: ++cleared; break;
       case CheckResult::kMissed: ++missed; break;
@@ -52,7 +56,8 @@ Judgement judge(const std::vector<Check>& checks, const std::vector<ExactPart>& 
     ++(e.holds ? cleared : missed);
     parts.push_back(e.what + (e.holds ? ": holds" : ": does not hold"));
   }
-  if (open == 0 && missed == 0) j.outcome = Outcome::kReproduced;
+  if (cleared + missed + open == 0) j.outcome = Outcome::kNotApplicable;  // every check only shown
+  else if (open == 0 && missed == 0) j.outcome = Outcome::kReproduced;
   else if (open == 0 && cleared == 0) j.outcome = Outcome::kNotReproduced;
   else if (cleared > 0 && missed > 0) j.outcome = Outcome::kPartly;  // whatever the open ones do
   else j.outcome = Outcome::kInconclusive;

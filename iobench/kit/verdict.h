@@ -16,6 +16,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "iobench/kit/stats.h"
@@ -29,10 +30,17 @@ enum class Outcome { kReproduced, kPartly, kNotReproduced, kInconclusive, kNotAp
 const char* outcome_name(Outcome o);
 
 struct Check {
+  Check() = default;
+  Check(std::string what_, Ratio ratio_, double line_, bool above_ = true, std::string shown_ = {})
+      : what(std::move(what_)), ratio(ratio_), line(line_), above(above_), shown(std::move(shown_)) {}
+
   std::string what;   // "16 writers / 1 writer, durable writes/s"
   Ratio ratio;
   double line = 1;    // the finding's line
   bool above = true;  // the finding holds above the line (false: below it)
+  // Not empty: the check is shown beside the verdict, not counted in it, for
+  // this reason (a quick run's size cannot settle it; findings/finding.h).
+  std::string shown;
 };
 
 enum class CheckResult { kCleared, kMissed, kStraddles, kUnknown };
@@ -45,7 +53,9 @@ struct Judgement {
   std::string reason;  // the checks that decided it, each with its interval
 };
 // An empty list, or a check with no interval (one repetition, a zero
-// figure), is inconclusive: a verdict needs an interval.
+// figure), is inconclusive: a verdict needs an interval. Shown checks are
+// described in the reason and counted nowhere; a list of nothing else is
+// not applicable.
 Judgement judge(const std::vector<Check>& checks);
 
 // A part of a claim that is a count or a rule, not a figure: it holds or it
@@ -63,7 +73,7 @@ Judgement judge(const std::vector<Check>& checks, const std::vector<ExactPart>& 
 struct Verdict {
   std::string finding;   // "IO-1"
   std::string claim;     // one line: what the finding says
-  std::string source;    // the source's figure, as quoted in FINDINGS.md
+  std::string source;    // the source's figure, as quoted in findings/CATALOGUE.md
   std::string ours;      // our figures from this run, ratios with their intervals
   Outcome outcome = Outcome::kInconclusive;
   std::string reason;    // why: the checks and their intervals; for n/a and skipped, why not

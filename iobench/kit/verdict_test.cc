@@ -63,5 +63,16 @@ TEST(Verdict, TheReasonShowsEachCheckWithItsInterval) {
   EXPECT_STREQ(outcome_name(Outcome::kPartly), "partly reproduced");
 }
 
+TEST(Verdict, AShownCheckIsDescribedButNeverCounted) {
+  Check shown = C(1.1, 1.2, 1.4);  // would miss
+  shown.shown = "shown, not judged in quick mode: too few rows";
+  const Check clear = C(1.6, 1.8, 2.0);
+  const Judgement j = judge({clear, shown});
+  EXPECT_EQ(j.outcome, Outcome::kReproduced);
+  EXPECT_NE(j.reason.find("too few rows"), std::string::npos) << j.reason;
+  EXPECT_EQ(judge({shown}).outcome, Outcome::kNotApplicable);
+  EXPECT_EQ(judge({shown}, {{"no vector read", true}}).outcome, Outcome::kReproduced);
+}
+
 }  // namespace
 }  // namespace fenec::kit

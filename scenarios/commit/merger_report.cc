@@ -264,12 +264,7 @@ std::vector<kit::Verdict> merger_verdicts(const MergerReport& rep,
     bool measured = false;
     for (const auto& [key, f] : rep.cells) measured = measured || f.docs == kind;
     if (!measured) continue;
-    kit::Verdict v;
-    v.finding = kFinding;
-    v.claim = fmt::format("{}, {} writers: async completion in the merger >= {:.2f}x sync's docs/s on the native "
-                          "disk, and far more on a slow disk",
-                          kind_what(kind), rep.writers, kAsyncOverSyncTarget);
-    v.source = "~15% more throughput writing 100K documents with 10 threads, and far better on a slow disk";
+    kit::Verdict v = findings::verdict(findings::jr2::kFinding);
     v.plot = plot_png("jr2_async_over_sync");
     const MergerChecks m = merger_checks(rep, kind);
     std::string ours;
@@ -285,7 +280,7 @@ std::vector<kit::Verdict> merger_verdicts(const MergerReport& rep,
                             kit::format_ratio(kit::paired_ratio(d->docs_per_s, s->docs_per_s)));
       if (a->capped || s->capped) ours += " (a cell hit --max-seconds)";
     }
-    v.ours = ours.empty() ? "-" : ours;
+    v.ours = ours.empty() ? "-" : fmt::format("{}, {} writers: {}", kind_what(kind), rep.writers, ours);
     if (m.checks.empty()) v.not_applicable("sync and async were not both measured on any disk");
     else v.set(kit::judge(m.checks));
     out.push_back(v);

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "findings/catalogue.h"
 #include "iobench/kit/harness.h"
 #include "iobench/kit/results.h"
 #include "scenarios/commit/merger_cell.h"
@@ -14,9 +15,9 @@
 namespace fenec::scenarios::commit {
 
 // JR-2's line, from the finding: async completion gives "~15% more
-// throughput writing 100K documents with 10 threads" (FINDINGS.md JR-2; the
+// throughput writing 100K documents with 10 threads" (findings/CATALOGUE.md JR-2; the
 // source's post "RavenDB Performance: 15% improvement in one line").
-constexpr double kAsyncOverSyncTarget = 1.15;
+constexpr double kAsyncOverSyncTarget = findings::jr2::kTarget.value;
 
 // One arm at one place (disk and doc kind), over the repetitions (the arms
 // of a place run interleaved, so repetition r of every arm saw the same

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "findings/catalogue.h"
+
 #include <algorithm>
 #include <iostream>
 #include <set>
@@ -119,12 +121,7 @@ std::vector<kit::Verdict> verdicts(const Report& rep,
   const int n = largest_files(rep);
   std::vector<kit::Verdict> out;
 
-  kit::Verdict v6;
-  v6.finding = "IO-6";
-  v6.claim = "under load (many data files) one io_uring for the process flushes faster than a ring per file, "
-             "with fewer kernel workers";
-  v6.source = "qualitative: rings per file each spawn their own iou-wrk workers, which contend under load; "
-              "one global ring (lock-free queue, eventfd, merged writev) shares them";
+  kit::Verdict v6 = findings::verdict(findings::io6::kFinding);
   v6.plot = plot_png("flush_mb_per_s");
   const Figures* g = rep.find("global-ring", n);
   const Figures* p = rep.find("ring-per-file", n);
@@ -152,15 +149,12 @@ std::vector<kit::Verdict> verdicts(const Report& rep,
                              kit::format_ratio(kit::paired_ratio(f.mb_per_s, q->mb_per_s)));
     }
     if (!shape.empty()) v6.ours += "; global/per-file MB/s at fewer files: " + shape;
-    v6.set(kit::judge({{"global/per-file MB/s", speed, 1.0, true},
-                       {"per-file/global iou-wrk", workers, 1.0, true}}));
+    v6.set(kit::judge({{"global/per-file MB/s", speed, findings::io6::kSpeed.value, true},
+                       {"per-file/global iou-wrk", workers, findings::io6::kWorkers.value, true}}));
   }
   out.push_back(v6);
 
-  kit::Verdict v7;
-  v7.finding = "IO-7";
-  v7.claim = "merging consecutive pages into one pwritev presents fewer, bigger writes";
-  v7.source = "qualitative: many buffers in one pwritev (or one ring submission)";
+  kit::Verdict v7 = findings::verdict(findings::io7::kFlush);
   v7.plot = plot_png("flush_mb_per_s");
   const Figures* a = rep.find("pwrite", n);
   const Figures* b = rep.find("pwritev", n);
@@ -175,8 +169,8 @@ std::vector<kit::Verdict> verdicts(const Report& rep,
                           n, kit::format_interval(kit::of_reps(b->mb_per_s), "MB/s", 0), kit::median(b->writes_per_mb),
                           kit::format_interval(kit::of_reps(a->mb_per_s), "MB/s", 0), kit::median(a->writes_per_mb),
                           kit::format_ratio(fewer, 3), kit::format_ratio(speed));
-    v7.set(kit::judge({{"pwritev/pwrite writes per MB", fewer, 1.0, false},
-                       {"pwritev/pwrite MB/s", speed, 1.0, true}}));
+    v7.set(kit::judge({{"pwritev/pwrite writes per MB", fewer, findings::io7::kFewer.value, false},
+                       {"pwritev/pwrite MB/s", speed, findings::io7::kFaster.value, true}}));
   }
   out.push_back(v7);
   return out;

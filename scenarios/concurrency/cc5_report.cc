@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "findings/catalogue.h"
 #include "scenarios/concurrency/report_util.h"
 
 namespace fenec::scenarios::concurrency {
@@ -33,14 +34,13 @@ using namespace report_detail;
 // it was judged on one cell's longest wait. The p99.9 is what a long read
 // makes a write wait: locked, every write that met the read waited for it.
 // The longest, p99 and the window before each read are shown beside.
-constexpr double kCc5WaitLine = 10;
-constexpr double kCc5SpeedLine = kRoughly;
+constexpr double kCc5WaitLine = findings::cc5::kWait.value;
+constexpr double kCc5SpeedLine = findings::cc5::kSpeed.value;  // kRoughly
 
 Judged judge_cc5(const Report& rep) {
   Judged j;
-  j.verdict = {"CC-5", "A long read is pinned: writes do not wait for it",
-               "locked: writes held 0.8 s; pinned: same answer, same speed, writes unaffected", "", {}, "",
-               plot_ref("write_wait_long_read_reps")};
+  j.verdict = findings::verdict(findings::cc5::kFinding);
+  j.verdict.plot = plot_ref("write_wait_long_read_reps");
   if (const auto* sq = reps_of(rep.long_read, "sqlite-normal")) {
     j.lines.push_back({"CC-5", "sqlite-normal (WAL): writes that met its long read, p99.9 / longest wait", "-",
                        fmt::format("{} / {}; the read alone {} ms",

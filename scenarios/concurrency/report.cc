@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "findings/catalogue.h"
 #include "iobench/kit/console.h"
 #include "iobench/kit/plot.h"
 #include "scenarios/concurrency/report_util.h"
@@ -226,7 +227,7 @@ void add_peers(const Report& rep, const char* finding, const char* ours, int wri
 
 // ---- CC-1: durable writes scale with the writers.
 //
-// The finding (FINDINGS.md CC-1, seed 002) states no factor, only the
+// The finding (findings/CATALOGUE.md CC-1, seed 002) states no factor, only the
 // direction of three things, and each is a check with that direction as its
 // line: 16 writers share fsyncs (fewer fsyncs than commits: < 1 a commit),
 // durable writes scale with the writers (16 writers write more than one: > 1),
@@ -235,9 +236,8 @@ void add_peers(const Report& rep, const char* finding, const char* ours, int wri
 // beside, not lines.
 Judged judge_cc1(const Report& rep) {
   Judged j;
-  j.verdict = {"CC-1", "Durable writes scale with the writers (group commit, fsync out of the lock)",
-               "16 writers share fsyncs; SQLite (WAL, FULL) syncs each commit under its lock", "", {}, "",
-               plot_ref("writes_per_s")};
+  j.verdict = findings::verdict(findings::cc1::kFinding);
+  j.verdict.plot = plot_ref("writes_per_s");
   const auto* d1 = writer_reps(rep, "fenecdb-durable", 1);
   const auto* d16 = writer_reps(rep, "fenecdb-durable", 16);
   const auto* n16 = writer_reps(rep, "fenecdb-durable-naive", 16);
@@ -279,9 +279,9 @@ Judged judge_cc1(const Report& rep) {
   j.lines.push_back({"CC-1", "durable fenecdb vs sqlite-full, 16 writers", "fenecdb ahead (no figure given)",
                      fmt::format("{} vs {} w/s ({})", count_ci(d16_wps), count_ci(sf16_wps), format_ratio(vs_sqlite))});
   const std::vector<Check> checks = {
-      {"fenecdb-durable fsyncs/commit at 16 writers", fpc, 1, false},
-      {"fenecdb-durable 16 writers/1, writes/s", scale, 1, true},
-      {"fenecdb-durable/sqlite-full at 16 writers, writes/s", vs_sqlite, 1, true},
+      {"fenecdb-durable fsyncs/commit at 16 writers", fpc, findings::cc1::kShared.value, false},
+      {"fenecdb-durable 16 writers/1, writes/s", scale, findings::cc1::kScales.value, true},
+      {"fenecdb-durable/sqlite-full at 16 writers, writes/s", vs_sqlite, findings::cc1::kAhead.value, true},
   };
   j.verdict.set(kit::judge(checks));
   j.verdict.ours = fmt::format("16 writers {} w/s: {} one writer, {} sqlite-full; fsyncs/commit {} (sqlite-full {})",
@@ -317,13 +317,13 @@ Judged judge_cc1(const Report& rep) {
 // the runs before and after gave 0.80x [0.75, 0.85]: a mean over
 // repetitions judged how long that stretch lasted. The rounds in a slow
 // stretch are counted and the repetitions' ratio shown beside.
-constexpr double kCc2Ratio = 12 / kRoughly;
-constexpr double kCc2Handover = 0.5;
+constexpr double kCc2Ratio = findings::cc2::kRatio.value;  // 12 / kRoughly
+constexpr double kCc2Handover = findings::cc2::kHandover.value;
 
 Judged judge_cc2(const Report& rep) {
   Judged j;
-  j.verdict = {"CC-2", "Without fsync one fenecdb writer is ~12x SQLite NORMAL; handing the lock to 16 costs half",
-               "12x; 16 writers lose more than half", "", {}, "", plot_ref("writes_per_s")};
+  j.verdict = findings::verdict(findings::cc2::kFinding);
+  j.verdict.plot = plot_ref("writes_per_s");
   const auto* b1 = writer_reps(rep, "fenecdb-buffered", 1);
   const auto* b16 = writer_reps(rep, "fenecdb-buffered", 16);
   const auto* sn1 = writer_reps(rep, "sqlite-normal", 1);
@@ -390,12 +390,12 @@ Judged judge_cc2(const Report& rep) {
 // ms built outside, 3.3x; the line is half of that (1.65x, "roughly", see
 // the lines above). Buffered decides (its hold is the engine's alone);
 // durable is shown.
-constexpr double kCc3Line = 3.3 / kRoughly;  // ~0.5 / ~0.15 ms
+constexpr double kCc3Line = findings::cc3::kHold.value;  // ~0.5 / ~0.15 ms, over kRoughly
 
 Judged judge_cc3(const Report& rep) {
   Judged j;
-  j.verdict = {"CC-3", "A batch holds the write lock only to land its rows",
-               "lock held ~0.5 -> ~0.15 ms a 1 000-row batch", "", {}, "", plot_ref("batch_hold")};
+  j.verdict = findings::verdict(findings::cc3::kFinding);
+  j.verdict.plot = plot_ref("batch_hold");
   if (const auto* sq = reps_of(rep.batches, "sqlite-normal")) {
     j.lines.push_back({"CC-3", "SQLite readers beside batches (WAL, NORMAL)", "213 k reads/s, longest 4.8 ms",
                        fmt::format("{} reads/s, longest {}",
@@ -449,12 +449,12 @@ Judged judge_cc3(const Report& rep) {
 // it. The repetitions' longest with their interval, and the readers' p99,
 // p99.9 and longest (the scheduler's as much as the engine's on a shared
 // 2-core box), are shown beside.
-constexpr double kCc4LineUs = 17'000;
+constexpr double kCc4LineUs = findings::cc4::kHoldUs.value;
 
 Judged judge_cc4(const Report& rep) {
   Judged j;
-  j.verdict = {"CC-4", "Disk waits stay out of the lock (1 MB buffer written after unlock)",
-               "no single wait reaches 17 ms", "", {}, "", plot_ref("read_wait_writers")};
+  j.verdict = findings::verdict(findings::cc4::kFinding);
+  j.verdict.plot = plot_ref("read_wait_writers");
   const auto* f = reps_of(rep.readers, "fenecdb-buffered");
   if (!f || f->begin()->second.buffer_flushes < 0) {
     j.verdict.ours = "-";

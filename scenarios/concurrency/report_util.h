@@ -79,13 +79,13 @@ inline std::vector<std::string> target_row(const std::string& finding, const Che
 
 // ---- The lines.
 //
-// Each check's line comes from the finding (FINDINGS.md, and seed 002 it
+// Each check's line comes from the finding (findings/CATALOGUE.md, and seed 002 it
 // quotes), never from what this machine measures, by one rule:
 //  - a bound the finding states in words is the line as stated: "16 writers
 //    share fsyncs" (< 1 fsync a commit), "costs more than half" (< 0.5x),
 //    "no single wait reaches 17 ms";
 //  - a figure or an equality the source measured on its machine is held
-//    roughly: FINDINGS.md reproduces "the shape ..., not its absolute
+//    roughly: findings/CATALOGUE.md reproduces "the shape ..., not its absolute
 //    numbers: who wins, by roughly what ratio", and "roughly" is within
 //    kRoughly (2x) of the source's figure: 12x -> at least 6x, ~0.5 -> ~0.15
 //    ms (3.3x) -> at least 1.65x, "same speed" (151.9 vs 151.4 ms) -> under 2x;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "findings/catalogue.h"
 #include "iobench/kit/plot.h"
 #include "iobench/kit/stats.h"
 
@@ -11,21 +12,22 @@ namespace fenec::scenarios::conns {
 
 kit::Verdict Judge(kit::Harness& h, const Shape& shape, const std::vector<Rep>& reps) {
   kit::Results& rows = h.results();
+  const std::string id(findings::conns::kFinding.id);
   const std::string crowd = fmt::format("idle={};slow={}", shape.idle, shape.slow);
   std::vector<double> unloaded, held, rss_per;
   double gauge_min = -1, closed = 0;
   for (size_t i = 0; i < reps.size(); ++i) {
     const Rep& r = reps[i];
     const std::string rep = fmt::format("{};rep={}", crowd, i + 1);
-    rows.add("issue-13", "unloaded", rep, "get_p50_us", r.unloaded_p50_us, "us");
-    rows.add("issue-13", "unloaded", rep, "get_p99_us", r.unloaded_p99_us, "us");
-    rows.add("issue-13", "held", rep, "get_p50_us", r.held_p50_us, "us");
-    rows.add("issue-13", "held", rep, "get_p99_us", r.held_p99_us, "us");
-    rows.add("issue-13", "held", rep, "connections_gauge_min", r.held_gauge_min, "count");
-    rows.add("issue-13", "held", rep, "server_rss_before_bytes", r.rss_before, "bytes");
-    rows.add("issue-13", "held", rep, "server_rss_held_bytes", r.rss_held, "bytes");
-    rows.add("issue-13", "held", rep, "holder_connect_s", r.connect_s, "s");
-    rows.add("issue-13", "held", rep, "closed_or_refused", r.closed_or_refused, "count");
+    rows.add(id, "unloaded", rep, "get_p50_us", r.unloaded_p50_us, "us");
+    rows.add(id, "unloaded", rep, "get_p99_us", r.unloaded_p99_us, "us");
+    rows.add(id, "held", rep, "get_p50_us", r.held_p50_us, "us");
+    rows.add(id, "held", rep, "get_p99_us", r.held_p99_us, "us");
+    rows.add(id, "held", rep, "connections_gauge_min", r.held_gauge_min, "count");
+    rows.add(id, "held", rep, "server_rss_before_bytes", r.rss_before, "bytes");
+    rows.add(id, "held", rep, "server_rss_held_bytes", r.rss_held, "bytes");
+    rows.add(id, "held", rep, "holder_connect_s", r.connect_s, "s");
+    rows.add(id, "held", rep, "closed_or_refused", r.closed_or_refused, "count");
     unloaded.push_back(r.unloaded_p50_us);
     held.push_back(r.held_p50_us);
     gauge_min = i == 0 ? r.held_gauge_min : std::min(gauge_min, r.held_gauge_min);
@@ -37,8 +39,8 @@ kit::Verdict Judge(kit::Harness& h, const Shape& shape, const std::vector<Rep>& 
   const double rss_per_conn =
       reps.empty() ? 0 : (reps[0].rss_held - reps[0].rss_before) / static_cast<double>(shape.idle + shape.slow);
   const kit::Ratio ratio = kit::paired_ratio(held, unloaded);
-  rows.add_ratio("issue-13", "held/unloaded", crowd, "get_p50_ratio", ratio);
-  rows.add("issue-13", "held", crowd, "server_rss_per_connection_bytes", rss_per_conn, "bytes");
+  rows.add_ratio(id, "held/unloaded", crowd, "get_p50_ratio", ratio);
+  rows.add(id, "held", crowd, "server_rss_per_connection_bytes", rss_per_conn, "bytes");
 
   kit::Chart c;
   c.title = fmt::format("get by id from a new client, unloaded vs {} idle + {} slow-drip connections held", shape.idle,
@@ -57,12 +59,7 @@ kit::Verdict Judge(kit::Harness& h, const Shape& shape, const std::vector<Rep>& 
     plot.clear();
   }
 
-  kit::Verdict v;
-  v.finding = "issue-13";
-  v.claim = fmt::format("with {} idle keep-alive and {} slow-drip connections held open by another process, a new "
-                        "client's get-by-id p50 is within {}x of the same server unloaded",
-                        shape.idle, shape.slow, shape.line);
-  v.source = "issue 13's target (the thread-per-connection server answered 503 past 256 connections)";
+  kit::Verdict v = findings::verdict(findings::conns::kFinding);
   v.plot = plot.empty() ? "" : plot + ".png";
   if (reps.empty()) {
     v.skipped("no repetition completed");
@@ -75,9 +72,10 @@ kit::Verdict Judge(kit::Harness& h, const Shape& shape, const std::vector<Rep>& 
        gauge_min >= need},
       {fmt::format("no connection closed at a deadline or refused while held ({})", closed), closed == 0}};
   v.set(kit::judge({check}, exact));
-  v.ours = fmt::format("p50 unloaded {:.1f} us, held {:.1f} us: {}; gauge >= {} while held; server RSS {:.0f} bytes "
+  v.ours = fmt::format("{} idle + {} slow-drip held, line {}x: p50 unloaded {:.1f} us, held {:.1f} us: {}; gauge >= {} while held; server RSS {:.0f} bytes "
                        "per held connection",
-                       kit::median(unloaded), kit::median(held), kit::format_ratio(ratio), gauge_min, rss_per_conn);
+                       shape.idle, shape.slow, shape.line, kit::median(unloaded), kit::median(held),
+                       kit::format_ratio(ratio), gauge_min, rss_per_conn);
   return v;
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "findings/catalogue.h"
 #include "iobench/kit/harness.h"
 #include "iobench/kit/verdict.h"
 
@@ -21,7 +22,7 @@ struct Rep {
 
 struct Shape {
   int idle = 10000, slow = 100;
-  double line = 2;  // held p50 at most this many times the unloaded one
+  double line = findings::conns::kHeld.value;  // held p50 at most this many times the unloaded one
 };
 
 // Adds the per-repetition and summary rows, draws plots/conns/get_p50.png,

@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "engine/src/index/hash_table.h"
+#include "findings/catalogue.h"
 #include "iobench/kit/console.h"
 #include "iobench/kit/stats.h"
 
@@ -167,7 +168,7 @@ std::string source_band_figure(const Band& b) {
   return "";
 }
 
-// GR-1's line. The source (FINDINGS.md GR-1, from seeds/002): four million
+// GR-1's line. The source (findings/CATALOGUE.md GR-1, from seeds/002): four million
 // single puts into the table that doubles whole waited 7, 19, 49, 109 and
 // 235-267 ms at the doublings from 229 376 keys; into the 256 tables the
 // longest put was 2.5-3.6 ms. The line is the smallest ratio those figures
@@ -183,7 +184,7 @@ std::optional<double> gr1_stall_line(uint64_t band_lo) {
   return round1(ms / kGR1ShardedMs);
 }
 
-// GR-2's line. The source (FINDINGS.md GR-2): the term table stalled
+// GR-2's line. The source (findings/CATALOGUE.md GR-2): the term table stalled
 // 276-324 ms at 3.7 M terms (the doubling at 3 670 016); as 256 tables the
 // longest put was 5 ms. It gives no figure at smaller doublings, so its
 // stall is scaled to the doubling this run reached by the terms a doubling
@@ -428,12 +429,7 @@ std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s) {
       source_bands += (source_bands.empty() ? "" : ", ") + source_band_figure(bl[b]);
     }
     const ExactPart hashes = one_hash_a_key(s);
-    kit::Verdict v;
-    v.finding = kGR1;
-    v.claim = "a @unique index doubling under the write lock stalls every write; 256 tables that grow on their own "
-              "do not; each key's hash kept beside it, no growth hashes a key again";
-    v.source = "naive 7, 19, 49, 109, 235-267 ms at the doublings from 229 376 keys; sharded longest put 2.5-3.6 ms; "
-               "lookup 83-93 ns at 4 M keys; hash kept beside the key, 8 B a key";
+    kit::Verdict v = findings::verdict(findings::gr1::kFinding);
     v.ours = fmt::format(
         "{}. naive's stalls at the doublings from 229 376 keys: {} (source {}). Lookup {} (source 83-93 ns at 4 M, "
         "not judged: its comparison, 121-144 ns without the stored hash, is no arm here); {}; stored hash 8 B a "
@@ -465,10 +461,7 @@ std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s) {
   }
   if (!s.text_naive.empty() && !s.text_sharded.empty()) {
     const StallFigures st = stall_figures(s.text_naive, s.text_sharded, s.terms);
-    kit::Verdict v;
-    v.finding = kGR2;
-    v.claim = "a text index's term table stalls at its doublings; as 256 tables it does not";
-    v.source = "276-324 ms at 3.7 M terms; as 256 tables the longest put is 5 ms";
+    kit::Verdict v = findings::verdict(findings::gr2::kFinding);
     v.ours = stall_ours(st, std::min(s.text_naive.size(), s.text_sharded.size()), s.terms, "distinct terms", "terms");
     v.plot = h.plot_path("text-stalls") + ".png";
     if (auto line = gr2_stall_line(st.lo)) {

@@ -86,7 +86,7 @@ void write_plots(kit::Harness& h, const Summary& s);
 std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s);
 
 // The source's longest put at each doubling band of the naive @unique arm
-// (FINDINGS.md GR-1), "" where it gave none.
+// (findings/CATALOGUE.md GR-1), "" where it gave none.
 std::string source_band_figure(const Band& b);
 
 // The finding's line for the stall check, naive stall / sharded longest

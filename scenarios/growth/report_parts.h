@@ -39,7 +39,7 @@ std::string time_text(const kit::Ratio& us_figure);
 std::string time_cell(const kit::Ratio& us_figure);
 
 // The naive @unique arm's longest put at each doubling, in the source's
-// words (FINDINGS.md GR-1), with the low end of a range as a number.
+// words (findings/CATALOGUE.md GR-1), with the low end of a range as a number.
 struct SourceBand {
   uint64_t lo;
   const char* text;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <map>
 
+#include "findings/catalogue.h"
 #include "iobench/src/units.h"
 
 namespace fenec::scenarios::io {
@@ -69,10 +70,7 @@ kit::Ratio over_reps(const std::vector<const CellResult*>& runs, double (*f)(con
 Judged io1_verdict(const std::vector<CellResult>& cells, Mode durable, const std::string& plot) {
   Judged j;
   kit::Verdict& v = j.verdict;
-  v.finding = "IO-1";
-  v.claim = "Durable small writes are bounded by the count of writes, not bytes";
-  v.source = "16 KB durable 126 MB/s vs 553 MB/s buffered (i4i); io2: 8 KB durable 7 MB/s, 1 MB 502 MB/s; "
-             "16 MB durable reach GB/s";
+  v = findings::verdict(findings::io1::kFinding);
   v.plot = plot;
   const auto d4 = find_reps(cells, durable, 4096, 1);
   const auto d16 = find_reps(cells, durable, 16384, 1);
@@ -87,13 +85,13 @@ Judged io1_verdict(const std::vector<CellResult>& cells, Mode durable, const std
   // Line 0.5: halfway (geometrically) between bound by count (1: the same
   // IOPS) and bound by bytes (0.25: the same MB/s); the source's io2 wrote
   // 8 KB at 7.1 MB/s and 32 KB at 26.9 MB/s, 0.95x the writes a second.
-  kit::Check count{"16k/4k durable IOPS", paired(d16, iops, d4, iops), 0.5, true};
+  kit::Check count{"16k/4k durable IOPS", paired(d16, iops, d4, iops), findings::io1::kCount.value, true};
   // Big writes reach GB/s. Line 4: the smallest such rise the source gives,
   // i4i's 16 MB durable 584 vs 16 KB 126 MB/s (4.6x; io2 1 MB 502 vs 8 KB 7.1).
-  kit::Check grows{"16m/16k durable MB/s", paired(d16m, mb_per_s, d16, mb_per_s), 4, true};
+  kit::Check grows{"16m/16k durable MB/s", paired(d16m, mb_per_s, d16, mb_per_s), findings::io1::kGrows.value, true};
   // Durable small writes cost: i4i's 16 KB durable 126 vs buffered 553 MB/s
   // is 0.23x. Line 0.5: durable under half of buffered (below, not near it).
-  kit::Check below{"16k durable/buffered MB/s", paired(d16, mb_per_s, b16, mb_per_s), 0.5, false};
+  kit::Check below{"16k durable/buffered MB/s", paired(d16, mb_per_s, b16, mb_per_s), findings::io1::kBelow.value, false};
   v.set(kit::judge({count, grows, below}));
   const char* dn = iobench::mode_name(durable);
   v.ours = fmt::format("{} 16k {} vs buffered {} ({}); IOPS 4k {}, 16k {} (16k/4k {}); {}16m {} (16m/16k {})", dn,
@@ -111,9 +109,7 @@ Judged io2_verdict(const std::vector<CellResult>& cells, const std::vector<CellR
                    uint64_t size, const std::string& plot) {
   Judged j;
   kit::Verdict& v = j.verdict;
-  v.finding = "IO-2";
-  v.claim = "Concurrency raises total durable throughput a little and latency a lot";
-  v.source = "8 KB durable: 1 thread 15.5 MB/s; 16 threads 5.7 MB/s each (91 MB/s total); 128 threads 522 MB/s total";
+  v = findings::verdict(findings::io2::kFinding);
   v.plot = plot;
   const auto one = find_reps(cells, durable, size, 1);
   std::vector<const CellResult*> many;
@@ -126,11 +122,13 @@ Judged io2_verdict(const std::vector<CellResult>& cells, const std::vector<CellR
   const unsigned n = many[0]->spec.jobs;
   // "Raises total durable throughput": line 1, more than one job alone (the
   // source's 16 threads wrote 91 MB/s in all against one thread's 15.5).
-  kit::Check total{fmt::format("{}-job/1-job total MB/s", n), paired(many, mb_per_s, one, mb_per_s), 1, true};
+  kit::Check total{fmt::format("{}-job/1-job total MB/s", n), paired(many, mb_per_s, one, mb_per_s), findings::io2::kTotal.value,
+                  true};
   // "And latency a lot": line 2, the typical durable write at least twice as
   // slow (the source's 16 threads at 5.7 MB/s each against one at 15.5 wait
   // 2.7x as long a write; 128 threads at 4 MB/s, 3.9x).
-  kit::Check latency{fmt::format("{}-job/1-job p50 write latency", n), paired(many, p50_us, one, p50_us), 2, true};
+  kit::Check latency{fmt::format("{}-job/1-job p50 write latency", n), paired(many, p50_us, one, p50_us),
+                     findings::io2::kLatency.value, true};
   v.set(kit::judge({total, latency}));
   const std::string sz = iobench::size_label(size);
   const auto big = find_reps(sizes, durable, 1 << 20, 1);
@@ -170,9 +168,7 @@ void rates_around(const CellResult& c, uint64_t dirty, double* before, double* a
 Judged io3_verdict(const std::vector<CellResult>& cells, uint64_t dirty_bytes, const std::string& plot) {
   Judged j;
   kit::Verdict& v = j.verdict;
-  v.finding = "IO-3";
-  v.claim = "Buffered writes are fast until the page cache must drain";
-  v.source = "1.3 GB/s -> ~550 MB/s past ~1 GB (i4i)";
+  v = findings::verdict(findings::io3::kFinding);
   v.plot = plot;
   std::vector<const CellResult*> runs;
   for (const CellResult& c : cells)
@@ -208,7 +204,7 @@ Judged io3_verdict(const std::vector<CellResult>& cells, uint64_t dirty_bytes, c
   // it, in the same run. Line 0.7: a fall of 30% or more; the source fell to
   // 0.42x (1.3 GB/s -> ~550 MB/s). A fall before the threshold is not the
   // drain and counts as "before".
-  kit::Check fall{"after/before writeback MB/s", kit::paired_ratio(after, before), 0.7, false};
+  kit::Check fall{"after/before writeback MB/s", kit::paired_ratio(after, before), findings::io3::kFall.value, false};
   v.set(kit::judge({fall}));
   v.ours += fmt::format("; before {}, after {} ({})", rate(kit::of_reps(before)), rate(kit::of_reps(after)),
                         ratio(fall.ratio));
@@ -219,13 +215,9 @@ Judged io3_verdict(const std::vector<CellResult>& cells, uint64_t dirty_bytes, c
 Judged io3_quick_verdict(uint64_t dirty_bytes) {
   Judged j;
   kit::Verdict& v = j.verdict;
-  v.finding = "IO-3";
-  v.claim = "Buffered writes are fast until the page cache must drain";
-  v.source = "1.3 GB/s -> ~550 MB/s past ~1 GB (i4i)";
-  v.not_applicable(fmt::format("quick mode cannot show it: the page cache holds ~{:.1f} GB (vm.dirty_background_*) "
-                               "before writeback starts, more than a quick run writes in its budget; the full run "
-                               "(make io-bench) writes past it and judges IO-3",
-                               dirty_bytes / 1e9));
+  v = findings::verdict(findings::io3::kFinding);
+  v.not_applicable(fmt::format("{} (~{:.1f} GB here; make io-bench judges it)",
+                               findings::quick_why(findings::io3::kFinding), dirty_bytes / 1e9));
   return j;
 }
 
@@ -257,9 +249,7 @@ uint64_t dirty_background_bytes() {
 Judged io4_verdict(const std::vector<iobench::LiesResult>& lies) {
   Judged j;
   kit::Verdict& v = j.verdict;
-  v.finding = "IO-4";
-  v.claim = "Some disks lie about durability";
-  v.source = "ephemeral cloud NVMe: small durable writes cost almost nothing extra; io2 / physical NVMe: 10x or more";
+  v = findings::verdict(findings::io4::kFinding);
   if (lies.empty()) {
     v.not_applicable("no figures");
     return j;
@@ -285,9 +275,9 @@ Judged io4_verdict(const std::vector<iobench::LiesResult>& lies) {
   // ("io2 and physical NVMe: 10x or more") and the lying one ("almost nothing
   // extra": under 3x, or a durable write faster than any device persists one,
   // 20 us). Either class reproduces IO-4: it is a classification of this disk.
-  const kit::Check honest{"4k durable/buffered p50", r, 10, true};
-  const kit::Check lying{"4k durable/buffered p50", r, 3, false};
-  const kit::Check instant{"4k durable p50 (us)", d, 20, false};
+  const kit::Check honest{"4k durable/buffered p50", r, findings::io4::kHonest.value, true};
+  const kit::Check lying{"4k durable/buffered p50", r, findings::io4::kLying.value, false};
+  const kit::Check instant{"4k durable p50 (us)", d, findings::io4::kInstantUs.value, false};
   v.ours = fmt::format("4k durable p50 {} vs buffered {} ({}), fdatasync {}", rate(d, "us"),
                        rate(kit::of_reps(buffered), "us"), ratio(r), rate(kit::of_reps(flush), "us"));
   const auto h = kit::check_result(honest), l = kit::check_result(lying), i = kit::check_result(instant);
@@ -310,10 +300,7 @@ Judged io4_verdict(const std::vector<iobench::LiesResult>& lies) {
 }
 
 kit::Verdict io5_verdict(const iobench::CoherenceResult& c, const iobench::ProbeResult& p) {
-  kit::Verdict v;
-  v.finding = "IO-5";
-  v.claim = "Read-after-direct-write coherence";
-  v.source = "Docker on Windows over CIFS: re-read after a direct write into a range already read returned zeros";
+  kit::Verdict v = findings::verdict(findings::io5::kFinding);
   if (!c.skipped.empty() || !c.error.empty()) {
     v.not_applicable(c.skipped.empty() ? c.error : c.skipped);
     return v;
@@ -334,9 +321,7 @@ kit::Verdict io5_verdict(const iobench::CoherenceResult& c, const iobench::Probe
 Judged io7_verdict(const std::vector<CellResult>& cells, Mode durable, unsigned batch, const std::string& plot) {
   Judged j;
   kit::Verdict& v = j.verdict;
-  v.finding = "IO-7";
-  v.claim = "Vectored I/O: merging buffers into one pwritev presents the disk fewer, bigger writes";
-  v.source = "no figure: many buffers in one pwritev (or one ring submission) instead of one write each";
+  v = findings::verdict(findings::io7::kFinding);
   v.plot = plot;
   const auto pw = find_reps(cells, durable, 4096, 1, Layout::kShared, SubmitKind::kPwrite, batch);
   const auto pv = find_reps(cells, durable, 4096, 1, Layout::kShared, SubmitKind::kPwritev, batch);
@@ -348,7 +333,8 @@ Judged io7_verdict(const std::vector<CellResult>& cells, Mode durable, unsigned 
   // The source gives no figure. Line 2: merged writes at least twice the
   // one-by-one rate, well short of the up to `batch`x that IO-1's rule (a
   // durable write costs by count) predicts for `batch` buffers in one write.
-  kit::Check merged{fmt::format("one pwritev/{} pwrites MB/s", batch), paired(pv, mb_per_s, pw, mb_per_s), 2, true};
+  kit::Check merged{fmt::format("one pwritev/{} pwrites MB/s", batch), paired(pv, mb_per_s, pw, mb_per_s),
+                   findings::io7::kMerged.value, true};
   v.set(kit::judge({merged}));
   v.ours = fmt::format("{} x{} {} per op: {} pwrites {}; one pwritev {} ({}){}", iobench::mode_name(durable), batch,
                        iobench::size_label(pw[0]->spec.size), batch, rate(over_reps(pw, mb_per_s)),

@@ -1,5 +1,5 @@
 // The io scenario's judgements: for each finding, the source's figure (from
-// FINDINGS.md), ours from this run, and an outcome, computed from the cells
+// findings/CATALOGUE.md), ours from this run, and an outcome, computed from the cells
 // alone so the rules are in one place.
 //
 // Every cell runs kit::Harness::reps() times, its block's cells interleaved

@@ -119,36 +119,23 @@ std::vector<kit::Check> p99_checks(const PrioDevice& d) {
   return out;
 }
 
-namespace {
-constexpr const char* kSource =
-    "qualitative: background flush/sync compete with journal writes on a saturated disk; journal "
-    "writes (what users wait for) must get priority";
-}  // namespace
-
 kit::Verdict prio_skipped(const std::string& why) {
-  kit::Verdict v;
-  v.finding = kFinding;
-  v.claim = "journal fdatasyncs keep their latency while background data flushes saturate the disk at low I/O priority";
-  v.source = kSource;
+  kit::Verdict v = findings::verdict(findings::jr3::kFinding);
   v.ours = "-";
   v.skipped(why);
   return v;
 }
 
 kit::Verdict prio_verdict(const PrioDevice& d, const std::string& plot_png) {
-  kit::Verdict v;
-  v.finding = kFinding;
-  v.claim = fmt::format("journal fdatasyncs keep their latency while background data flushes saturate the disk at "
-                        "low I/O priority ({}, {})",
-                        d.label, d.judge_be7 ? "BE/7 and IDLE" : "IDLE; BE levels are all one to this scheduler");
-  v.source = kSource;
+  kit::Verdict v = findings::verdict(findings::jr3::kFinding);
   v.plot = plot_png;
   if (!d.skip_reason.empty()) {
     v.ours = "-";
     v.skipped(d.skip_reason);
     return v;
   }
-  std::string ours;
+  std::string ours = fmt::format("{} ({}): ", d.label,
+                                 d.judge_be7 ? "BE/7 and IDLE" : "IDLE; BE levels are all one to this scheduler");
   const kit::Check ctl = control_check(d);
   ours += fmt::format("control: normal writer's share beside IDLE / beside equal {}", kit::format_ratio(ctl.ratio));
   for (const auto& [key, reps] : d.cells) {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "findings/catalogue.h"
 #include "iobench/kit/harness.h"
 #include "iobench/kit/results.h"
 #include "iobench/kit/verdict.h"
@@ -22,14 +23,14 @@ namespace fenec::scenarios::journals {
 // so between repetitions of one arm on this machine, so a smaller cut could
 // be that alone; and the finding's "must get priority" means a cut a user
 // sees, not a trace.
-inline constexpr double kP99Line = 0.8;
+inline constexpr double kP99Line = findings::jr3::kP99.value;
 // The control shows priority where the normal writer's share of the bytes
 // beside an IDLE writer is at least 1.5x its share beside an equal one
 // (whole interval above): from about a half to at least three quarters, so
 // the IDLE writer kept at most half of what it had at equal priority. A
 // scheduler that honours IDLE starves it (the ratio nears 2x); one that
 // ignores it leaves the ratio near 1x.
-inline constexpr double kControlLine = 1.5;
+inline constexpr double kControlLine = findings::jr3::kControl.value;
 
 struct PrioDevice {
   std::string label;       // "loop-bfq", "vda-mq-deadline": the case column's device=

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <set>
 
+#include "findings/catalogue.h"
 #include "iobench/kit/console.h"
 #include "iobench/kit/plot.h"
 
@@ -153,7 +154,7 @@ std::vector<kit::Check> throughput_checks(const Report& rep) {
   // the source: "reduce the total number of disk writes significantly").
   for (int w : {ws.front(), ws.back()}) {
     out.push_back({fmt::format("{}: shared/separate puts/s", cell_case(idx, w)), shared_over_separate(rep, idx, w),
-                   1.0, true});
+                   findings::jr1::kFaster.value, true});
     if (ws.size() == 1) break;
   }
   return out;
@@ -220,12 +221,7 @@ void write_plots(kit::Harness& h, const Report& rep) {
 std::vector<kit::Verdict> verdicts(const Report& rep, const std::function<std::string(const std::string&)>& plot_png) {
   std::vector<kit::Verdict> out;
 
-  kit::Verdict tp;
-  tp.finding = kFinding;
-  tp.claim = "shared journals (one vectored write and one fdatasync for the root and every branch) put faster "
-             "than separate ones (a write and an fdatasync each), with many indexes";
-  tp.source = "qualitative: the root writes its own and every branch's entries in one vectored write (the bus, "
-              "not fifty cars); \"reduce the total number of disk writes significantly\"";
+  kit::Verdict tp = findings::verdict(findings::jr1::kFinding);
   tp.plot = plot_png("shared_over_separate");
   int idx = 0;
   std::vector<int> ws;
@@ -258,11 +254,7 @@ std::vector<kit::Verdict> verdicts(const Report& rep, const std::function<std::s
   out.push_back(tp);
 
   // fsyncs per put where group commit cannot share them: the fewest writers measured (1 by default).
-  kit::Verdict fv;
-  fv.finding = kFinding;
-  fv.claim = "fsyncs per put at 1 writer: separate = indexes + 1, shared = 1";
-  fv.source = "a put into a collection with n indexes is n + 1 journal writes and fsyncs with separate "
-              "journals; one pwritev and one fdatasync with shared ones";
+  kit::Verdict fv = findings::verdict(findings::jr1::kFsyncs);
   fv.plot = plot_png("fsyncs_per_put");
   int w1 = -1, top = -1;
   for (const auto& [key, f] : rep.cells) {
@@ -315,10 +307,7 @@ std::vector<kit::Verdict> verdicts(const Report& rep, const std::function<std::s
   }
   out.push_back(fv);
 
-  kit::Verdict rv;
-  rv.finding = kFinding;
-  rv.claim = "after kill -9, every acknowledged put is in the root and in every index";
-  rv.source = "each storage recovers alone from its own Journals/ (hard links keep the shared file there)";
+  kit::Verdict rv = findings::verdict(findings::jr1::kRecovery);
   if (rep.recovery.empty()) {
     rv.ours = "-";
     rv.not_applicable("no recovery round ran");

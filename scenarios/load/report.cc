@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "findings/catalogue.h"
 #include "iobench/kit/console.h"
 #include "iobench/kit/plot.h"
 #include "iobench/kit/stats.h"
@@ -158,20 +159,18 @@ void Judge(kit::Harness& h, const std::vector<Cell>& cells, const std::string& p
   h.results().add_ratio("LD-1", "fenec-docs/postgres-copy", "index=none", "rows_per_s_ratio", vs_copy);
   if (!harm.empty()) h.results().add_ratio("LD-1", harm, "hnsw-batch/hnsw-row", "rows_per_s_ratio", batch_row);
 
-  kit::Verdict targets;
-  targets.finding = "LD-1";
-  targets.claim = "loading rows (text, int, 128-d vector) 1 000 a request: fenec without a vector index at least as "
-                  "fast as PostgreSQL's COPY; HNSW linked 512 at a time on every core >= 1.5x a row at a time";
-  targets.source = "HNSW row at a time 5 400 rows/s; PostgreSQL arm: COPY and INSERTs of 1 000 (no figure); "
-                   "targets from issue 12";
+  kit::Verdict targets = findings::verdict(findings::ld1::kFinding);
   targets.ours = fmt::format("no index: fenec-docs {:.0f} rows/s, postgres-copy {:.0f} ({}); {} with HNSW on {} rows: "
                              "batch-linked {:.0f} rows/s, row at a time {:.0f} ({})",
                              Median(docs, kRate), Median(copy, kRate), kit::format_ratio(vs_copy),
                              harm.empty() ? "no arm" : harm, hnsw_rows, Median(batch, kRate), Median(row, kRate),
                              kit::format_ratio(batch_row));
   targets.plot = plot.empty() ? "" : plot + ".png";
-  targets.set(kit::judge({{"fenec-docs/postgres-copy rows/s, no index", vs_copy, 1, true},
-                          {harm + " hnsw-batch/hnsw-row rows/s", batch_row, 1.5, true}}));
+  // A quick run shows fenec against COPY without judging it (the catalogue's LD-1 says why).
+  targets.set(kit::judge({findings::check("fenec-docs/postgres-copy rows/s, no index", vs_copy, findings::ld1::kCopy,
+                                          true, h.quick()),
+                          findings::check(harm + " hnsw-batch/hnsw-row rows/s", batch_row, findings::ld1::kBatch, true,
+                                          h.quick())}));
   h.results().verdict(targets);
 
   // The text's share: reading the rows into Documents against landing them, per repetition.
@@ -183,11 +182,7 @@ void Judge(kit::Harness& h, const std::vector<Cell>& cells, const std::string& p
   const double handle = Median(docs, [](const LoadFigures& f) { return f.server_handle_s; });
   const double hold = Median(docs, [](const LoadFigures& f) { return f.lock_hold_s; });
 
-  kit::Verdict time;
-  time.finding = "LD-1";
-  time.claim = "where the time goes: without a vector index the vectors' text is the cost; with the HNSW graph kept "
-               "as rows land, the graph is the cost";
-  time.source = "the vectors' text parsed in one pass straight into f32; the graph linked 512 at a time on every core";
+  kit::Verdict time = findings::verdict(findings::ld1::kTime);
   time.ours = fmt::format(
       "no index, fenec-embedded: text -> rows {} s, PutBatch {} s ({}; the vectors are {:.0f}% of the file's text); "
       "fenec-docs: the server's handling {} s, of it the write lock {} s; {}: no index {:.0f} rows/s, batch-linked "
@@ -198,8 +193,10 @@ void Judge(kit::Harness& h, const std::vector<Cell>& cells, const std::string& p
       Median(batch, kRate), kit::format_ratio(graph),
       Secs(Median(batch, [](const LoadFigures& f) { return f.link_tail_s; })));
   time.plot = targets.plot;
-  time.set(kit::judge({{"fenec-embedded text->rows / PutBatch time, no index", text_land, 1, true},
-                       {harm + " no index / hnsw-batch rows/s (the graph > half the time)", graph, 2, true}}));
+  time.set(kit::judge({findings::check("fenec-embedded text->rows / PutBatch time, no index", text_land,
+                                       findings::ld1::kText, true, h.quick()),
+                       findings::check(harm + " no index / hnsw-batch rows/s (the graph > half the time)", graph,
+                                       findings::ld1::kGraph, true, h.quick())}));
   h.results().verdict(time);
 }
 

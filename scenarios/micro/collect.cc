@@ -7,11 +7,13 @@
 
 #include <algorithm>
 
+#include "findings/catalogue.h"
+
 namespace fenec::scenarios::micro {
 namespace {
 
 // MM-4's line: the source's "as much as five times" (see the verdict).
-constexpr double kMm4Line = 5;
+constexpr double kMm4Line = findings::mm4::kShared.value;
 
 const Figure* find(const std::vector<Figure>& figs, const std::string& finding,
                    const std::string& arm, int threads) {
@@ -194,22 +196,18 @@ void add_verdicts(kit::Results& r, const std::vector<Figure>& figs, const std::s
     const Figure* ffresh = find(figs, "MM-2", "flat_new", 1);
     const Figure* bitmap = find(figs, "MM-2", "bitmap_clear", 1);
     const Figure* vers = find(figs, "MM-2", "versioned_bitmap", 1);
-    kit::Verdict v{"MM-2",
-                   "clearing a big hash set can cost more than a new one; a versioned bitmap "
-                   "clears in O(1)",
-                   "allocating a new HashSet per walk beat Clear(); the versioned bitmap was "
-                   "fastest (no figure given)",
-                   "", kit::Outcome::kInconclusive, "", plot};
+    kit::Verdict v = findings::verdict(findings::mm2::kFinding);
+    v.plot = plot;
     if (clear && fresh && fclear && ffresh && bitmap && vers) {
       // The source gives no figure: each line is the direction it states (1).
       // Its set is array-based (.NET's HashSet<int>), so its claim is judged
       // on the flat set; the node-based std::unordered_set is shown beside it.
       // 1. "The allocating version was actually cheaper" than Clear().
-      const kit::Check a = check("flat set cleared/new per walk", fclear, ffresh, 1);
+      const kit::Check a = check("flat set cleared/new per walk", fclear, ffresh, findings::mm2::kDirection.value);
       // 2. The versioned bitmap clears in O(1): cheaper than the reused set's
       //    clear. Judged on MM2/paired, the two walked back to back in each
       //    iteration (benches.cc says why), when it ran; else on the two arms.
-      kit::Check b = check("cleared flat set/versioned bitmap per walk", fclear, vers, 1);
+      kit::Check b = check("cleared flat set/versioned bitmap per walk", fclear, vers, findings::mm2::kDirection.value);
       std::string paired;
       if (const Figure* pair = find(figs, "MM-2", "paired", 1)) {
         const auto fl = pair->counter_reps.find("flat_clear_cpu_ns_per_walk");
@@ -250,15 +248,12 @@ void add_verdicts(kit::Results& r, const std::vector<Figure>& figs, const std::s
     const Figure* batch2 = find(figs, "MM-3", "per_batch", 2);
     const Figure* item1 = find(figs, "MM-3", "per_item", 1);
     const Figure* batch1 = find(figs, "MM-3", "per_batch", 1);
-    kit::Verdict v{"MM-3",
-                   "one atomic add per batch instead of one increment per item cuts contention",
-                   "lock inc per item vs one lock add per batch: 'drastically reduces the "
-                   "contention' (no figure given)",
-                   "", kit::Outcome::kInconclusive, "", plot};
+    kit::Verdict v = findings::verdict(findings::mm3::kFinding);
+    v.plot = plot;
     if (item2 && batch2 && item1 && batch1) {
       // No figure in the source: the lines are its direction (1).
       // 1. With two threads registering at once, one add a batch is faster.
-      const kit::Check two = check("per item/per batch, 2 threads", item2, batch2, 1);
+      const kit::Check two = check("per item/per batch, 2 threads", item2, batch2, findings::mm3::kDirection.value);
       // 2. It is contention it cuts: the second thread widens the gap (the
       //    ratio at 2 threads over the ratio at 1 thread, paired by repetition).
       std::vector<double> at2, at1;
@@ -268,8 +263,8 @@ void add_verdicts(kit::Results& r, const std::vector<Figure>& figs, const std::s
         at2.push_back(item2->cpu_ns_per_item[i] / batch2->cpu_ns_per_item[i]);
         at1.push_back(item1->cpu_ns_per_item[i] / batch1->cpu_ns_per_item[i]);
       }
-      const kit::Check contention{"(per item/per batch) at 2 threads/at 1 thread", kit::paired_ratio(at2, at1), 1,
-                                  true};
+      const kit::Check contention{"(per item/per batch) at 2 threads/at 1 thread", kit::paired_ratio(at2, at1),
+                                  findings::mm3::kDirection.value, true};
       v.set(kit::judge({two, contention}));
       v.ours = fmt::format("CPU an item, 2 threads: {} with an increment each vs {} with one add a "
                            "batch ({}); 1 thread: {} vs {} ({}); the gap at 2 threads over 1: {}",
@@ -302,12 +297,8 @@ void add_verdicts(kit::Results& r, const std::vector<Figure>& figs, const std::s
     const Figure* pcre_l = find(figs, "MM-4", "pcre2_per_thread", 2);
     const Figure* re2_s = find(figs, "MM-4", "re2_shared", 2);
     const Figure* re2_l = find(figs, "MM-4", "re2_per_thread", 2);
-    kit::Verdict v{"MM-4",
-                   "a shared matcher that checks out scratch state allocates under concurrency; "
-                   "per-thread instances avoid it",
-                   "shared Regex under concurrent use up to 5-6x slower than single-threaded "
-                   "use; ThreadLocal<Regex> fixed it",
-                   "", kit::Outcome::kInconclusive, "", plot};
+    kit::Verdict v = findings::verdict(findings::mm4::kFinding);
+    v.plot = plot;
     std::vector<kit::Check> checks;
     std::vector<std::string> parts;
     const auto fresh = [](const Figure* f) { return 100 * fresh_share(f); };
@@ -376,16 +367,13 @@ void add_verdicts(kit::Results& r, const std::vector<Figure>& figs, const std::s
     const Figure* pread = find(figs, "MM-5", "pread", 1);
     const Figure* once = find(figs, "MM-5", "read_once", 1);
     const Figure* map = find(figs, "MM-5", "mmap", 1);
-    kit::Verdict v{"MM-5",
-                   "many tiny positioned reads cost far more than reading the file once or "
-                   "mapping it",
-                   "1.15 billion tiny preads ~50 min; one read (or mmap) under 3 min (>16x)",
-                   "", kit::Outcome::kInconclusive, "", plot};
+    kit::Verdict v = findings::verdict(findings::mm5::kFinding);
+    v.plot = plot;
     if (pread && once && map) {
       const auto pc = pread->counters.find("preads_per_sort");
       // Line 16: the source's ~50 min against under 3 min is more than 16x.
-      const kit::Check a = check("preads/one read", pread, once, 16);
-      const kit::Check b = check("preads/mmap", pread, map, 16);
+      const kit::Check a = check("preads/one read", pread, once, findings::mm5::kCalls.value);
+      const kit::Check b = check("preads/mmap", pread, map, findings::mm5::kCalls.value);
       v.set(kit::judge({a, b}));
       v.ours = fmt::format("sorting offsets, CPU a string: {} with preads ({:.0f} preads a sort), {} "
                            "after one read, {} through mmap ({} / {})",

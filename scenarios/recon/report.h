@@ -8,7 +8,7 @@
 // The verdict: two checks on the transfers' longest wait against the
 // source's own line, 50 ms (seeds/002: "the transfers' longest wait went
 // from 187-512 ms, 36 of them past 50 ms in every run, to 5.4-29 ms and none
-// in three runs"; FINDINGS.md RC-1): recon-locked's longest wait above it,
+// in three runs"; findings/CATALOGUE.md RC-1): recon-locked's longest wait above it,
 // recon-pinned's below it. A run that broke (transfer errors, an invariant
 // broken, the server not exiting 0) makes it "not reproduced"; an arm that
 // did not run, "not applicable".
@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "findings/catalogue.h"
 #include "iobench/kit/harness.h"
 #include "iobench/kit/stats.h"
 #include "iobench/kit/verdict.h"
@@ -52,7 +53,7 @@ std::string WritePlots(kit::Harness& h, const std::map<std::string, RunResult>& 
                        const std::map<std::string, std::vector<RunFigures>>& figures);
 
 // The source's line for both parts: a transfer waiting past 50 ms.
-inline constexpr double kLineMs = 50;
+inline constexpr double kLineMs = findings::rc1::kWaitMs.value;
 
 // The locked part, a check: recon-locked's longest wait / 50 ms >= 1, the
 // geometric mean over the runs with its 95% interval.

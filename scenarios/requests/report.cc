@@ -158,16 +158,11 @@ std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, const st
                                        const std::string& wrk_unjudged) {
   const std::string by1 = CaseName(Kind::kGetById, 1, false), byn = CaseName(Kind::kGetById, clients, false),
                     putn = CaseName(Kind::kPut, clients, true);
-  const std::string source = fmt::format(
-      "PostgreSQL (pgvector, in Docker's VM on an M1): {:.3f} ms by id, {:.3f} ms near, {:.3f} ms the empty query",
-      kSourceByIdUs / 1e3, kSourceNearUs / 1e3, kSourceEmptyUs / 1e3);
   auto fig = [&](const std::string& arm, const std::string& c, Field f) { return Of(cells, arm, c, f); };
   std::vector<kit::Verdict> out;
-  auto verdict = [&](std::string claim, std::string ours, std::vector<kit::Check> checks, const std::string& skip) {
-    kit::Verdict v;
-    v.finding = kFinding;
-    v.claim = std::move(claim);
-    v.source = source;
+  auto verdict = [&](const findings::Finding& f, std::string ours, std::vector<kit::Check> checks,
+                     const std::string& skip) {
+    kit::Verdict v = findings::verdict(f);
     v.plot = plot;
     v.ours = std::move(ours);
     if (!skip.empty()) {
@@ -184,45 +179,47 @@ std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, const st
     if (f.handle_mean_us > 0 && f.p50_us > 0) share.push_back(f.handle_mean_us / f.p50_us);
   }
   const kit::Ratio handle_share = kit::of_reps(share);
-  verdict("most of a get by id's round trip on loopback is the loopback: fenec-server's own handling is a few us",
+  verdict(findings::rq1::kFinding,
           fmt::format("get by id, 1 client: round trip p50 {}, the server's handling {} (mean): {} of it",
                       Us(fig(kFenec, by1, &Figures::p50_us)), Us(fig(kFenec, by1, &Figures::handle_mean_us)),
                       kit::format_ratio(handle_share)),
-          {{"server handling / round trip p50, get by id, 1 client", handle_share, 0.5, false}}, "");
+          {{"server handling / round trip p50, get by id, 1 client", handle_share, findings::rq1::kHandling.value, false}}, "");
 
   const kit::Ratio p50 = Paired(cells, kFenec, kPostgres, by1, &Figures::p50_us);
-  verdict("issue 12's target: fenec-server's get-by-id p50, one client, at most 0.7x PostgreSQL's (prepared, libpq)",
+  verdict(findings::rq1::kPgP50,
           fmt::format("p50 fenec-server {}, postgres {} (source's postgres {}): {}; empty request {} vs {}",
                       Us(fig(kFenec, by1, &Figures::p50_us)), Us(fig(kPostgres, by1, &Figures::p50_us)),
                       kit::format_us(kSourceByIdUs), kit::format_ratio(p50),
                       Us(fig(kFenec, CaseName(Kind::kEmpty, 1, false), &Figures::p50_us)),
                       Us(fig(kPostgres, CaseName(Kind::kEmpty, 1, false), &Figures::p50_us))),
-          {{"fenec/postgres get-by-id p50, 1 client", p50, 0.7, false}}, pg_skip);
+          {{"fenec/postgres get-by-id p50, 1 client", p50, findings::rq1::kPgP50Line.value, false}}, pg_skip);
 
   const kit::Ratio rate = Paired(cells, kFenec, kPostgres, byn, &Figures::per_s);
-  verdict(fmt::format("issue 12's target: {} clients' gets by id, fenec-server at least 1.5x PostgreSQL's requests/s",
-                      clients),
-          fmt::format("fenec-server {}/s, postgres {}/s: {}", kit::format_count(fig(kFenec, byn, &Figures::per_s).value),
+  verdict(findings::rq1::kPgRate,
+          fmt::format("{} clients: fenec-server {}/s, postgres {}/s: {}", clients,
+                      kit::format_count(fig(kFenec, byn, &Figures::per_s).value),
                       kit::format_count(fig(kPostgres, byn, &Figures::per_s).value), kit::format_ratio(rate)),
-          {{fmt::format("fenec/postgres get-by-id requests/s, {} clients", clients), rate, 1.5, true}}, pg_skip);
+          {{fmt::format("fenec/postgres get-by-id requests/s, {} clients", clients), rate,
+            findings::rq1::kPgRateLine.value, true}}, pg_skip);
 
   const kit::Ratio puts = Paired(cells, kFenec, kPostgres, putn, &Figures::per_s);
-  verdict(fmt::format("issue 12's target: durable puts from {} clients, fenec-server --durable at least 2x PostgreSQL's "
-                      "(synchronous_commit on) requests/s",
-                      clients),
-          fmt::format("fenec-server {}/s, postgres {}/s: {}", kit::format_count(fig(kFenec, putn, &Figures::per_s).value),
+  verdict(findings::rq1::kPgPuts,
+          fmt::format("{} clients: fenec-server {}/s, postgres {}/s: {}", clients,
+                      kit::format_count(fig(kFenec, putn, &Figures::per_s).value),
                       kit::format_count(fig(kPostgres, putn, &Figures::per_s).value), kit::format_ratio(puts)),
-          {{fmt::format("fenec/postgres durable puts/s, {} clients", clients), puts, 2.0, true}}, pg_skip);
+          {{fmt::format("fenec/postgres durable puts/s, {} clients", clients), puts,
+            findings::rq1::kPgPutsLine.value, true}}, pg_skip);
 
   const kit::Ratio wp50 = Paired(cells, kFenec, kWrk, by1, &Figures::p50_us);
   const kit::Ratio wrate = Paired(cells, kFenec, kWrk, byn, &Figures::per_s);
-  verdict("issue 12's target: the bench's HTTP client within 15% of wrk on get by id (a check of the client only)",
+  verdict(findings::rq1::kClient,
           fmt::format("1 client p50 ours {}, wrk {}: {}; {} clients ours {}/s, wrk {}/s: {}",
                       Us(fig(kFenec, by1, &Figures::p50_us)), Us(fig(kWrk, by1, &Figures::p50_us)),
                       kit::format_ratio(wp50), clients, kit::format_count(fig(kFenec, byn, &Figures::per_s).value),
                       kit::format_count(fig(kWrk, byn, &Figures::per_s).value), kit::format_ratio(wrate)),
-          {{"ours/wrk get-by-id p50, 1 client", wp50, 1.15, false},
-           {fmt::format("ours/wrk get-by-id requests/s, {} clients", clients), wrate, 0.85, true}},
+          {{"ours/wrk get-by-id p50, 1 client", wp50, findings::rq1::kClientP50.value, false},
+           {fmt::format("ours/wrk get-by-id requests/s, {} clients", clients), wrate,
+            findings::rq1::kClientRate.value, true}},
           wrk_skip);
   if (wrk_skip.empty() && !wrk_unjudged.empty()) out.back().not_applicable(wrk_unjudged + " (" + out.back().reason + ")");
   return out;

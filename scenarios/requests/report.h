@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "findings/catalogue.h"
 #include "iobench/kit/harness.h"
 #include "iobench/kit/verdict.h"
 #include "scenarios/requests/targets.h"

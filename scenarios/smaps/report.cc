@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "findings/catalogue.h"
 #include "iobench/kit/plot.h"
 
 namespace fenec::scenarios::smaps {
@@ -15,10 +16,10 @@ namespace {
 // A worker slowed at the tail by this factor is harmed, not noise; under it,
 // its latency is flat. The source gives no figure ("degraded latency",
 // "flat latency numbers"): twice the unsampled worker's p99 is the line.
-constexpr double kHarmFactor = 2.0;
+constexpr double kHarmFactor = findings::mm1::kHarm.value;
 // smaps_rollup "provides much better performance" (no figure): one smaps
 // read must cost at least twice one smaps_rollup read.
-constexpr double kReadFactor = 2.0;
+constexpr double kReadFactor = findings::mm1::kRead.value;
 
 std::vector<double> field(const std::vector<WorkerFigures>& reps, double WorkerFigures::*f) {
   std::vector<double> v;
@@ -143,14 +144,7 @@ void write_plots(kit::Harness& h, const Report& rep) {
 }
 
 kit::Verdict verdict(const Report& rep, const std::string& plot_dir, kit::Results* rows) {
-  kit::Verdict v;
-  v.finding = "MM-1";
-  v.claim =
-      "reading /proc/PID/smaps often from several threads stalls the process's mmap/munmap; "
-      "one throttled thread reading smaps_rollup does not";
-  v.source =
-      "tens of thousands of mappings + frequent multi-thread smaps reads: latency degraded "
-      "for weeks; one thread, throttled, cached, smaps_rollup: flat latency";
+  kit::Verdict v = findings::verdict(findings::mm1::kFinding);
   // Read cost at the largest mapping count both readers reached.
   size_t read_n = 0;
   const std::vector<double>*smaps_reads = nullptr, *rollup_reads = nullptr;

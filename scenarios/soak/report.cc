@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "findings/catalogue.h"
 #include "iobench/kit/plot.h"
 #include "iobench/kit/stats.h"
 
@@ -104,11 +105,7 @@ kit::Verdict Judge(kit::Harness& h, const SoakConfig& c, const SoakReport& r) {
   std::string plot = h.plot_path("p99");
   if (r.cycles.empty() || !kit::write_chart(chart, plot).empty()) plot.clear();
 
-  kit::Verdict verdict;
-  verdict.finding = kFinding;
-  verdict.claim = "0 acknowledged writes lost across kill -9 / restart cycles under valid, malformed and "
-                  "held-connection load (fenec-server --durable)";
-  verdict.source = "issue 13's target: 'Soak: 0 acknowledged writes lost over the full run'";
+  kit::Verdict verdict = findings::verdict(findings::soak::kFinding);
   verdict.plot = plot.empty() ? "" : plot + ".png";
   size_t verified = 0;
   for (const auto& f : r.cycles) verified += f.verify.error.empty() && f.verify.checked == f.acked ? 1 : 0;

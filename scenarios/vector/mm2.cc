@@ -7,6 +7,7 @@
 #include <bit>
 
 #include "engine/src/base/interrupt.h"
+#include "findings/catalogue.h"
 #include "engine/src/index/vector/table.h"  // ThreadCpuNs, MonotonicNs
 #include "iobench/kit/plot.h"
 #include "iobench/kit/stats.h"
@@ -103,9 +104,12 @@ Mm2Run run_mm2(const index::vec::VectorIndex& index, const Dataset& d, size_t k,
 kit::Judgement judge_mm2(const std::vector<double>& cleared_ns, const std::vector<double>& new_ns,
                          const std::vector<double>& bitmap_ns) {
   return kit::judge({
-      {"hash set cleared / new per search, CPU a search", kit::paired_ratio(cleared_ns, new_ns), 1},
-      {"cleared hash set / versioned bitmap, CPU a search", kit::paired_ratio(cleared_ns, bitmap_ns), 1},
-      {"new hash set / versioned bitmap, CPU a search", kit::paired_ratio(new_ns, bitmap_ns), 1},
+      {"hash set cleared / new per search, CPU a search", kit::paired_ratio(cleared_ns, new_ns),
+       findings::mm2::kDirection.value},
+      {"cleared hash set / versioned bitmap, CPU a search", kit::paired_ratio(cleared_ns, bitmap_ns),
+       findings::mm2::kDirection.value},
+      {"new hash set / versioned bitmap, CPU a search", kit::paired_ratio(new_ns, bitmap_ns),
+       findings::mm2::kDirection.value},
   });
 }
 
@@ -172,10 +176,8 @@ void write_mm2_plot(kit::Harness& h, const Mm2Run& m) {
 }
 
 kit::Verdict mm2_verdict(const Mm2Run* m, const std::string& why_not, const std::string& plot) {
-  kit::Verdict v{kMM2,
-                 "clearing a big hash set can cost more than a new one; a versioned bitmap clears in O(1)",
-                 "allocating a new HashSet per walk beat Clear(); the versioned bitmap was fastest (no figure given)",
-                 "", kit::Outcome::kInconclusive, "", plot};
+  kit::Verdict v = findings::verdict(findings::mm2::kSearch);
+  v.plot = plot;
   if (!why_not.empty()) {
     v.skipped(why_not);
     return v;

@@ -349,11 +349,7 @@ std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s) {
                                        s.spec.dim, s.spec.clusters, s.params.m, s.params.ef_construction,
                                        s.params.threads);
   {
-    kit::Verdict v;
-    v.finding = kVS1;
-    v.claim = "many inserts advance together, their distances gathered and computed on every core, in-flight nodes "
-              "pre-linked: indexing time cut, recall kept or raised";
-    v.source = "in-memory indexing time -44% (hundreds of thousands of vectors), recall up ~1% (seeds/000)";
+    kit::Verdict v = findings::verdict(findings::vs1::kFinding);
     v.plot = h.plot_path("build-time") + ".png";
     if (!batch || !row) {
       v.skipped("the fenec-row or fenec-batch arm did not run");
@@ -385,10 +381,7 @@ std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s) {
     out.push_back(v);
   }
   {
-    kit::Verdict v;
-    v.finding = kVS2;
-    v.claim = "binary quantization shrinks vectors 32x at some recall cost";
-    v.source = "3 GB of vectors instead of ~90 GB (32x), index 18 GB in all; \"around 20%\" accuracy lost (seeds/000)";
+    kit::Verdict v = findings::verdict(findings::vs2::kFinding);
     v.plot = h.plot_path("recall-vs-ef") + ".png";
     if (!s.bq) {
       v.skipped("--skip-bq");
@@ -415,12 +408,7 @@ std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s) {
     out.push_back(v);
   }
   {
-    kit::Verdict v;
-    v.finding = kRef;
-    v.claim = "fenec's HNSW index (VectorIndex, batch arm, called directly) against hnswlib, the reference users "
-              "would pick: same data, M, ef_construction, threads and ef";
-    v.source = "no finding: issue 11's targets (build >= 1.0x hnswlib's rate, queries/s >= 0.9x, recall@10 within "
-               "0.01 at the same ef)";
+    kit::Verdict v = findings::verdict(findings::vs_ref::kFinding);
     v.plot = h.plot_path("recall-vs-qps") + ".png";
     if (!batch || !ref) {
       v.skipped("the fenec-batch or hnswlib arm did not run (--skip-hnswlib?)");
@@ -439,12 +427,8 @@ std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s) {
           rate_text(kit::of_reps(fq)), rate_text(kit::of_reps(hq)), kit::format_ratio(kit::paired_ratio(fq, hq)),
           recall_text(fr), recall_text(hr));
       if (h.quick()) {
-        // Issue 11's targets are full-mode targets (100 000 vectors). At
-        // quick's 20 000 the build ratio sits at 1.01-1.10x, so a 2-core
-        // machine's noise alone would decide whether its interval clears
-        // 1.0: the figures are shown, the verdict is the full run's.
-        v.not_applicable("quick mode: issue 11's targets are for full mode (100 000 vectors; make vector-bench); "
-                         "the figures are shown, not judged");
+        // The catalogue's VS-ref says why a quick run only shows it.
+        v.not_applicable(findings::quick_why(findings::vs_ref::kFinding) + " (make vector-bench judges it)");
       } else {
         v.set(judge_reference(hb, fb, fq, hq, fr, hr));
         v.reason += ". Judged on the VectorIndex called directly (no journal)";

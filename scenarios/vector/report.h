@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "findings/catalogue.h"
 #include "iobench/kit/harness.h"
 #include "iobench/kit/results.h"
 #include "iobench/kit/verdict.h"
@@ -48,15 +49,15 @@ std::vector<double> queries_per_s(const std::vector<ArmRun>& runs, size_t ef);
 // indexing time by 44%", in memory, hundreds of thousands of vectors): row
 // time / batch time >= 1 / (1 - 0.44) = 1.786, rounded to 1.79.
 inline constexpr double kVs1SourceCut = 0.44;
-inline constexpr double kVs1Line = 1.79;
+inline constexpr double kVs1Line = findings::vs1::kTime.value;
 // VS-1's exact part: the source kept, even raised, recall (+~1%); the
 // issue allows the batch arm 0.005 below the row arm's recall@10.
 inline constexpr double kVs1RecallSlack = 0.005;
 // The hnswlib row's lines: issue 11's targets, not a finding of the source
 // (fenec-batch >= 1.0x hnswlib's build rate; >= 0.9x its queries/s; recall@10
 // no more than 0.01 below it at the same ef).
-inline constexpr double kRefBuildLine = 1.0;
-inline constexpr double kRefQpsLine = 0.9;
+inline constexpr double kRefBuildLine = findings::vs_ref::kBuild.value;
+inline constexpr double kRefQpsLine = findings::vs_ref::kQps.value;
 inline constexpr double kRefRecallSlack = 0.01;
 
 // The judgements, from figures alone (the tests feed them synthetic ones).
