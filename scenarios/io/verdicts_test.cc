@@ -25,7 +25,7 @@ CellResult made(Mode mode, uint64_t size, unsigned jobs, double ops, double seco
   c.spec.batch = batch;
   c.rep = rep;
   c.ops = static_cast<uint64_t>(ops);
-  c.write_calls = c.ops * (submit == SubmitKind::kPwrite ? batch : 1);
+  c.write_calls = c.ops * (iobench::submit_path(submit).call_per_buffer ? batch : 1);
   c.bytes = c.ops * size * batch;
   c.seconds = seconds;
   for (uint64_t i = 0; i < c.ops; ++i) c.lat.Record(lat_us * 1000);

@@ -96,7 +96,6 @@ std::string Columns(const Plan& plan) {
   return out;
 }
 
-std::string Where(const Plan& plan) { return "aggregate " + plan.collection; }
 
 Answer Single(const Plan& plan, const Filter& filter, Database& db, int field, const ReadOptions& ro) {
   uint64_t docs = 0;

@@ -46,6 +46,8 @@ void AppendDocJson(std::string& out, const Schema& schema, const Document& doc) 
   out.push_back('}');
 }
 
+std::string Where(const Plan& plan) { return fmt::format("{} {}", StatementOf(plan.kind).name, plan.collection); }
+
 namespace {
 
 const Value& Resolve(const PlannedOperand& o, const Bound& b) { return o.slot >= 0 ? b.values[o.slot] : o.literal; }
@@ -56,8 +58,6 @@ Filter MakeFilter(const Plan& plan, const Bound& b) {
   for (const auto& c : plan.where) f.all.push_back({plan.schema.fields[c.field].name, c.op, Resolve(c.value, b)});
   return f;
 }
-
-std::string Where(const Plan& plan) { return fmt::format("{} {}", StatementOf(plan.kind).name, plan.collection); }
 
 void AppendRow(std::string& out, const Schema& schema, DocId id, const Document& doc) {
   fmt::format_to(std::back_inserter(out), "{{\"id\":{},\"doc\":", id);

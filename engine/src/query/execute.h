@@ -22,6 +22,8 @@ Answer ErrorAnswer(const Error& e);
 // An engine Status as an Error: kNotFound 404, kConstraint/kAlreadyExists 409,
 // kInvalidArgument 400, kFailStopped/kClosed 503, I/O 500 (kNoSpace 507).
 Error StatusError(const Status& s, std::string where);
+// Where an error happened, for its message: "find users", "aggregate users".
+std::string Where(const Plan& plan);
 
 // The documents a PUT lands: its written-out documents with their parameters
 // filled in, or those its $docs parameter held. Moves out of `bound`.

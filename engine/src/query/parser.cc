@@ -63,16 +63,6 @@ std::string AggNode::Label() const {
   return fmt::format("{}({})", AggFnName(fn), field.empty() ? "*" : field);
 }
 
-namespace {
-
-bool IEquals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-}  // namespace
-
 // Thrown only inside this file, caught by Parse: it keeps each rule a
 // straight line of "expect this, then that".
 struct ParseFailure {

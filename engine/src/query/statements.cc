@@ -30,13 +30,13 @@ constexpr bool KindsInOrder() {
 }
 static_assert(KindsInOrder(), "row i of kStatements must have StatementKind i");
 
+}  // namespace
+
 bool IEquals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
          });
 }
-
-}  // namespace
 
 std::span<const StatementDef> Statements() { return kStatements; }
 

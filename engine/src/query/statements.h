@@ -47,6 +47,9 @@ struct Bound;
 struct Answer;
 struct Limits;
 
+// ASCII case-insensitive equality: a keyword matches in any case.
+bool IEquals(std::string_view a, std::string_view b);
+
 struct StatementDef {
   StatementKind kind;
   std::string_view keyword;  // what the statement starts with, in any case

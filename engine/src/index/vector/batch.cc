@@ -19,11 +19,6 @@ namespace {
 // overlap the others' work, few enough that their visited sets and heaps
 // (8-32 KB each) stay in the core's L2 while the task runs.
 constexpr size_t kTaskProcesses = 4;
-// Vectors preloaded ahead of the one being scored. In memory a preload is
-// a prefetch of the vector's first cache line (the hardware prefetcher
-// follows the rest; prefetching every line of several vectors fills the
-// line-fill buffers and stalls).
-constexpr size_t kAhead = 4;
 // The group of batch-mates pre-linked together and run together: a batch
 // of 512 runs as 4 groups of 128, one after another. Why not all 512 at
 // once: the pre-link matrix of 512 costs (512 - 1) / 2 = 256 distances an
@@ -237,9 +232,9 @@ uint64_t IndexCore::RunGroup(std::span<InsertProcess> group) {
         InsertProcess& p = *procs[a];
         std::span<const uint32_t> req = p.request();
         std::span<float> out = p.distances();
-        for (size_t j = 0; j < std::min(kAhead, req.size()); ++j) Prefetch(Vector(req[j]), bytes);
+        for (size_t j = 0; j < std::min(kPrefetchAhead, req.size()); ++j) Prefetch(Vector(req[j]), bytes);
         for (size_t j = 0; j < req.size(); ++j) {
-          if (j + kAhead < req.size()) Prefetch(Vector(req[j + kAhead]), bytes);
+          if (j + kPrefetchAhead < req.size()) Prefetch(Vector(req[j + kPrefetchAhead]), bytes);
           out[j] = Distance(p.vector(), Vector(req[j]));
         }
         local += req.size();

@@ -27,6 +27,12 @@
 
 namespace fenec::index::vec {
 
+// Vectors prefetched ahead of the one being scored, by the search's walk and
+// the batch inserter alike: their first cache line each (the hardware
+// prefetcher follows the rest; prefetching every line of several vectors
+// fills the line-fill buffers and stalls).
+inline constexpr size_t kPrefetchAhead = 4;
+
 // A node and its distance to whatever is being compared (a query, a new node).
 struct Neighbor {
   float d;

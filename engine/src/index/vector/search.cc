@@ -14,11 +14,6 @@
 namespace fenec::index::vec {
 namespace {
 
-// Vectors prefetched ahead of the one being scored: their first cache line
-// each (the hardware prefetcher follows the rest of a vector; a prefetch
-// of every line of several vectors fills the line-fill buffers and stalls).
-constexpr uint32_t kAhead = 4;
-
 struct FloatScorer {
   const IndexCore* core;
   const float* query;
@@ -135,10 +130,10 @@ void Walk(const IndexCore& core, const Scorer& score, size_t ef, const Filter& f
     uint32_t m = 0;
     for (uint32_t j = 0; j < n; ++j)
       if (visited.Add(s.links[j])) s.fresh[m++] = s.links[j];
-    for (uint32_t j = 0; j < std::min(m, kAhead); ++j) score.Prefetch(s.fresh[j]);
+    for (uint32_t j = 0; j < std::min<uint32_t>(m, kPrefetchAhead); ++j) score.Prefetch(s.fresh[j]);
     distances += m;
     for (uint32_t j = 0; j < m; ++j) {
-      if (j + kAhead < m) score.Prefetch(s.fresh[j + kAhead]);
+      if (j + kPrefetchAhead < m) score.Prefetch(s.fresh[j + kPrefetchAhead]);
       const uint32_t id = s.fresh[j];
       const float d = score(id);
       if (top.size() >= ef && !(d < top.front().d)) continue;
@@ -214,11 +209,11 @@ Result<std::vector<Hit>> IndexCore::Search(std::span<const float> query, size_t 
     if (found.size() > want) found.resize(want);
     if (opts_.rescore) {
       // The pool's vectors are scattered over the arena and rarely cached
-      // (the walk read only codes): prefetched kAhead ahead, as the walk's.
+      // (the walk read only codes): prefetched kPrefetchAhead ahead, as the walk's.
       FloatScorer exact{this, q.data()};
-      for (size_t j = 0; j < std::min<size_t>(found.size(), kAhead); ++j) exact.Prefetch(found[j].id);
+      for (size_t j = 0; j < std::min<size_t>(found.size(), kPrefetchAhead); ++j) exact.Prefetch(found[j].id);
       for (size_t j = 0; j < found.size(); ++j) {
-        if (j + kAhead < found.size()) exact.Prefetch(found[j + kAhead].id);
+        if (j + kPrefetchAhead < found.size()) exact.Prefetch(found[j + kPrefetchAhead].id);
         found[j].d = exact(found[j].id);
       }
       rescored = found.size();
