@@ -155,7 +155,9 @@ Flag& Harness::flag(const std::string& name, bool* out, const std::string& help)
   return f;
 }
 
-void Harness::fail(std::string what) { failures_.push_back(std::move(what)); }
+void Harness::fail(std::string what) {
+  if (std::find(failures_.begin(), failures_.end(), what) == failures_.end()) failures_.push_back(std::move(what));
+}
 
 int Harness::interleave(size_t arms, const std::function<void(size_t arm, int rep)>& cell, Order order) const {
   return run_interleaved(reps(), arms, cell, order);

@@ -144,7 +144,8 @@ class Harness {
   std::string plot_png(const std::string& name) const { return plot_path(name) + ".png"; }
 
   // A part of the run failed (a cell broke, a check found lost data): said
-  // again at the end of finish(), which then returns 1.
+  // at the end of finish() (once, however often it was failed), which then
+  // returns 1.
   void fail(std::string what);
   bool failed() const { return !failures_.empty(); }
 
