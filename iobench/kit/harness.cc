@@ -155,6 +155,8 @@ Flag& Harness::flag(const std::string& name, bool* out, const std::string& help)
   return f;
 }
 
+void Harness::footer(const std::string& text) { app_->footer(text); }
+
 void Harness::fail(std::string what) {
   if (std::find(failures_.begin(), failures_.end(), what) == failures_.end()) failures_.push_back(std::move(what));
 }

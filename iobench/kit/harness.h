@@ -109,6 +109,8 @@ class Harness {
                const std::string& both) {
     return choice(name, out, help, names, both, both);
   }
+  // A closing paragraph of --help (what the verdicts judge, what is written).
+  void footer(const std::string& text);
   // For a flag flag() cannot declare; a driver that uses it includes CLI11.
   CLI::App& app() { return *app_; }
   // Parses argv; on a bad flag prints one line and returns 2, on --help

@@ -111,6 +111,7 @@ TEST_F(HarnessTest, HelpShowsEachFlagWithBothDefaults) {
   Harness h("t", "test scenario: what it measures");
   Flags f;
   f.declare(h);
+  h.footer("What the verdicts judge.");
   testing::internal::CaptureStdout();
   EXPECT_EQ(parse(h, {"--help"}), 0);
   const std::string out = testing::internal::GetCapturedStdout();
@@ -118,7 +119,8 @@ TEST_F(HarnessTest, HelpShowsEachFlagWithBothDefaults) {
                         "most puts a cell (default 500000)", "writer threads a cell (default 1,4,16; quick 1,16)",
                         "journal modes (default separate,shared)",
                         "the server binary (default this build's fenec-server)", "skip the x part",
-                        "--no-recovery", "where the client runs (default same)"}) {
+                        "--no-recovery", "where the client runs (default same)",
+                        "What the verdicts judge."}) {
     EXPECT_NE(out.find(s), std::string::npos) << s << "\n" << out;
   }
 }
