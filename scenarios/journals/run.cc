@@ -20,7 +20,9 @@ void remove_dir(const std::string& dir) {
   std::filesystem::remove_all(dir, ec);
 }
 
-bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 // Every indexes x writers cell, each mode once a repetition, interleaved;
 // the first mode rotates from repetition to repetition and cell to cell, so
@@ -101,8 +103,9 @@ int run(kit::Harness& h, Config& c) {
   meta.set("durability", "durable");
   meta.set("cell_seconds", fmt::format("{:g}", c.seconds));
   meta.set("cell_max_puts", std::to_string(c.max_puts));
-  meta.set("counts_source", "writes/fsyncs/dir_syncs: the cell's own PosixEnv (syscalls); journals_shared, "
-                            "branches, journal_links, branch_journal_*: the engine's Stats");
+  meta.set("counts_source",
+           "writes/fsyncs/dir_syncs: the cell's own PosixEnv (syscalls); journals_shared, "
+           "branches, journal_links, branch_journal_*: the engine's Stats");
 
   Report rep;
   if (jr1) run_cells(h, c, rep);
@@ -139,8 +142,9 @@ int run(kit::Harness& h, Config& c) {
     print_prio_tables(prio);
   }
   if (rep.recovery_failed()) {
-    h.fail("RECOVERY FAILED: acknowledged puts missing after kill -9, Check failed, or the round broke (see the "
-           "recovery table and missing_puts in results/journals/latest.csv)");
+    h.fail(
+        "RECOVERY FAILED: acknowledged puts missing after kill -9, Check failed, or the round broke (see the "
+        "recovery table and missing_puts in results/journals/latest.csv)");
   }
   return h.finish();
 }
