@@ -216,6 +216,8 @@ int Harness::parse(int argc, char** argv) {
   return -1;
 }
 
+std::string Harness::results_dir() const { return (std::filesystem::path(results_root_) / scenario_).string(); }
+
 std::string Harness::plot_path(const std::string& name) const {
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(plots_root_) / scenario_;
@@ -241,7 +243,7 @@ int Harness::finish() {
   }
 
   int rc = stopped ? 130 : 0;
-  const std::string dir = (std::filesystem::path(results_root_) / scenario_).string();
+  const std::string dir = results_dir();
   if (auto err = results_->write_dir(dir); !err.empty()) {
     std::cerr << fmt::format("{}: writing results: {}\n", app_->get_name(), err);
     rc = stopped ? 130 : 1;

@@ -140,6 +140,8 @@ class Harness {
   // /<scenario>-<pid>; created by parse(), removed by finish() and on SIGINT/SIGTERM.
   const std::string& data_dir() const { return data_dir_; }
   Results& results() { return *results_; }
+  // <--results>/<scenario>: where finish() writes latest.csv and latest.json.
+  std::string results_dir() const;
   // plots/<scenario>/<name> (no extension), folder created.
   std::string plot_path(const std::string& name) const;
   // plot_path(name) + ".png": where a verdict points at its chart.
