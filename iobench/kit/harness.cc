@@ -31,6 +31,7 @@ std::string show(int v) { return std::to_string(v); }
 std::string show(unsigned v) { return std::to_string(v); }
 std::string show(uint64_t v) { return std::to_string(v); }
 std::string show(double v) { return fmt::format("{:g}", v); }
+std::string show(float v) { return fmt::format("{:g}", v); }
 std::string show(const std::string& v) { return v.empty() ? "none" : v; }
 template <class T>
 std::string show(const std::vector<T>& v) {
@@ -49,7 +50,7 @@ Flag& Flag::range(double lo, double hi) {
   const bool integral = std::visit(
       [](auto* p) {
         using T = std::remove_pointer_t<decltype(p)>;
-        return !std::is_same_v<T, double> && !std::is_same_v<T, std::vector<double>>;
+        return !std::is_floating_point_v<T> && !std::is_same_v<T, std::vector<double>>;
       },
       target_);
   if (integral) {

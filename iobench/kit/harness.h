@@ -34,8 +34,8 @@ class Option;
 namespace fenec::kit {
 
 // What a flag may hold. Lists are given comma-separated (--writers 1,4,16).
-using FlagValue = std::variant<int, unsigned, uint64_t, double, std::string, std::vector<int>, std::vector<unsigned>,
-                               std::vector<uint64_t>, std::vector<double>, std::vector<std::string>>;
+using FlagValue = std::variant<int, unsigned, uint64_t, double, float, std::string, std::vector<int>,
+                               std::vector<unsigned>, std::vector<uint64_t>, std::vector<double>, std::vector<std::string>>;
 
 // One declared flag (Harness::flag); refine it before parse(), ask given() after.
 class Flag {
@@ -54,7 +54,7 @@ class Flag {
 
  private:
   friend class Harness;
-  using Target = std::variant<int*, unsigned*, uint64_t*, double*, std::string*, std::vector<int>*,
+  using Target = std::variant<int*, unsigned*, uint64_t*, double*, float*, std::string*, std::vector<int>*,
                               std::vector<unsigned>*, std::vector<uint64_t>*, std::vector<double>*,
                               std::vector<std::string>*>;
   void describe();
