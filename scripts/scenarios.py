@@ -7,7 +7,8 @@
   scenarios.py check              fails, a line each, where a wiring disagrees with the list:
                                   a folder under scenarios/ with a NAME-bench not listed (or a
                                   listed one without), scenarios/meson.build, the Makefile or
-                                  scripts/bench-all.sh not reading the list, the README's table
+                                  scripts/bench-all.sh not reading the list, the README's table,
+                                  a scenario's main.cc including CLI11
 """
 import pathlib
 import re
@@ -72,6 +73,10 @@ def check(rows):
         build = root / 'scenarios' / name / 'meson.build'
         if not build.exists() or f"'{name}-bench'" not in build.read_text():
             problems.append(f'scenarios/scenarios.txt lists {name}, but scenarios/{name}/meson.build builds no {name}-bench')
+        # A scenario's flags go through Harness::flag: CLI11 costs seconds a file to compile.
+        main = root / 'scenarios' / name / 'main.cc'
+        if main.exists() and re.search(r'#include [<"](CLI/CLI\.hpp|engine/src/base/cli\.h)', main.read_text()):
+            problems.append(f'scenarios/{name}/main.cc includes CLI11: declare its flags with Harness::flag')
     meson = (root / 'scenarios' / 'meson.build').read_text()
     if ".read('scenarios.txt')" not in meson or re.search(r"foreach s : \[[^\]]*'io'", meson):
         problems.append('scenarios/meson.build does not take its subdirs from scenarios.txt')

@@ -35,7 +35,8 @@ namespace fenec::kit {
 
 // What a flag may hold. Lists are given comma-separated (--writers 1,4,16).
 using FlagValue = std::variant<int, unsigned, uint64_t, double, float, std::string, std::vector<int>,
-                               std::vector<unsigned>, std::vector<uint64_t>, std::vector<double>, std::vector<std::string>>;
+                               std::vector<unsigned>, std::vector<uint64_t>, std::vector<double>,
+                               std::vector<std::string>>;
 
 // One declared flag (Harness::flag); refine it before parse(), ask given() after.
 class Flag {
@@ -111,8 +112,6 @@ class Harness {
   }
   // A closing paragraph of --help (what the verdicts judge, what is written).
   void footer(const std::string& text);
-  // For a flag flag() cannot declare; a driver that uses it includes CLI11.
-  CLI::App& app() { return *app_; }
   // Parses argv; on a bad flag prints one line and returns 2, on --help
   // prints it and returns 0; otherwise returns -1 (go on). Logs the seed
   // ("seed=N", random unless --seed given) on stderr and in the metadata.

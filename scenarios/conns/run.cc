@@ -82,8 +82,8 @@ int run(kit::Harness& h, Flags& f) {
   const auto stop = [] { return base::StopRequested(); };
   // Every client run pinned (pin.h): this thread and every server thread,
   // unpinned after, so the holder's process starts unpinned. Unpinned, the
-  // ratio of two p50s measured where the scheduler woke the server: 1.23x
-  // [0.73, 2.07] over 5 quick runs, straddling the line of 2.
+  // ratio of two p50s measured where the scheduler woke the server, and its
+  // interval straddled the line of 2.
   const auto gets = [&](int warmup) {
     GetFigures g;
     g.error = Place(f.pin, place, {server.pid()}, true);

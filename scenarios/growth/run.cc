@@ -27,10 +27,9 @@ PutRun put_run(kit::Harness& h, Kind kind, index::Arm arm, uint64_t n, const Opt
 constexpr int kReopenMinReps = 8;
 // GR-1's naive/sharded pair runs at least kStallMinReps times (a run is about
 // a second of puts an arm in quick). Its verdict divides two CPU times, and a
-// stretch of host steal inflated one quick run's sharded growths 2-8x (1.2,
-// 4.6 and 2.3 ms against 0.3-0.6 ms in other runs, the thread's CPU clock
-// counting the host's time): over 3 repetitions that put 42.2x inside
-// [9.2, 194] around the line of 13.6; over 8 such a round moves it less.
+// stretch of host steal inflates one run's sharded growths several times over
+// (the thread's CPU clock counts the host's time): over 3 repetitions such a
+// run widens the interval across the line; over 8 it moves it less.
 constexpr int kStallMinReps = 8;
 
 // GR-3 then GR-4, each arm once a repetition, interleaved.
@@ -56,10 +55,9 @@ void run_vector_parts(kit::Harness& h, const Options& o, Summary& sum) {
   }
   if (base::StopRequested()) return;
   // GR-4's pair runs at least kReopenMinReps times: a run is a copy and an
-  // open (a quarter second in quick mode), and the kept arm's first write is
-  // under a millisecond of CPU, 0.56-1.11 ms over 8 runs here; over quick's
-  // 3 runs one slow write gave 18.3x [11.4, 29.3] against the line of 10,
-  // and over 8 its interval stays clear of it (23.7x [20.1, 27.9]).
+  // open (a fraction of a second in quick mode), and the kept arm's first
+  // write is under a millisecond of CPU, so over 3 runs one slow write
+  // carries the interval to the line of 10; over 8 it stays clear of it.
   const int reopen_reps = std::max(reps, kReopenMinReps);
   kit::Progress progress(fmt::format("growth: reopen {} vectors (GR-4)", o.vector_base),
                          1 + 2 * static_cast<uint64_t>(reopen_reps));

@@ -1,7 +1,6 @@
 // make io-bench: iobench's default characterization of the disk under --dir,
 // reproducing IO-1, IO-2, IO-3, IO-4, IO-5 and IO-7 with a verdict for each
-// (run.h). Sized for about 6 minutes here (--quick: under a minute, without
-// IO-3).
+// (run.h). Sized for minutes (--quick: about one, without IO-3).
 #include "iobench/kit/harness.h"
 #include "scenarios/io/run.h"
 

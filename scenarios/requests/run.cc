@@ -298,8 +298,8 @@ int run(kit::Harness& h, Flags& f) {
   AddSummary(h.results(), bench.cells(), f.clients);
   const std::string plot = WritePlot(h, bench.cells(), f.clients);
   // The wrk check asks for 15%; quick's few one-second wrk runs give
-  // intervals of +-30% here (1.07x [0.79, 1.44]), so in quick mode it is
-  // shown, not judged: a verdict that chance would flip between runs.
+  // intervals about twice that wide, so in quick mode it is shown, not
+  // judged: a verdict that chance would flip between runs.
   const std::string wrk_unjudged = h.quick() && h.reps() < 5
                                        ? fmt::format(
                                              "{} wrk runs of {} s cannot resolve a 15% difference; the full run "
