@@ -27,7 +27,77 @@ bool parse_seed(const std::string& s, uint64_t* out) {
   return true;
 }
 
+std::string show(int v) { return std::to_string(v); }
+std::string show(unsigned v) { return std::to_string(v); }
+std::string show(uint64_t v) { return std::to_string(v); }
+std::string show(double v) { return fmt::format("{:g}", v); }
+std::string show(float v) { return fmt::format("{:g}", v); }
+std::string show(const std::string& v) { return v.empty() ? "none" : v; }
+template <class T>
+std::string show(const std::vector<T>& v) {
+  if (v.empty()) return "none";
+  std::string out;
+  for (const T& x : v) out += (out.empty() ? "" : ",") + show(x);
+  return out;
+}
+std::string show(const FlagValue& v) {
+  return std::visit([](const auto& x) { return show(x); }, v);
+}
+
 }  // namespace
+
+Flag& Flag::range(double lo, double hi) {
+  const bool integral = std::visit(
+      [](auto* p) {
+        using T = std::remove_pointer_t<decltype(p)>;
+        return !std::is_floating_point_v<T> && !std::is_same_v<T, std::vector<double>>;
+      },
+      target_);
+  if (integral) {
+    opt_->check(CLI::Range(static_cast<int64_t>(lo), static_cast<int64_t>(hi)));
+  } else {
+    opt_->check(CLI::Range(lo, hi));
+  }
+  return *this;
+}
+
+Flag& Flag::one_of(const std::vector<std::string>& names) {
+  opt_->check(CLI::IsMember(names));
+  return *this;
+}
+
+Flag& Flag::check(std::function<std::string(const std::string&)> check) {
+  opt_->check(std::move(check));
+  return *this;
+}
+
+Flag& Flag::default_text(std::string text) {
+  default_text_ = std::move(text);
+  describe();
+  return *this;
+}
+
+bool Flag::given() const { return opt_->count() > 0; }
+
+void Flag::describe() {
+  if (is_switch_) {
+    opt_->description(help_);
+    return;
+  }
+  const std::string full = default_text_.empty() ? show(full_) : default_text_, quick = show(quick_);
+  opt_->description(full_ == quick_ ? fmt::format("{} (default {})", help_, full)
+                        : fmt::format("{} (default {}; quick {})", help_, full, quick));
+}
+
+void Flag::apply(bool quick) {
+  if (is_switch_ || given()) return;
+  std::visit(
+      [this, quick](auto* p) {
+        using T = std::remove_pointer_t<decltype(p)>;
+        *p = std::get<T>(quick ? quick_ : full_);
+      },
+      target_);
+}
 
 Harness::Harness(std::string scenario, std::string description)
     : scenario_(std::move(scenario)),
@@ -59,6 +129,43 @@ Harness::Harness(std::string scenario, std::string description)
       ->type_name("PATH");
 }
 
+Flag& Harness::add_flag(const std::string& name, Flag::Target target, const std::string& help, FlagValue full,
+                        FlagValue quick) {
+  Flag& f = flags_.emplace_back();
+  f.help_ = help;
+  f.target_ = target;
+  f.full_ = std::move(full);
+  f.quick_ = std::move(quick);
+  f.opt_ = std::visit([&](auto* p) { return app_->add_option(name, *p); }, target);
+  std::visit(
+      [&f](auto* p) {
+        using T = std::remove_pointer_t<decltype(p)>;
+        if constexpr (!std::is_arithmetic_v<T> && !std::is_same_v<T, std::string>) f.opt_->delimiter(',');
+      },
+      target);
+  f.describe();
+  return f;
+}
+
+Flag& Harness::flag(const std::string& name, bool* out, const std::string& help) {
+  Flag& f = flags_.emplace_back();
+  f.is_switch_ = true;
+  f.help_ = help;
+  f.opt_ = app_->add_flag(name, *out);
+  f.describe();
+  return f;
+}
+
+void Harness::footer(const std::string& text) { app_->footer(text); }
+
+void Harness::fail(std::string what) {
+  if (std::find(failures_.begin(), failures_.end(), what) == failures_.end()) failures_.push_back(std::move(what));
+}
+
+int Harness::interleave(size_t arms, const std::function<void(size_t arm, int rep)>& cell, Order order) const {
+  return run_interleaved(reps(), arms, cell, order);
+}
+
 Harness::~Harness() {
   if (!data_dir_.empty()) {
     std::error_code ec;
@@ -68,6 +175,8 @@ Harness::~Harness() {
 
 int Harness::parse(int argc, char** argv) {
   if (int rc = base::ParseFlags(*app_, argc, argv); rc >= 0) return rc;
+  for (Flag& f : flags_) f.apply(quick_);
+  for (const auto& hook : after_parse_) hook();
   const char* env_seed = std::getenv("FENEC_SEED");
   const std::string seed_text = !seed_arg_.empty() ? seed_arg_ : (env_seed ? env_seed : "");
   if (!seed_text.empty()) {
@@ -108,6 +217,8 @@ int Harness::parse(int argc, char** argv) {
   return -1;
 }
 
+std::string Harness::results_dir() const { return (std::filesystem::path(results_root_) / scenario_).string(); }
+
 std::string Harness::plot_path(const std::string& name) const {
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(plots_root_) / scenario_;
@@ -133,7 +244,7 @@ int Harness::finish() {
   }
 
   int rc = stopped ? 130 : 0;
-  const std::string dir = (std::filesystem::path(results_root_) / scenario_).string();
+  const std::string dir = results_dir();
   if (auto err = results_->write_dir(dir); !err.empty()) {
     std::cerr << fmt::format("{}: writing results: {}\n", app_->get_name(), err);
     rc = stopped ? 130 : 1;
@@ -150,6 +261,8 @@ int Harness::finish() {
     }
   }
   std::cout << std::flush;
+  for (const std::string& what : failures_) std::cerr << fmt::format("{}: {}\n", app_->get_name(), what);
+  if (rc == 0 && !failures_.empty()) rc = 1;
 
   if (!data_dir_.empty()) {
     std::error_code ec;
@@ -170,11 +283,11 @@ void Harness::set_default_reps(int quick, int full) {
       default_reps_[0], default_reps_[1]));
 }
 
-int run_interleaved(int reps, size_t arms, const std::function<void(size_t arm, int rep)>& cell) {
+int run_interleaved(int reps, size_t arms, const std::function<void(size_t arm, int rep)>& cell, Order order) {
   for (int r = 0; r < reps; ++r) {
     for (size_t a = 0; a < arms; ++a) {
       if (base::StopRequested()) return r;
-      cell(a, r);
+      cell(order.rotate ? (a + static_cast<size_t>(r) + order.offset) % arms : a, r);
     }
   }
   return reps;

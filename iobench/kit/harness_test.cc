@@ -2,7 +2,6 @@
 #include "iobench/kit/harness.h"
 #include "engine/src/base/interrupt.h"
 
-#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -72,7 +71,7 @@ TEST_F(HarnessTest, BadSeedReturnsTwo) {
 TEST_F(HarnessTest, HelpReturnsZeroAndExplains) {
   Harness h("t", "test scenario: what it measures");
   int extra = 0;
-  h.app().add_option("--extra", extra, "A driver's own flag");
+  h.flag("--extra", &extra, "A driver's own flag", 0);
   testing::internal::CaptureStdout();
   EXPECT_EQ(parse(h, {"--help"}), 0);
   const std::string out = testing::internal::GetCapturedStdout();
@@ -81,6 +80,137 @@ TEST_F(HarnessTest, HelpReturnsZeroAndExplains) {
     EXPECT_NE(out.find(s), std::string::npos) << s;
   }
   EXPECT_FALSE(fs::exists(root_ / "scratch"));  // --help touches nothing
+}
+
+// A driver's flags, declared once the way a scenario declares them.
+struct Flags {
+  int rows = -1;
+  double seconds = -1;
+  uint64_t max_puts = 0;
+  std::vector<int> writers;
+  std::vector<std::string> modes;
+  std::string server = "unset";
+  bool skip = false, recovery = true;
+  enum class Pin { kSame, kApart } pin = Pin::kApart;
+  Flag* writers_flag = nullptr;
+
+  void declare(Harness& h) {
+    h.flag("--rows", &rows, "rows to load", 1'000'000, 20'000).range(100, 1e8);
+    h.flag("--seconds", &seconds, "seconds a cell", 1.5, 0.15).range(0.01, 600);
+    h.flag("--max-puts", &max_puts, "most puts a cell", 500000);
+    writers_flag = &h.flag("--writers", &writers, "writer threads a cell", {1, 4, 16}, {1, 16}).range(1, 256);
+    h.flag("--modes", &modes, "journal modes", {"separate", "shared"}).one_of({"separate", "shared"});
+    h.flag("--server", &server, "the server binary", "").default_text("this build's fenec-server");
+    h.flag("--skip-x", &skip, "skip the x part");
+    h.flag("!--no-recovery", &recovery, "skip the recovery rounds");
+    h.choice("--pin", &pin, "where the client runs", {{"same", Pin::kSame}, {"apart", Pin::kApart}}, "same");
+  }
+};
+
+TEST_F(HarnessTest, HelpShowsEachFlagWithBothDefaults) {
+  Harness h("t", "test scenario: what it measures");
+  Flags f;
+  f.declare(h);
+  h.footer("What the verdicts judge.");
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(parse(h, {"--help"}), 0);
+  const std::string out = testing::internal::GetCapturedStdout();
+  for (const char* s : {"rows to load (default 1000000; quick 20000)", "seconds a cell (default 1.5; quick 0.15)",
+                        "most puts a cell (default 500000)", "writer threads a cell (default 1,4,16; quick 1,16)",
+                        "journal modes (default separate,shared)",
+                        "the server binary (default this build's fenec-server)", "skip the x part",
+                        "--no-recovery", "where the client runs (default same)",
+                        "What the verdicts judge."}) {
+    EXPECT_NE(out.find(s), std::string::npos) << s << "\n" << out;
+  }
+}
+
+TEST_F(HarnessTest, QuickAppliesQuickDefaults) {
+  Harness h("t", "test scenario");
+  Flags f;
+  f.declare(h);
+  testing::internal::CaptureStderr();
+  ASSERT_EQ(parse(h, {"--quick"}), -1);
+  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(f.rows, 20'000);
+  EXPECT_DOUBLE_EQ(f.seconds, 0.15);
+  EXPECT_EQ(f.max_puts, 500000u);
+  EXPECT_EQ(f.writers, (std::vector<int>{1, 16}));
+  EXPECT_EQ(f.modes, (std::vector<std::string>{"separate", "shared"}));
+  EXPECT_EQ(f.server, "");
+  EXPECT_FALSE(f.skip);
+  EXPECT_TRUE(f.recovery);
+  EXPECT_EQ(f.pin, Flags::Pin::kSame);
+  EXPECT_FALSE(f.writers_flag->given());
+}
+
+TEST_F(HarnessTest, FullAppliesFullDefaults) {
+  Harness h("t", "test scenario");
+  Flags f;
+  f.declare(h);
+  testing::internal::CaptureStderr();
+  ASSERT_EQ(parse(h, {}), -1);
+  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(f.rows, 1'000'000);
+  EXPECT_DOUBLE_EQ(f.seconds, 1.5);
+  EXPECT_EQ(f.writers, (std::vector<int>{1, 4, 16}));
+}
+
+TEST_F(HarnessTest, AnExplicitFlagWinsOverEitherDefault) {
+  Harness h("t", "test scenario");
+  Flags f;
+  f.declare(h);
+  testing::internal::CaptureStderr();
+  ASSERT_EQ(parse(h, {"--quick", "--rows", "500", "--writers", "2,8", "--modes", "shared", "--skip-x",
+                      "--no-recovery", "--pin", "apart", "--seconds", "3"}),
+            -1);
+  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(f.rows, 500);
+  EXPECT_DOUBLE_EQ(f.seconds, 3);
+  EXPECT_EQ(f.writers, (std::vector<int>{2, 8}));
+  EXPECT_TRUE(f.writers_flag->given());
+  EXPECT_EQ(f.modes, (std::vector<std::string>{"shared"}));
+  EXPECT_TRUE(f.skip);
+  EXPECT_FALSE(f.recovery);
+  EXPECT_EQ(f.pin, Flags::Pin::kApart);
+}
+
+TEST_F(HarnessTest, ABadFlagValueIsOneLineAndExitTwo) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"--rows", "5"}, {"--writers", "1,x"},
+                                        {"--modes", "other"}, {"--pin", "nowhere"}, {"--rows"}}) {
+    Harness h("t", "test scenario");
+    Flags f;
+    f.declare(h);
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(parse(h, args), 2) << args[0];
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(err.rfind("t-bench: ", 0), 0u) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  }
+}
+
+TEST_F(HarnessTest, InterleaveRotatesTheFirstArm) {
+  std::vector<std::pair<size_t, int>> ran;
+  EXPECT_EQ(run_interleaved(3, 3, [&](size_t a, int r) { ran.emplace_back(a, r); }, Order{true, 1}), 3);
+  const std::vector<std::pair<size_t, int>> want = {{1, 0}, {2, 0}, {0, 0}, {2, 1}, {0, 1},
+                                                    {1, 1}, {0, 2}, {1, 2}, {2, 2}};
+  EXPECT_EQ(ran, want);
+  ran.clear();
+  EXPECT_EQ(run_interleaved(2, 2, [&](size_t a, int r) { ran.emplace_back(a, r); }), 2);
+  EXPECT_EQ(ran, (std::vector<std::pair<size_t, int>>{{0, 0}, {1, 0}, {0, 1}, {1, 1}}));
+}
+
+TEST_F(HarnessTest, AFailedPartMakesTheExitCodeOne) {
+  Harness h("t", "test scenario");
+  testing::internal::CaptureStderr();
+  ASSERT_EQ(parse(h, {"--seed", "3"}), -1);
+  EXPECT_EQ(h.seed(5), 8u);
+  h.fail("RECOVERY FAILED: 2 puts missing");
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(h.finish(), 1);
+  testing::internal::GetCapturedStdout();
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("t-bench: RECOVERY FAILED: 2 puts missing\n"),
+            std::string::npos);
 }
 
 TEST_F(HarnessTest, SeedFlagIsHonouredAndLogged) {

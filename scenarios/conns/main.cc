@@ -1,5 +1,5 @@
-// conns-bench: issue 13's target. Does a crowd of idle and slow-drip
-// connections slow a new client down?
+// conns-bench: does a crowd of idle and slow-drip connections slow a new
+// client of fenec-server down?
 //
 // One fenec-server (a child process) serves a prefilled collection. Each
 // repetition, in turn:
@@ -15,199 +15,27 @@
 // Verdict (report.h): the paired held/unloaded p50 ratio's 95% interval at
 // most 2x, the gauge >= idle + slow + 1 at every held measurement, nothing
 // closed or refused; and the server's RSS per held connection.
-#include <CLI/CLI.hpp>
-
-#include <algorithm>
-#include <filesystem>
-#include <utility>
-#include <vector>
-
-#include <fmt/format.h>
-
-#include "engine/src/base/interrupt.h"
+// main.cc is the command line; the run is run.h.
 #include "iobench/kit/harness.h"
-#include "scenarios/conns/probe.h"
-#include "scenarios/conns/report.h"
-#include "scenarios/procs/child.h"
-#include "scenarios/procs/metrics.h"
+#include "scenarios/conns/run.h"
 #include "scenarios/procs/pin.h"
 
-namespace {
-
-namespace fs = std::filesystem;
-using namespace fenec::scenarios::conns;
-using namespace fenec::scenarios::procs;
-
-struct Flags {
-  std::string server, holder;
-  Shape shape;
-  int docs = 10000;
-  int gets = 0;
-  int drip_ms = 1000;
-  Pin pin = Pin::kSame;
-};
-
-double ClosedOrRefused(const std::string& metrics) {
-  double n = 0;
-  for (const char* s : {"fenec_http_connections_closed_total{reason=\"idle_timeout\"}",
-                        "fenec_http_connections_closed_total{reason=\"header_timeout\"}",
-                        "fenec_http_connections_closed_total{reason=\"body_timeout\"}",
-                        "fenec_http_connections_closed_total{reason=\"write_timeout\"}",
-                        "fenec_http_rejected_total{reason=\"max_connections\"}",
-                        "fenec_http_rejected_total{reason=\"header_bytes\"}"}) {
-    n += std::max(0.0, PromValue(metrics, s));
-  }
-  return n;
-}
-
-}  // namespace
+namespace procs = fenec::scenarios::procs;
 
 int main(int argc, char** argv) {
-  fenec::kit::Harness h("conns", "issue 13: a new client's get-by-id p50 with 10 000 idle and 100 slow-drip "
-                                 "connections held open by another process, against the same server unloaded, "
-                                 "in turns; the server's RSS per held connection.");
+  fenec::kit::Harness h("conns", "A new client's get-by-id p50 with 10 000 idle and 100 slow-drip connections held "
+                                 "open by another process, against the same server unloaded, in turns; the "
+                                 "server's RSS per held connection.");
   h.set_default_reps(5, 8);
-  Flags f;
-  auto& app = h.app();
-  app.add_option("--server", f.server, "the fenec-server binary (default: the one in this build tree)");
-  app.add_option("--holder", f.holder, "the conns-holder binary (default: the one beside this bench)");
-  app.add_option("--idle", f.shape.idle, "silent connections held (default 10000)")->check(CLI::Range(0, 19000));
-  app.add_option("--slow", f.shape.slow, "slow-drip connections held (default 100)")->check(CLI::Range(0, 19000));
-  app.add_option("--docs", f.docs, "documents prefilled (default 10000)")->check(CLI::Range(1, 10000000));
-  app.add_option("--gets", f.gets, "timed gets per client run (default 2000 quick, 20000 full)")
-      ->check(CLI::Range(10, 10000000));
-  app.add_option("--drip-ms", f.drip_ms, "milliseconds between a slow connection's bytes (default 1000)")
-      ->check(CLI::Range(1, 600000));
-  app.add_option("--pin", f.pin, kPinHelp)->transform(CLI::CheckedTransformer(PinNames()));
+  fenec::scenarios::conns::Flags f;
+  h.flag("--server", &f.server, "the fenec-server binary", "").default_text("the one in this build tree");
+  h.flag("--holder", &f.holder, "the conns-holder binary", "").default_text("the one beside this bench");
+  h.flag("--idle", &f.shape.idle, "silent connections held", 10000).range(0, 19000);
+  h.flag("--slow", &f.shape.slow, "slow-drip connections held", 100).range(0, 19000);
+  h.flag("--docs", &f.docs, "documents prefilled", 10000).range(1, 10000000);
+  h.flag("--gets", &f.gets, "timed gets per client run", 20000, 2000).range(10, 10000000);
+  h.flag("--drip-ms", &f.drip_ms, "milliseconds between a slow connection's bytes", 1000).range(1, 600000);
+  h.choice("--pin", &f.pin, procs::kPinHelp, procs::PinNames(), "same");
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
-  Placement place;
-  if (std::string err = PlacementOf(f.pin, &place); !err.empty()) {
-    fmt::print(stderr, "conns-bench: {}\n", err);
-    return 2;
-  }
-  if (f.gets == 0) f.gets = h.quick() ? 2000 : 20000;
-  if (f.server.empty()) f.server = BuildTreeBinary("engine/server/fenec-server");
-  if (f.holder.empty()) f.holder = BuildTreeBinary("scenarios/conns/conns-holder");
-  auto& meta = h.results().meta();
-  meta.set("idle_connections", std::to_string(f.shape.idle));
-  meta.set("slow_connections", std::to_string(f.shape.slow));
-  meta.set("gets_per_run", std::to_string(f.gets));
-  meta.set("docs", std::to_string(f.docs));
-  meta.set("client_pin", Describe(f.pin, place));
-  const std::pair<std::string, std::string> binaries[] = {{"fenec-server", f.server}, {"conns-holder", f.holder}};
-  for (const auto& [what, path] : binaries) {
-    if (path.empty() || !fs::exists(path)) {
-      h.results().skip("all", "all", fmt::format("{} not found (build it or pass --server/--holder)", what));
-      return h.finish();
-    }
-  }
-
-  const std::string log = h.data_dir() + "/children.log";
-  Child server;
-  // Deadlines past the run: the crowd must still be inside them when measured.
-  // Durable writes are not measured here; --sync keeps the prefill quick.
-  std::string line;
-  if (std::string err = server.Start({f.server, "--listen", "127.0.0.1:0", "--data", h.data_dir() + "/db",
-                                      "--idle-timeout", "900", "--header-timeout", "900", "--max-connections", "19500"},
-                                     log, "listening on", std::chrono::seconds(30), &line);
-      !err.empty()) {
-    h.results().skip("all", "all", err);
-    return h.finish();
-  }
-  const int port = std::stoi(line.substr(line.rfind(':', line.find(" (")) + 1));
-  if (std::string err = Prefill(port, f.docs); !err.empty()) {
-    h.results().skip("all", "all", "prefill: " + err);
-    server.Stop();
-    return h.finish();
-  }
-  fmt::print("fenec-server on port {}: {} documents; each repetition: {} gets unloaded, then with {} idle + {} "
-             "slow-drip connections held\n",
-             port, f.docs, f.gets, f.shape.idle, f.shape.slow);
-
-  const auto stop = [] { return fenec::base::StopRequested(); };
-  // Every client run pinned (pin.h): this thread and every server thread,
-  // unpinned after, so the holder's process starts unpinned. Unpinned, the
-  // ratio of two p50s measured where the scheduler woke the server: 1.23x
-  // [0.73, 2.07] over 5 quick runs, straddling the line of 2.
-  const auto gets = [&](int warmup) {
-    GetFigures g;
-    g.error = Place(f.pin, place, {server.pid()}, true);
-    if (g.error.empty()) g = MeasureGets(port, f.docs, warmup, f.gets, stop);
-    if (std::string back = Place(f.pin, place, {server.pid()}, false); g.error.empty()) g.error = std::move(back);
-    return g;
-  };
-  // One run thrown away first: right after the prefill, the first client's
-  // gets ran twice as slow as every later run's (the server's and the page
-  // cache's warm-up), which widened the paired interval for nothing.
-  if (GetFigures warm = gets(0); !warm.error.empty()) {
-    h.results().skip("all", "warm-up", warm.error);
-    server.Stop();
-    return h.finish();
-  }
-  const int crowd = f.shape.idle + f.shape.slow;
-  std::vector<Rep> reps;
-  bool broken = false;
-  Rep cur;
-  fenec::kit::run_interleaved(h.reps(), 2, [&](size_t arm, int rep) {
-    if (broken) return;
-    if (arm == 0) {
-      cur = Rep{};
-      GetFigures g = gets(200);
-      if (!g.error.empty()) {
-        h.results().skip("unloaded", fmt::format("rep={}", rep + 1), g.error);
-        broken = true;
-        return;
-      }
-      cur.unloaded_p50_us = g.p50_us;
-      cur.unloaded_p99_us = g.p99_us;
-      fmt::print("rep {} unloaded: p50 {:.1f} us, p99 {:.1f} us (gauge {})\n", rep + 1, g.p50_us, g.p99_us, g.gauge_after);
-      return;
-    }
-    cur.rss_before = static_cast<double>(server.rss_bytes());
-    const double closed_before = ClosedOrRefused(FetchMetrics(port));
-    Child holder;
-    std::string said;
-    const std::string err = holder.Start(
-        {f.holder, "--port", std::to_string(port), "--idle", std::to_string(f.shape.idle), "--slow",
-         std::to_string(f.shape.slow), "--drip-ms", std::to_string(f.drip_ms), "--max-seconds", "600"},
-        log, "holding", std::chrono::seconds(180), &said);
-    if (!err.empty()) {
-      h.results().skip("held", fmt::format("rep={}", rep + 1), err);
-      broken = true;
-      return;
-    }
-    cur.connect_s = std::stod(said.substr(said.rfind(" in ") + 4));
-    // Every held connection accepted (plus the asking one) before the client runs.
-    WaitForGauge(port, [&](double g) { return g >= crowd + 1; }, 60'000);
-    cur.rss_held = static_cast<double>(server.rss_bytes());
-    GetFigures g = gets(200);
-    const double closed_after = ClosedOrRefused(FetchMetrics(port));
-    const int holder_exit = holder.Stop(std::chrono::milliseconds(10'000));
-    if (!g.error.empty() || holder_exit != 0) {
-      h.results().skip("held", fmt::format("rep={}", rep + 1),
-                       g.error.empty() ? fmt::format("conns-holder exited {} (see {})", holder_exit, log) : g.error);
-      broken = true;
-      return;
-    }
-    cur.held_p50_us = g.p50_us;
-    cur.held_p99_us = g.p99_us;
-    cur.held_gauge_min = std::min(g.gauge_before, g.gauge_after);
-    cur.closed_or_refused = closed_after - closed_before;
-    fmt::print("rep {} held:     p50 {:.1f} us, p99 {:.1f} us (gauge {} .. {}; {} connections opened in {:.2f} s; "
-               "server RSS {:.1f} -> {:.1f} MiB)\n",
-               rep + 1, g.p50_us, g.p99_us, g.gauge_before, g.gauge_after, crowd, cur.connect_s,
-               cur.rss_before / 1048576, cur.rss_held / 1048576);
-    reps.push_back(cur);
-    // The next unloaded run must be unloaded: wait until the server has let every held connection go.
-    const double left = WaitForGauge(port, [](double v) { return v <= 1; }, 60'000);
-    if (left > 1) {
-      h.results().skip("unloaded", fmt::format("rep={}", rep + 2), fmt::format("{} connections still open", left));
-      broken = true;
-    }
-  });
-  const int exit_code = server.Stop();
-  if (exit_code != 0) fmt::print(stderr, "conns-bench: fenec-server exited {} (see {})\n", exit_code, log);
-  h.results().verdict(Judge(h, f.shape, reps));
-  const int rc = h.finish();
-  return rc != 0 ? rc : (broken || exit_code != 0 ? 1 : 0);
+  return fenec::scenarios::conns::run(h, f);
 }

@@ -11,223 +11,37 @@
 // A reconciliation whose invariant fails fails the run (and the bench's exit code).
 // The verdict (report.h): each arm's longest wait over its runs, with its 95%
 // interval, against the source's 50 ms line: locked above it, pinned below.
-#include <CLI/CLI.hpp>
-#include <httplib.h>
-
-#include <filesystem>
-#include <map>
-
-#include <fmt/format.h>
-
-#include "iobench/kit/console.h"
+// main.cc is the command line; the run is bench.h.
 #include "iobench/kit/harness.h"
-#include "engine/src/base/histogram.h"
-#include "scenarios/procs/server_process.h"
-#include "scenarios/recon/ledger.h"
+#include "scenarios/recon/bench.h"
 #include "scenarios/recon/report.h"
-#include "scenarios/recon/run.h"
-#include "engine/src/base/interrupt.h"
 
-namespace {
-
-namespace fs = std::filesystem;
-using fenec::kit::Harness;
-using namespace fenec::scenarios::recon;
-using fenec::scenarios::procs::DefaultServerBinary;
-using fenec::scenarios::procs::ServerProcess;
-
-struct Flags {
-  std::string server;
-  double seconds = 0;
-  // Transfers per client landed before the runs. The recon-locked arm's
-  // stall is the reconciliation's hold of the shared lock, which grows with
-  // the entries it aggregates; the source's ledger had passed 1.8 M. On this
-  // box 200 000 entries held transfers 65-88 ms, only the first, cold
-  // reconciliation of a run past 50 ms (the later ones ~45 ms, on the
-  // source's line); 800 000 (quick) hold them ~250 ms, every reconciliation
-  // past 50 ms, as in the source (187-512 ms, 36 past 50 ms every run), at
-  // no cost to the pinned arm (4-8 ms). Full: 1.2 M entries, whose
-  // reconciliation takes about half of each second here (1.6 M took
-  // 0.7-1.1 s, overrunning its second).
-  int prefill = -1;
-  // Paced, not closed-loop: four closed-loop clients saturate this box's two
-  // cores (~20 k transfers/s), and then every long computation - a pinned
-  // scan included - delays transfers by taking their CPU, so the run would
-  // measure the scheduler rather than the locks RC-1 is about. The source's
-  // clients ran beside a server with cores to spare; 1000/s each leaves
-  // these two cores that headroom. --rate 0 gives the closed loop.
-  int rate = 1000;
-  bool durable = false;
-  int sync_ms = 250;
-  std::vector<std::string> arms{kNoRecon, kPinned, kLocked};
-};
-
-std::vector<std::string> ServerArgs(const Flags& f, const std::string& data, bool locked) {
-  std::vector<std::string> a = {"--data", data, "--long-reads", locked ? "locked" : "pinned"};
-  if (f.durable) {
-    a.push_back("--durable");
-  } else {
-    a.push_back("--sync");
-    a.push_back(std::to_string(f.sync_ms));
-  }
-  return a;
-}
-
-std::string Metrics(int port) {
-  httplib::Client cli("127.0.0.1", port);
-  auto r = cli.Get("/metrics");
-  return r && r->status == 200 ? r->body : "";
-}
-
-// RQ-1's server-side figure: 2000 gets by id on one kept-alive connection,
-// the server's own handling time read back from its /metrics.
-void ProbeGets(Harness& h, int port, const LedgerShape& shape) {
-  httplib::Client cli("127.0.0.1", port);
-  cli.set_keep_alive(true);
-  cli.set_tcp_nodelay(true);
-  fenec::base::Histogram rt;
-  for (int i = 0; i < 2000; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    auto r = cli.Get(fmt::format("/docs/accounts/{}", 1 + i % shape.accounts()));
-    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
-    if (!r || r->status != 200) {
-      h.results().skip("fenec-server", "get-by-id", "a get by id failed");
-      return;
-    }
-    rt.Record(static_cast<uint64_t>(ns));
-  }
-  std::string m = Metrics(port);
-  const std::string labels = R"j(endpoint="docs_get",kind="get")j";
-  double p50 = PromValue(m, "fenec_request_handle_seconds{" + labels + ",quantile=\"0.5\"}");
-  double p99 = PromValue(m, "fenec_request_handle_seconds{" + labels + ",quantile=\"0.99\"}");
-  double w50 = PromValue(m, "fenec_request_write_seconds{" + labels + ",quantile=\"0.5\"}");
-  auto add = [&](const char* metric, double v) { h.results().add("RQ-1", "fenec-server", "get-by-id", metric, v, "us"); };
-  if (p50 >= 0) add("server_handle_p50_us", p50 * 1e6);
-  if (p99 >= 0) add("server_handle_p99_us", p99 * 1e6);
-  if (w50 >= 0) add("server_write_p50_us", w50 * 1e6);
-  add("roundtrip_p50_us", rt.Percentile(50) / 1e3);
-  add("roundtrip_p99_us", rt.Percentile(99) / 1e3);
-  fmt::print("get by id: the server's own work p50 {:.1f} us (p99 {:.1f}), its write {:.1f} us; round trip p50 {:.1f} us\n",
-             p50 * 1e6, p99 * 1e6, w50 * 1e6, rt.Percentile(50) / 1e3);
-}
-
-}  // namespace
+namespace fr = fenec::scenarios::recon;
 
 int main(int argc, char** argv) {
-  Harness h("recon", "RC-1: a ledger's reconciliation every second beside four HTTP clients sending transfers, "
+  fenec::kit::Harness h("recon", "RC-1: a ledger's reconciliation every second beside four HTTP clients sending transfers, "
                      "with the server's long reads pinned or held under the shared lock; every arm --reps times, "
                      "in turns. Verdict: the transfers' longest wait over the runs (95% interval) against the "
                      "source's 50 ms line, recon-locked above it and recon-pinned below it; p99.9 and p99 beside it.");
-  Flags f;
-  auto& app = h.app();
-  app.add_option("--server", f.server, "the fenec-server binary (default: the one in this build tree)");
-  app.add_option("--seconds", f.seconds, "length of a run (default 4 quick, 20 full)")->check(CLI::Range(1.0, 3600.0));
-  app.add_option("--prefill", f.prefill, "transfers per client landed before the runs, two entries each (default 100000 quick, 150000 full)")
-      ->check(CLI::Range(0, 10000000));
-  app.add_option("--rate", f.rate, "transfers a second per client; 0: closed loop (default 1000)")
-      ->check(CLI::Range(0, 1000000));
-  app.add_flag("--durable", f.durable, "server --durable (default: --sync MS)");
-  app.add_option("--sync-ms", f.sync_ms, "server --sync MS when not --durable (default 250)")->check(CLI::Range(1, 60000));
-  app.add_option("--arms", f.arms, "arms to run (default no-recon,recon-pinned,recon-locked)")
-      ->delimiter(',')
-      ->check(CLI::IsMember({kNoRecon, kPinned, kLocked}));
+  fr::Flags f;
+  const std::vector<std::string> arms = {fr::kNoRecon, fr::kPinned, fr::kLocked};
+  h.flag("--server", &f.server, "the fenec-server binary", "").default_text("the one in this build tree");
+  h.flag("--seconds", &f.seconds, "length of a run", 20, 4).range(1, 3600);
+  // The recon-locked arm's stall is the reconciliation's hold of the shared
+  // lock, which grows with the entries it aggregates (the source's ledger
+  // had passed 1.8 M). Quick: enough entries that every reconciliation, not
+  // just a run's cold first one, holds transfers past the 50 ms line, as in
+  // the source; full: more, while a reconciliation still fits in its second.
+  h.flag("--prefill", &f.prefill, "transfers per client landed before the runs, two entries each", 150000, 100000)
+      .range(0, 10000000);
+  // Paced, not closed-loop: closed-loop clients saturate a two-core box, and
+  // then every long computation (a pinned scan too) delays transfers by
+  // taking their CPU, so the run would measure the scheduler rather than
+  // the locks RC-1 is about. The source's clients had cores to spare.
+  h.flag("--rate", &f.rate, "transfers a second per client; 0: closed loop", 1000).range(0, 1000000);
+  h.flag("--durable", &f.durable, "server --durable (else --sync MS)");
+  h.flag("--sync-ms", &f.sync_ms, "server --sync MS when not --durable", 250).range(1, 60000);
+  h.flag("--arms", &f.arms, "arms to run", arms).one_of(arms);
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
-  if (f.seconds == 0) f.seconds = h.quick() ? 4 : 20;
-  const int runs = h.reps();
-  if (f.prefill < 0) f.prefill = h.quick() ? 100000 : 150000;
-  if (f.server.empty()) f.server = DefaultServerBinary();
-  auto& meta = h.results().meta();
-  meta.set("run_seconds", fmt::format("{}", f.seconds));
-  meta.set("prefill_transfers_per_client", std::to_string(f.prefill));
-  meta.set("rate_per_client", std::to_string(f.rate));
-  meta.set("server_durability", f.durable ? "durable" : fmt::format("sync {} ms", f.sync_ms));
-
-  if (f.server.empty() || !fs::exists(f.server)) {
-    for (const auto& arm : f.arms) h.results().skip(arm, "all", "fenec-server not found (build engine/server or pass --server)");
-    return h.finish();
-  }
-  const LedgerShape shape;
-  const std::string tmpl = h.data_dir() + "/template";
-  const std::string log = h.data_dir() + "/server.log";
-  std::vector<std::vector<Transfer>> logs;
-  {
-    ServerProcess server;
-    if (std::string err = server.Start(f.server, ServerArgs(f, tmpl, false), log); !err.empty()) {
-      for (const auto& arm : f.arms) h.results().skip(arm, "all", err);
-      return h.finish();
-    }
-    if (std::string err = Prefill(server.port(), shape, f.prefill, h.seed(), [] { return fenec::base::StopRequested(); }, &logs);
-        !err.empty()) {
-      fmt::print(stderr, "recon-bench: {}\n", err);
-      for (const auto& arm : f.arms) h.results().skip(arm, "all", err);
-      server.Stop();
-      return h.finish();
-    }
-    if (int code = server.Stop(); code != 0) fmt::print(stderr, "recon-bench: prefill server exited {}\n", code);
-  }
-  fmt::print("prefilled {} transfers ({} entries) over {} accounts\n", f.prefill * shape.clients,
-             2ull * f.prefill * shape.clients, shape.accounts());
-
-  std::map<std::string, std::vector<RunFigures>> figures;
-  std::map<std::string, RunResult> first_runs;
-  bool broken = false;
-  fenec::kit::Progress progress("recon runs", static_cast<uint64_t>(runs) * f.arms.size());
-  uint64_t done = 0;
-  for (int run = 1; run <= runs && !fenec::base::StopRequested(); ++run) {
-    for (const auto& arm : f.arms) {
-      if (fenec::base::StopRequested()) break;
-      const std::string data = fmt::format("{}/run-{}-{}", h.data_dir(), run, arm);
-      std::error_code ec;
-      fs::copy(tmpl, data, fs::copy_options::recursive, ec);
-      if (ec) {
-        h.results().skip(arm, fmt::format("run={}", run), "copy of the prefilled folder: " + ec.message());
-        continue;
-      }
-      std::vector<std::unique_ptr<Books>> books;
-      for (int c = 0; c < shape.clients; ++c) {
-        books.push_back(std::make_unique<Books>());
-        for (const auto& t : logs[c]) books.back()->Append(t);
-      }
-      ServerProcess server;
-      if (std::string err = server.Start(f.server, ServerArgs(f, data, arm == kLocked), log); !err.empty()) {
-        h.results().skip(arm, fmt::format("run={}", run), err);
-        continue;
-      }
-      RunConfig cfg;
-      cfg.reconcile = arm != kNoRecon;
-      cfg.seconds = f.seconds;
-      cfg.rate_per_client = f.rate;
-      cfg.seed = h.seed() + static_cast<uint64_t>(run) * 7919;
-      cfg.stop = [] { return fenec::base::StopRequested(); };
-      RunResult r = RunLedger(server.port(), shape, books, cfg);
-      // Once the clients have stopped, one more check over everything they landed, in every arm.
-      if (std::string err = ReconcileOnce(server.port(), shape, books); !err.empty()) {
-        ++r.violations;
-        if (r.first_violation.empty()) r.first_violation = "final check: " + err;
-      }
-      if (arm == kNoRecon && run == runs) ProbeGets(h, server.port(), shape);
-      const std::string metrics = Metrics(server.port());
-      const int exit_code = server.Stop();
-      fs::remove_all(data, ec);
-      RunFigures fig = AddRunRows(h.results(), arm, run, r, metrics, exit_code);
-      if (!fig.valid) {
-        broken = true;
-        fmt::print(stderr, "recon-bench: {} run {} INVALID: {} {} (server exit {})\n", arm, run, r.first_violation,
-                   r.first_error, exit_code);
-      }
-      fmt::print("{:>13} run {}: longest wait {:7.1f} ms, {:4} past 50 ms, p99.9 {:6.2f} ms, p99 {:6.2f} ms, "
-                 "{:6.0f} transfers/s, {} reconciliations (longest {:.0f} ms)\n",
-                 arm, run, fig.wait_max_ms, fig.over_50ms, fig.p999_ms, fig.p99_ms, fig.per_s, fig.reconciliations,
-                 fig.recon_max_ms);
-      figures[arm].push_back(fig);
-      if (run == 1) first_runs[arm] = std::move(r);
-      progress.update(++done, fmt::format("{} run {}", arm, run));
-    }
-  }
-  progress.finish();
-  std::string plot = WritePlots(h, first_runs, figures);
-  AddSummaryRows(h.results(), figures);
-  h.results().verdict(MakeVerdict(figures, plot));
-  int rc = h.finish();
-  return rc != 0 ? rc : (broken ? 1 : 0);
+  return fr::run_bench(h, f);
 }

@@ -1,4 +1,4 @@
-// soak-bench: issue 13's soak. Does fenec-server keep every acknowledged
+// soak-bench: does fenec-server keep every acknowledged
 // write, and answer every malformed request with a 4xx, while valid clients,
 // malformed requests, idle and slow connections and kill -9 all come at once?
 //
@@ -11,8 +11,6 @@
 //
 // A robustness run, not a measurement: it is not part of `make bench`
 // (scripts/bench-all.sh), whose time is spent on the quick scenarios.
-#include <CLI/CLI.hpp>
-
 #include <cmath>
 #include <filesystem>
 
@@ -26,36 +24,29 @@
 
 int main(int argc, char** argv) {
   using namespace fenec::scenarios::soak;
-  fenec::kit::Harness h("soak", "issue 13's soak: valid clients, malformed requests, idle and slow-drip connections "
+  fenec::kit::Harness h("soak", "Valid clients, malformed requests, idle and slow-drip connections "
                                 "and kill -9 / restart cycles against one fenec-server --durable; every acknowledged "
                                 "write verified after each restart.");
   SoakConfig c;
   double seconds = 0, unloaded = 0;
   int cycles = 0;
-  auto& app = h.app();
-  app.add_option("--server", c.server_bin, "the fenec-server binary (default: the one in this build tree)");
-  app.add_option("--holder", c.holder_bin, "the conns-holder binary (default: the one in this build tree)");
-  app.add_option("--seconds", seconds, "the whole soak's length (default 30 quick, 600 full)")
-      ->check(CLI::Range(2.0, 86400.0));
-  app.add_option("--cycles", cycles, "kill -9 / restart cycles (default: one per 10 s quick, per 45 s full)")
-      ->check(CLI::Range(1, 10000));
-  app.add_option("--unloaded-seconds", unloaded, "client 0 alone at the start of each cycle (default 2 quick, 5 full)")
-      ->check(CLI::Range(0.2, 3600.0));
-  app.add_option("--clients", c.clients, "valid clients (default 4)")->check(CLI::Range(1, 256));
-  app.add_option("--rate", c.rate, "requests a second per valid client, at most (default 200)")
-      ->check(CLI::Range(1.0, 1e6));
-  app.add_option("--malformed-rate", c.malformed_rate, "malformed requests a second (default 40)")
-      ->check(CLI::Range(0.1, 1e5));
-  app.add_option("--idle", c.idle, "idle connections conns-holder holds each wave (default 200)")
-      ->check(CLI::Range(0, 15000));
-  app.add_option("--slow", c.slow, "slow-drip connections conns-holder holds each wave (default 20)")
-      ->check(CLI::Range(0, 15000));
-  app.add_option("--slow-body", c.slow_body, "connections sending half a body each wave (default 5)")
-      ->check(CLI::Range(0, 1000));
+  h.flag("--server", &c.server_bin, "the fenec-server binary", "").default_text("the one in this build tree");
+  h.flag("--holder", &c.holder_bin, "the conns-holder binary", "").default_text("the one in this build tree");
+  h.flag("--seconds", &seconds, "the whole soak's length", 600, 30).range(2, 86400);
+  h.flag("--cycles", &cycles, "kill -9 / restart cycles", 0)
+      .default_text("one per 45 s; quick one per 10 s")
+      .range(1, 10000);
+  h.flag("--unloaded-seconds", &unloaded, "client 0 alone at the start of each cycle", 5, 2).range(0.2, 3600);
+  h.flag("--clients", &c.clients, "valid clients", c.clients).range(1, 256);
+  h.flag("--rate", &c.rate, "requests a second per valid client, at most", c.rate).range(1, 1e6);
+  h.flag("--malformed-rate", &c.malformed_rate, "malformed requests a second", c.malformed_rate).range(0.1, 1e5);
+  h.flag("--idle", &c.idle, "idle connections conns-holder holds each wave", c.idle).range(0, 15000);
+  h.flag("--slow", &c.slow, "slow-drip connections conns-holder holds each wave", c.slow).range(0, 15000);
+  h.flag("--slow-body", &c.slow_body, "connections sending half a body each wave", c.slow_body).range(0, 1000);
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
-  c.seconds = seconds > 0 ? seconds : (h.quick() ? 30 : 600);
+  c.seconds = seconds;
   c.cycles = cycles > 0 ? cycles : std::max(1, static_cast<int>(std::lround(c.seconds / (h.quick() ? 10.0 : 45.0))));
-  c.unloaded_s = unloaded > 0 ? unloaded : (h.quick() ? 2 : 5);
+  c.unloaded_s = unloaded;
   c.unloaded_s = std::min(c.unloaded_s, c.seconds / c.cycles / 2);
   c.seed = h.seed();
   if (c.server_bin.empty()) c.server_bin = fenec::scenarios::procs::BuildTreeBinary("engine/server/fenec-server");
@@ -87,6 +78,6 @@ int main(int argc, char** argv) {
   const SoakReport r = RunSoak(c, [] { return fenec::base::StopRequested(); });
   fmt::print("{}", Summary(r));
   h.results().verdict(Judge(h, c, r));
-  const int rc = h.finish();
-  return rc != 0 ? rc : (r.failed() ? 1 : 0);
+  if (r.failed()) h.fail("the soak FAILED (see the summary above)");
+  return h.finish();
 }

@@ -1,0 +1,314 @@
+#include "scenarios/requests/run.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "engine/src/base/interrupt.h"
+#include "iobench/kit/console.h"
+#include "scenarios/pg/pg_cluster.h"
+#include "scenarios/procs/metrics.h"
+#include "scenarios/procs/server_process.h"
+#include "scenarios/requests/cell.h"
+#include "scenarios/requests/check.h"
+#include "scenarios/requests/report.h"
+#include "scenarios/requests/wrk.h"
+
+namespace fenec::scenarios::requests {
+namespace {
+
+namespace fs = std::filesystem;
+using procs::Placement;
+using procs::PromValue;
+using Pool = std::vector<std::unique_ptr<Conn>>;
+
+bool Stop() { return base::StopRequested(); }
+
+const auto kStart = std::chrono::steady_clock::now();
+// Seconds since the bench started, for the progress lines.
+double Elapsed() { return std::chrono::duration<double>(std::chrono::steady_clock::now() - kStart).count(); }
+
+// The /metrics series fenec-server files a request kind's handling under.
+std::string Series(Kind k) {
+  switch (k) {
+    case Kind::kEmpty:
+      return R"(endpoint="health",kind="")";
+    case Kind::kGetById:
+      return R"(endpoint="query",kind="get")";
+    case Kind::kPut:
+      return R"(endpoint="query",kind="put")";
+    default:
+      return R"(endpoint="query",kind="find")";  // a filter and a near are both FIND
+  }
+}
+
+double Prom(const std::string& m, const std::string& name, const std::string& labels) {
+  return PromValue(m, name + "{" + labels + "}");
+}
+
+class Bench {
+ public:
+  Bench(kit::Harness& h, const Flags& f, const Dataset& d) : h_(h), f_(f), d_(d) {}
+
+  // One cell of one arm, its rows added; false if a request failed (then the run is broken).
+  bool Cell(const std::string& arm, Pool& pool, Kind k, int clients, bool durable, int rep, int fenec_port) {
+    CellConfig cfg;
+    cfg.kind = k;
+    cfg.clients = clients;
+    cfg.seconds = f_.seconds;
+    cfg.min_per_client = h_.quick() ? 1 : 3;
+    cfg.warmup_per_client = k == Kind::kNear ? 2 : 20;
+    // The same draws for both systems in a repetition: the same ids, bounds, vectors and rows.
+    cfg.seed = h_.seed() + static_cast<uint64_t>(rep) * 1000003 + static_cast<uint64_t>(k) * 7919 +
+               static_cast<uint64_t>(clients) * 104729 + (durable ? 17 : 0);
+    cfg.stop = Stop;
+    const std::string before = fenec_port > 0 ? procs::FetchMetrics(fenec_port) : "";
+    CellResult r = RunCell(pool, cfg);
+    const std::string case_ = CaseName(k, clients, durable);
+    if (!r.error.empty() || r.requests == 0) {
+      if (!Stop()) {
+        const std::string why = r.error.empty() ? "no request answered" : r.error;
+        h_.results().skip(arm, fmt::format("{};rep={}", case_, rep), why);
+        h_.fail(fmt::format("{} {}: {}", arm, case_, why));
+      }
+      return false;
+    }
+    Figures fig;
+    fig.p50_us = static_cast<double>(r.ns.Percentile(50)) / 1e3;
+    fig.p99_us = static_cast<double>(r.ns.Percentile(99)) / 1e3;
+    fig.per_s = r.per_s();
+    fig.cpu_us_per_request = r.client_cpu_s * 1e6 / static_cast<double>(r.requests);
+    fig.cpu_cores = r.wall_s > 0 ? r.client_cpu_s / r.wall_s : 0;
+    if (fenec_port > 0) {
+      // The summary is over the server's life: this cell's share is the
+      // difference of its sum and count (its warm-up included), a mean; its
+      // p50 only where the series held next to nothing before this cell (the
+      // load check's few requests: at most 5% of the cell's).
+      const std::string after = procs::FetchMetrics(fenec_port), name = "fenec_request_handle_seconds";
+      const double n0 = std::max(0.0, Prom(before, name + "_count", Series(k)));
+      const double s0 = std::max(0.0, Prom(before, name + "_sum", Series(k)));
+      const double n1 = Prom(after, name + "_count", Series(k)), s1 = Prom(after, name + "_sum", Series(k));
+      if (n1 > n0) fig.handle_mean_us = (s1 - s0) / (n1 - n0) * 1e6;
+      if (n1 > n0 && n0 <= 0.05 * (n1 - n0))
+        fig.handle_p50_us = Prom(after, name, Series(k) + ",quantile=\"0.5\"") * 1e6;
+    }
+    AddRep(h_.results(), cells_, arm, case_, rep, fig);
+    fmt::print(
+        "rep {} {:>9} {:>2} client(s){} {:>14}: p50 {:>9} p99 {:>9} {:>8} req/s{}; client CPU {:.1f} us a request\n",
+        rep, KindName(k), clients, durable ? " durable" : "", arm, kit::format_us(fig.p50_us),
+        kit::format_us(fig.p99_us), kit::format_count(fig.per_s),
+        fig.handle_mean_us >= 0 ? fmt::format(", server handling {}", kit::format_us(fig.handle_mean_us)) : "",
+        fig.cpu_us_per_request);
+    std::fflush(stdout);
+    return true;
+  }
+
+  bool Wrk(const std::string& wrk, int port, int clients, int rep) {
+    WrkResult w = RunWrk(wrk, port, DrawId(d_, static_cast<uint64_t>(rep)), clients, std::min(clients, 2),
+                         f_.wrk_seconds, h_.data_dir());
+    const std::string case_ = CaseName(Kind::kGetById, clients, false);
+    if (!w.error.empty()) {
+      h_.results().skip(kWrk, fmt::format("{};rep={}", case_, rep), w.error);
+      if (!Stop()) h_.fail("wrk: " + w.error);
+      return false;
+    }
+    Figures fig;
+    fig.p50_us = w.p50_us;
+    fig.p99_us = w.p99_us;
+    fig.per_s = w.per_s;
+    AddRep(h_.results(), cells_, kWrk, case_, rep, fig);
+    fmt::print("rep {} get-by-id {:>2} client(s) {:>14}: p50 {:>9} p99 {:>9} {:>8} req/s (wrk -t{} -c{})\n", rep,
+               clients, kWrk, kit::format_us(w.p50_us), kit::format_us(w.p99_us), kit::format_count(w.per_s),
+               std::min(clients, 2), clients);
+    std::fflush(stdout);
+    return true;
+  }
+
+  const Cells& cells() const { return cells_; }
+
+ private:
+  kit::Harness& h_;
+  const Flags& f_;
+  const Dataset& d_;
+  Cells cells_;
+};
+
+std::string OpenPool(int n, const std::function<std::string(std::unique_ptr<Conn>*)>& open, Pool* pool) {
+  pool->clear();
+  for (int i = 0; i < n; ++i) {
+    pool->emplace_back();
+    if (std::string err = open(&pool->back()); !err.empty()) return err;
+  }
+  return "";
+}
+
+// --idle-timeout past the run: the pool's connections sit idle while
+// PostgreSQL's cells run (an exact near with eight clients takes seconds),
+// and the default 60 s closed them under a full run.
+std::vector<std::string> ServerArgs(const std::string& data, bool durable, int sync_ms) {
+  std::vector<std::string> a = {"--data", data, "--idle-timeout", "86400"};
+  if (durable) {
+    a.push_back("--durable");
+  } else {
+    a.insert(a.end(), {"--sync", std::to_string(sync_ms)});
+  }
+  return a;
+}
+
+}  // namespace
+
+int run(kit::Harness& h, Flags& f) {
+  Placement place;
+  if (std::string err = procs::PlacementOf(f.pin, &place); !err.empty()) {
+    fmt::print(stderr, "requests-bench: {}\n", err);
+    return 2;
+  }
+  // A line at a time even into a pipe: progress (and the postmaster's pid, which tests read) shows as it happens.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  if (f.server.empty()) f.server = procs::DefaultServerBinary();
+  auto& meta = h.results().meta();
+  meta.set("rows", std::to_string(f.rows));
+  meta.set("clients", std::to_string(f.clients));
+  meta.set("cell_seconds", fmt::format("{}", f.seconds));
+  meta.set("one_client_pin", procs::Describe(f.pin, place));
+  meta.set("pairs", fmt::format("fenec-server --sync {} vs synchronous_commit off; --durable vs on (puts)", f.sync_ms));
+  meta.set("postgres_near", "exact scan in SQL (postgres-exact); pgvector is not packaged for Debian 12");
+  h.results().skip("pgvector", "request=near",
+                   "pgvector is not packaged for Debian 12; PostgreSQL's near is the "
+                   "exact scan written in SQL (arm postgres-exact)");
+  if (f.server.empty() || !fs::exists(f.server)) {
+    h.results().skip("all", "all", "fenec-server not found (build engine/server or pass --server)");
+    return h.finish();
+  }
+
+  const Dataset d = MakeDataset(f.rows, h.seed());
+  pg::PgCluster pg;
+  fmt::print("postgres: starting a scratch cluster...\n");
+  std::fflush(stdout);
+  std::string pg_skip = pg.Start(h.data_dir() + "/pg");
+  if (pg_skip.empty()) {
+    std::ifstream pidfile(h.data_dir() + "/pg/postmaster.pid");
+    std::string pid;
+    std::getline(pidfile, pid);
+    fmt::print("postgres: up, pid {}, port {} ({:.1f} s): {}\n", pid, pg.port(), Elapsed(), pg.Version());
+    meta.set("postgres_version", pg.Version());
+    std::fflush(stdout);
+  } else {
+    fmt::print(stderr, "requests-bench: PostgreSQL's arms skipped: {}\n", pg_skip);
+    for (const char* arm : {kPostgres, kPostgresExact}) h.results().skip(arm, "all", pg_skip);
+  }
+  bool broken = false;
+  auto fail = [&](const std::string& why) {
+    h.results().skip("all", "all", why);
+    h.fail(why);
+    broken = true;
+  };
+  const std::string log = h.data_dir() + "/server.log", data = h.data_dir() + "/fenec";
+  auto server = std::make_unique<procs::ServerProcess>();
+  if (std::string err = server->Start(f.server, ServerArgs(data, false, f.sync_ms), log); !err.empty()) {
+    fail(err);
+    // PostgreSQL is stopped before finish() removes the scratch folder that holds its cluster.
+    if (std::string e = pg.Stop(); !e.empty()) fmt::print(stderr, "requests-bench: stopping postgres: {}\n", e);
+    return h.finish();
+  }
+  if (pg_skip.empty()) {
+    fmt::print("loading {} rows into postgres (COPY)...\n", f.rows);
+    std::fflush(stdout);
+    if (std::string err = LoadPg(pg.conninfo(), d); !err.empty()) fail("loading postgres: " + err);
+  }
+  if (!broken) {
+    fmt::print("loading {} rows into fenec-server (POST /docs, 1 000 a request, @hnsw linked)...\n", f.rows);
+    std::fflush(stdout);
+    if (std::string err = LoadFenec(server->port(), d); !err.empty()) fail("loading fenec-server: " + err);
+  }
+  if (!broken) {
+    if (std::string err = CheckLoaded(server->port(), pg_skip.empty() ? pg.conninfo() : "", d, 20); !err.empty()) {
+      fail(err);
+    } else {
+      fmt::print("both hold {} rows; by id and filter answered alike ({:.1f} s)\n", f.rows, Elapsed());
+    }
+  }
+  const std::string wrk = f.wrk_seconds > 0 ? FindWrk() : "";
+  const std::string wrk_skip = f.wrk_seconds == 0 ? "--wrk-seconds 0"
+                               : wrk.empty()      ? "wrk is not installed here (scripts/setup.sh installs it)"
+                                                  : "";
+  if (!wrk_skip.empty()) h.results().skip(kWrk, "request=get-by-id", wrk_skip);
+
+  Bench bench(h, f, d);
+  Pool fenec_pool, pg_pool;
+  auto open_pools = [&](bool durable) {
+    const int port = server->port();
+    std::string err = OpenPool(
+        f.clients, [&](std::unique_ptr<Conn>* c) { return ConnectFenec(port, d, c); }, &fenec_pool);
+    if (err.empty() && pg_skip.empty()) {
+      err = OpenPool(
+          f.clients, [&](std::unique_ptr<Conn>* c) { return ConnectPg(pg.conninfo(), d, durable, c); }, &pg_pool);
+    }
+    if (!err.empty()) fail(err);
+  };
+  if (!broken) open_pools(false);
+  // Every cell of a repetition, both systems in turn; the default pair first.
+  // The one-client cells run pinned (pin.h): this thread (the client loop's
+  // threads and wrk start from it), every fenec-server thread and the
+  // PostgreSQL backend of the first connection; unpinned after.
+  auto place_one_client = [&](bool pinned) {
+    if (broken) return;
+    std::vector<pid_t> servers = {server->pid()};
+    if (pg_skip.empty() && !pg_pool.empty()) servers.push_back(pg_pool[0]->ServerPid());
+    if (std::string err = procs::Place(f.pin, place, servers, pinned); !err.empty()) {
+      fail("pinning the one-client cells (--pin none runs them unpinned): " + err);
+    }
+  };
+  auto rep_cells = [&](int rep, bool durable) {
+    for (int clients : {1, f.clients}) {
+      place_one_client(clients == 1);
+      for (Kind k : kKinds) {
+        if (broken || Stop() || (durable && k != Kind::kPut)) continue;
+        broken = !bench.Cell(kFenec, fenec_pool, k, clients, durable, rep, server->port());
+        if (!broken && pg_skip.empty()) broken = !bench.Cell(PgArm(k), pg_pool, k, clients, durable, rep, 0);
+        if (!broken && !durable && k == Kind::kGetById && wrk_skip.empty()) {
+          broken = !bench.Wrk(wrk, server->port(), clients, rep);
+        }
+      }
+    }
+  };
+  for (int rep = 1; rep <= h.reps() && !broken && !Stop(); ++rep) rep_cells(rep, false);
+  if (!broken && !Stop()) {
+    fmt::print("durable pair: fenec-server --durable, postgres synchronous_commit on (puts) ({:.1f} s)\n", Elapsed());
+    fenec_pool.clear();
+    if (const int code = server->Stop(); code != 0) fail(fmt::format("fenec-server exited {} (see {})", code, log));
+    server = std::make_unique<procs::ServerProcess>();
+    if (!broken) {
+      if (std::string err = server->Start(f.server, ServerArgs(data, true, f.sync_ms), log); !err.empty()) fail(err);
+    }
+    if (!broken) open_pools(true);
+    for (int rep = 1; rep <= h.reps() && !broken && !Stop(); ++rep) rep_cells(rep, true);
+  }
+  fenec_pool.clear();
+  pg_pool.clear();
+  if (const int code = server->Stop(); code != 0 && !Stop())
+    fail(fmt::format("fenec-server exited {} (see {})", code, log));
+  // Before finish(), which removes the scratch folder holding the cluster: a
+  // postmaster whose folder is gone cannot be stopped by pg_ctl any more.
+  if (std::string err = pg.Stop(); !err.empty()) fmt::print(stderr, "requests-bench: stopping postgres: {}\n", err);
+
+  AddSummary(h.results(), bench.cells(), f.clients);
+  const std::string plot = WritePlot(h, bench.cells(), f.clients);
+  // The wrk check asks for 15%; quick's few one-second wrk runs give
+  // intervals about twice that wide, so in quick mode it is shown, not
+  // judged: a verdict that chance would flip between runs.
+  const std::string wrk_unjudged = h.quick() && h.reps() < 5
+                                       ? fmt::format(
+                                             "{} wrk runs of {} s cannot resolve a 15% difference; the full run "
+                                             "(`make requests-bench`) judges it",
+                                             h.reps(), f.wrk_seconds)
+                                       : "";
+  for (auto& v : MakeVerdicts(bench.cells(), f.clients, plot, pg_skip, wrk_skip, wrk_unjudged))
+    h.results().verdict(std::move(v));
+  return h.finish();
+}
+
+}  // namespace fenec::scenarios::requests
