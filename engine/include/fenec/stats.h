@@ -35,6 +35,7 @@
   X(commits_already_durable, kCount, kCounter, "CC-1", "Commits whose LSN an earlier fsync had covered.")         \
   X(commits_covered_while_waiting, kCount, kCounter, "CC-1", "Commits another leader's fsync covered.")           \
   X(group_leads, kCount, kCounter, "CC-1", "Group-commit fsync rounds led (each one journal write + fsync).")     \
+  X(journal_write_commits_max, kCount, kMaximum, "CC-1", "The most commits one journal write carried.")          \
   X(fsyncs, kCount, kCounter, "", "fdatasync calls: journal_fsyncs + data_fsyncs + branch_journal_fsyncs.")       \
   X(journal_fsyncs, kCount, kCounter, "", "fdatasync calls on the root's journal.")                               \
   X(data_fsyncs, kCount, kCounter, "", "fdatasync calls on the data file (checkpoints).")                         \

@@ -150,6 +150,7 @@ Status GroupCommit::RunIo(bool sync, bool periodic) {
       if (s.ok()) s = LinkBranches(firsts);
     }
     if (s.ok()) s = writer_->WriteV(parts, first);
+    if (s.ok()) counters_.Max(Stat::journal_write_commits_max, last - first + 1);
   }
   if (s.ok() && need_sync) s = writer_->Sync();
   WriterCounters after = writer_->counters();

@@ -95,6 +95,7 @@ TEST(GroupCommit, SingleCommitterOneFsyncEach) {
     EXPECT_EQ(state, CommitterState::kDurable);
   }
   EXPECT_EQ(rig->gc.counters().journal_fsyncs, 10u);
+  EXPECT_EQ(rig->gc.counters().journal_write_commits_max, 1u);
 }
 
 TEST(GroupCommit, NaiveArmFsyncsEveryCommitUnderTheLock) {
@@ -153,6 +154,7 @@ TEST(GroupCommit, BufferedWritesEachMegabyteWithoutFsync) {
   Stats c = rig->gc.counters();
   EXPECT_EQ(c.journal_writes, 2u);
   EXPECT_EQ(c.journal_fsyncs, 0u);
+  EXPECT_GT(c.journal_write_commits_max, 200u) << "a megabyte of 4 KB records is one write";
 }
 
 TEST(GroupCommit, PeriodicSyncMakesBufferedWritesDurable) {
