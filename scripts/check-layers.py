@@ -15,7 +15,8 @@ Layers, bottom first (README.md, "Layers"):
   iobench/src            the iobench tool
   findings               the findings catalogue's declarations; on iobench/kit's verdicts
   scenarios/pg           the scratch PostgreSQL cluster the benches start; the base only
-  scenarios/procs        the child processes the benches start (fenec-server, conns-holder); the base only
+  scenarios/procs        the child processes the benches start (fenec-server, conns-holder); the base, and
+                         the public API and the kit for the engine's counters as result rows
   scenarios/<name>       the benches: anything below, findings, scenarios/pg, and their own folder
   fuzz                   the fuzz targets: anything
 
@@ -51,7 +52,7 @@ RULES += [
     # is there for every scenario that starts one, scenarios/procs/ (the
     # child processes: fenec-server, conns-holder) for those that start those.
     ('scenarios/pg/', BASE),
-    ('scenarios/procs/', BASE),
+    ('scenarios/procs/', BASE + PUBLIC + ['iobench/kit/']),
     ('scenarios/', BASE + PUBLIC + ['engine/', 'iobench/', 'findings/', 'scenarios/pg/', 'scenarios/procs/']),
     # The fuzz targets feed every input path, so they reach into every layer.
     ('fuzz/', BASE + PUBLIC + ['engine/', 'iobench/', 'findings/', 'scenarios/']),

@@ -207,57 +207,15 @@ std::string FenecServer::MetricsText() const {
   return out;
 }
 
+// Every counter fenec/stats.h declares, named and typed by its declaration.
 void FenecServer::AppendEngineMetrics(std::string& out) const {
-  Stats s = db_->GetStats();
-  auto c = [&](const char* name, const char* help, uint64_t v) { AppendCounter(out, name, help, static_cast<double>(v)); };
-  auto g = [&](const char* name, const char* help, double v) { AppendGauge(out, name, help, v); };
-  c("fenec_commits_total", "Acknowledged write commits (puts, batches, deletes).", s.commits);
-  c("fenec_commits_already_durable_total", "Commits an earlier fsync had already covered (CC-1).", s.commits_already_durable);
-  c("fenec_group_leads_total", "Group-commit fsync rounds led.", s.group_leads);
-  c("fenec_fsyncs_total", "fdatasync calls (journal and data file).", s.fsyncs);
-  c("fenec_journal_fsyncs_total", "Journal fdatasync calls.", s.journal_fsyncs);
-  c("fenec_data_fsyncs_total", "Data file fdatasync calls.", s.data_fsyncs);
-  c("fenec_journal_writes_total", "Write syscalls to journal files.", s.journal_writes);
-  c("fenec_bytes_written_total", "Journal and data bytes written.", s.bytes_written);
-  c("fenec_write_lock_acquisitions_total", "Exclusive lock acquisitions.", s.write_lock_acquisitions);
-  g("fenec_write_lock_wait_seconds_total", "Total time writers waited for the exclusive lock.", s.write_lock_wait_ns / 1e9);
-  g("fenec_write_lock_wait_max_seconds", "Longest wait for the exclusive lock.", s.write_lock_wait_max_ns / 1e9);
-  g("fenec_write_lock_hold_seconds_total", "Total time the exclusive lock was held.", s.write_lock_hold_ns / 1e9);
-  g("fenec_write_lock_hold_max_seconds", "Longest hold of the exclusive lock.", s.write_lock_hold_max_ns / 1e9);
-  c("fenec_pins_total", "Long reads pinned (CC-5).", s.pins);
-  g("fenec_pin_max_seconds", "Longest pin (time under the shared lock).", s.pin_max_ns / 1e9);
-  c("fenec_periodic_syncs_total", "Background journal fsync rounds that synced something.", s.periodic_syncs);
-  c("fenec_checkpoints_total", "Checkpoints.", s.checkpoints);
-  g("fenec_branches", "Index branch storages open (JR-1).", static_cast<double>(s.branches));
-  g("fenec_journals_shared", "1 if the branches' records ride in the root's journal (JR-1).", s.journals_shared ? 1 : 0);
-  c("fenec_journal_links_total", "Journal files hard-linked into branches' Journals/.", s.journal_links);
-  c("fenec_branch_journal_fsyncs_total", "fdatasync calls on branches' own journals (separate journals).",
-    s.branch_journal_fsyncs);
-  c("fenec_merger_batches_total", "Batches the transaction merger executed (JR-2).", s.merger_batches);
-  c("fenec_merger_async_completions_total", "Merger batches completed while the next one ran.",
-    s.merger_async_completions);
-  c("fenec_ring_flushes_total", "Data-file buffers written through the global io_uring.", s.ring_flushes);
-  g("fenec_vector_indexes", "@hnsw vector indexes open.", static_cast<double>(s.vector_indexes));
-  g("fenec_vector_documents", "Documents the @hnsw graphs hold.", static_cast<double>(s.vector_owners));
-  g("fenec_vector_pending", "Vectors landed, not yet linked (a NEAR scans them exactly).",
-    static_cast<double>(s.vector_pending));
-  c("fenec_vector_queue_waits_total", "Writers that waited for room in a full @hnsw queue.", s.vector_queue_waits);
-  c("fenec_vector_linked_total", "Vectors linked into @hnsw graphs.", s.vector_linked);
-  c("fenec_vector_searches_total", "@hnsw graph searches.", s.vector_searches);
-  g("fenec_vector_distances_per_search", "Distances an @hnsw search computed, on average.",
-    s.vector_distances_per_search());
-  c("fenec_vector_rounds_total", "Gathered distance rounds of batch linking (VS-1).", s.vector_rounds);
-  g("fenec_vector_distances_per_round", "Distances a gathered round computed, on average (VS-1).",
-    s.vector_distances_per_round());
-  c("fenec_vector_table_growths_total", "Growths of the held-vector tables (GR-3).", s.vector_table_growths);
-  c("fenec_vector_reads_after_load_total", "Vectors read to build the held-vector tables after open (GR-4).",
-    s.vector_reads_after_load);
-  g("fenec_vector_bytes", "Bytes of full vectors in the @hnsw indexes.", static_cast<double>(s.vector_bytes_full));
-  g("fenec_vector_binary_bytes", "Bytes of one-bit codes (VS-2).", static_cast<double>(s.vector_bytes_binary));
-  g("fenec_vector_graph_bytes", "Bytes of @hnsw neighbour lists.", static_cast<double>(s.vector_bytes_graph));
-  g("fenec_durable_lsn", "Highest LSN known durable.", static_cast<double>(s.durable_lsn));
-  g("fenec_last_lsn", "Highest LSN landed.", static_cast<double>(s.last_lsn));
-  g("fenec_fail_stopped", "1 once a failed write or fsync stopped the engine's writes.", s.fail_stopped ? 1 : 0);
+  const Stats s = db_->GetStats();
+  for (Stat k : kAllStats) {
+    const std::string name = MetricName(k);
+    const double v = MetricValue(k, s.get(k));
+    if (Info(k).kind == StatKind::kCounter) AppendCounter(out, name.c_str(), Info(k).help, v);
+    else AppendGauge(out, name.c_str(), Info(k).help, v);
+  }
 }
 
 }  // namespace fenec::server

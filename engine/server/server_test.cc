@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <regex>
 #include <thread>
@@ -132,6 +133,30 @@ TEST_F(ServerTest, EndpointsAnswerAndMetricsCountThem) {
 // RQ-1: a POST /query get by id whose plan is cached is answered on the io
 // thread (no hand-off to a worker); everything else still goes to a worker,
 // and the answers and the counts are what they were.
+// Every counter fenec/stats.h declares is a series with its # HELP and
+// # TYPE, at the value GetStats had around the scrape (the periodic sync
+// may move a counter meanwhile, never back).
+TEST_F(ServerTest, MetricsCarryEveryDeclaredStat) {
+  CreateUsers();
+  ExpectStatus(client_->Post("/docs/users", R"j([{"email": "a", "age": 1}, {"email": "b"}])j", "application/json"),
+               200, "");
+  const Stats before = db_->GetStats();
+  const std::string m = Metrics();
+  const Stats after = db_->GetStats();
+  EXPECT_GT(after.commits, 0u);
+  for (Stat s : kAllStats) {
+    const std::string name = MetricName(s);
+    const char* type = Info(s).kind == StatKind::kCounter ? "counter" : "gauge";
+    EXPECT_NE(m.find(fmt::format("\n# HELP {0} {1}\n# TYPE {0} {2}\n{0} ", name, Info(s).help, type)),
+              std::string::npos)
+        << name;
+    const double v = MetricValue(m, name);
+    const double lo = MetricValue(s, std::min(before.get(s), after.get(s)));
+    const double hi = MetricValue(s, std::max(before.get(s), after.get(s)));
+    EXPECT_TRUE(v >= lo && v <= hi) << name << " = " << v << ", GetStats " << lo << " .. " << hi;
+  }
+}
+
 TEST_F(ServerTest, PostQueryGetByIdIsAnsweredInlineOnceItsPlanIsCached) {
   CreateUsers();
   ExpectStatus(client_->Post("/docs/users", R"j([{"email": "a", "age": 1, "emb": [0.5, 1]}])j", "application/json"), 200,
@@ -249,7 +274,7 @@ TEST_F(ServerTest, NearAnswersAndRefusesBadInputOneByOne) {
   EXPECT_EQ(MetricValue(m, R"j(fenec_requests_total{endpoint="query",kind="find",code="200"})j"), 1);
   ASSERT_TRUE(db_->WaitForIndexes().ok());
   m = Metrics();
-  EXPECT_EQ(MetricValue(m, "fenec_vector_documents"), 2);
+  EXPECT_EQ(MetricValue(m, "fenec_vector_owners"), 2);
   EXPECT_EQ(MetricValue(m, "fenec_vector_pending"), 0);
 }
 

@@ -203,14 +203,7 @@ void add_database(MergerCellResult* into, const MergerCellResult& one) {
   into->seconds += one.seconds;
   into->capped = into->capped || one.capped;
   into->put_ns.Merge(one.put_ns);
-  const Stats prev = into->stats;
-  into->stats = one.stats;  // the last database's, with the counts the bench reads summed over all
-  into->stats.commits += prev.commits;
-  into->stats.fsyncs += prev.fsyncs;
-  into->stats.journal_fsyncs += prev.journal_fsyncs;
-  into->stats.merger_batches += prev.merger_batches;
-  into->stats.merger_ops += prev.merger_ops;
-  into->stats.merger_async_completions += prev.merger_async_completions;
+  into->stats.Accumulate(one.stats);  // counters summed over the databases, gauges the last one's
   into->delayed_syncs += one.delayed_syncs;
   into->acked_per_bucket.insert(into->acked_per_bucket.end(), one.acked_per_bucket.begin(),
                                 one.acked_per_bucket.end());

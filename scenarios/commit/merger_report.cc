@@ -8,6 +8,7 @@
 
 #include "iobench/kit/console.h"
 #include "iobench/kit/plot.h"
+#include "scenarios/procs/engine_stats.h"
 
 namespace fenec::scenarios::commit {
 namespace {
@@ -76,11 +77,7 @@ void add_merger_rows(kit::Results& r, const MergerCellConfig& cfg, const std::ve
   double seconds = 0;
   base::Histogram put_ns;
   for (const MergerCellResult& res : reps) {
-    st.journal_fsyncs += res.stats.journal_fsyncs;
-    st.commits += res.stats.commits;
-    st.merger_batches += res.stats.merger_batches;
-    st.merger_ops += res.stats.merger_ops;
-    st.merger_async_completions += res.stats.merger_async_completions;
+    st.Accumulate(res.stats);
     delayed += res.delayed_syncs;
     seconds += res.seconds;
     put_ns.Merge(res.put_ns);
@@ -91,11 +88,7 @@ void add_merger_rows(kit::Results& r, const MergerCellConfig& cfg, const std::ve
   r.add(kFinding, cfg.arm, c, "capped", f.capped ? 1 : 0, "bool");
   r.add_latency(kFinding, cfg.arm, c, put_ns, "put");
   r.add(kFinding, cfg.arm, c, "fsyncs_per_doc", f.fsyncs_per_doc, "count/doc");
-  r.add(kFinding, cfg.arm, c, "journal_fsyncs", static_cast<double>(st.journal_fsyncs), "count");
-  r.add(kFinding, cfg.arm, c, "commits", static_cast<double>(st.commits), "count");
-  r.add(kFinding, cfg.arm, c, "merger_batches", static_cast<double>(st.merger_batches), "count");
-  r.add(kFinding, cfg.arm, c, "merger_ops", static_cast<double>(st.merger_ops), "count");
-  r.add(kFinding, cfg.arm, c, "merger_async_completions", static_cast<double>(st.merger_async_completions), "count");
+  procs::AddStatRows(r, kFinding, cfg.arm, c, st);  // journal_fsyncs, commits, merger_batches ...
   r.add(kFinding, cfg.arm, c, "ops_per_batch",
         st.merger_batches > 0 ? static_cast<double>(st.merger_ops) / static_cast<double>(st.merger_batches) : 0,
         "count");

@@ -79,27 +79,20 @@ class FenecdbStore : public Store {
     c.commits = s.commits;
     c.fsyncs = s.fsyncs;
     auto& e = c.extra;
-    e["journal_fsyncs"] = {static_cast<double>(s.journal_fsyncs), "count"};
-    e["commits_already_durable"] = {static_cast<double>(s.commits_already_durable), "count"};
-    e["commits_covered_while_waiting"] = {static_cast<double>(s.commits_covered_while_waiting), "count"};
-    e["group_leads"] = {static_cast<double>(s.group_leads), "count"};
-    e["journal_writes"] = {static_cast<double>(s.journal_writes), "count"};
+    // Every other counter fenec/stats.h declares, by its field name. A
+    // cell's rounds add up (merge_rounds): the maxima come below, in us.
+    for (Stat k : kAllStats) {
+      if (Info(k).kind != StatKind::kCounter || k == Stat::commits || k == Stat::fsyncs) continue;
+      e[Info(k).name] = {static_cast<double>(s.get(k)), UnitName(Info(k).unit)};
+    }
     // Named as PostgreSQL's pg_stat_wal figure, so the writers part reports both arms' mean sync alike.
     e["wal_sync_ms"] = {us(s.journal_sync_ns) / 1000.0, "ms"};
-    e["journal_zero_bytes"] = {static_cast<double>(s.journal_zero_bytes), "bytes"};
-    e["write_lock_acquisitions"] = {static_cast<double>(s.write_lock_acquisitions), "count"};
     const double acq = s.write_lock_acquisitions ? static_cast<double>(s.write_lock_acquisitions) : 1.0;
     e["lock_hold_mean_us"] = {us(s.write_lock_hold_ns) / acq, "us"};
     e["lock_hold_max_us"] = {us(s.write_lock_hold_max_ns), "us"};
     e["lock_wait_max_us"] = {us(s.write_lock_wait_max_ns), "us"};
-    e["pins"] = {static_cast<double>(s.pins), "count"};
     e["pin_mean_us"] = {s.pins ? us(s.pin_ns) / static_cast<double>(s.pins) : 0.0, "us"};
     e["pin_max_us"] = {us(s.pin_max_ns), "us"};
-    e["pinned_rows"] = {static_cast<double>(s.pinned_rows), "count"};
-    e["buffer_flushes"] = {static_cast<double>(s.buffer_flushes), "count"};
-    e["buffer_flushes_under_lock"] = {static_cast<double>(s.buffer_flushes_under_lock), "count"};
-    e["handover_pieces"] = {static_cast<double>(s.handover_pieces), "count"};
-    e["periodic_syncs"] = {static_cast<double>(s.periodic_syncs), "count"};
     return c;
   }
 

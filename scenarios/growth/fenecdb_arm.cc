@@ -61,10 +61,7 @@ DbRun run_fenecdb(uint64_t n, KeyStyle style, const std::string& dir, size_t plo
                      false);
   }
   r.run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  Stats st = (*db)->GetStats();
-  r.lock_hold_max_ns = st.write_lock_hold_max_ns;
-  r.lock_wait_max_ns = st.write_lock_wait_max_ns;
-  r.deferred_for_sync = st.writes_deferred_for_sync;
+  r.stats = (*db)->GetStats();
   uint64_t stored = r.run.rec.histogram().count();
   auto dup = (*db)->Put(*users, Document{Value(std::string_view(buf, make_key(style, 0, buf))), Value(int64_t{-1})});
   r.duplicate_rejected = !dup.ok() && dup.status().IsConstraint();

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "fenec/stats.h"
 #include "scenarios/growth/workload.h"
 
 namespace fenec::scenarios::growth {
@@ -18,9 +19,7 @@ struct DbRun {
   bool ok = false;
   std::string error;           // why not, when !ok (not built with fenecdb, open failed ...)
   PutRun run;                  // puts timed one by one (grew is unknown here: always false)
-  uint64_t lock_hold_max_ns = 0;  // the engine's longest exclusive-lock hold
-  uint64_t lock_wait_max_ns = 0;
-  uint64_t deferred_for_sync = 0;  // GR-5: writes the engine put off past a periodic fsync
+  Stats stats;                     // the engine's, after the puts (every counter is a result row)
   bool duplicate_rejected = false; // a put of a stored key came back kConstraint
   double open_s = 0;               // reopen: recovery + index rebuild
   uint64_t count_after_open = 0;

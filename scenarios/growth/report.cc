@@ -12,6 +12,7 @@
 #include "findings/catalogue.h"
 #include "iobench/kit/console.h"
 #include "iobench/kit/stats.h"
+#include "scenarios/procs/engine_stats.h"
 
 namespace fenec::scenarios::growth {
 namespace parts {
@@ -392,9 +393,7 @@ void add_db_rows(kit::Results& r, const std::vector<DbRun>& runs, uint64_t n) {
     r.add_latency(kGR1, a, all, d.run.rec.histogram(), "put");
     r.add(kGR1, a, all, "puts", static_cast<double>(d.run.rec.histogram().count()), "count");
     r.add(kGR1, a, all, "put_seconds", d.run.seconds, "s");
-    r.add(kGR1, a, all, "lock_hold_max_us", us(d.lock_hold_max_ns), "us");
-    r.add(kGR1, a, all, "lock_wait_max_us", us(d.lock_wait_max_ns), "us");
-    r.add("GR-5", a, all, "writes_deferred_for_sync", static_cast<double>(d.deferred_for_sync), "count");
+    procs::AddStatRows(r, kGR1, a, all, d.stats);  // write_lock_hold_max_ns, GR-5's writes_deferred_for_sync ...
     r.add(kGR1, a, all, "duplicate_rejected", d.duplicate_rejected ? 1 : 0, "count");
     const std::string opened = rep_case(fmt::format("keys={}", d.count_after_open), i);
     r.add(kGR1, a, opened, "open_s", d.open_s, "s");

@@ -107,7 +107,7 @@ void print_summary(const Summary& s) {
                "the engine's longest write-lock hold {}; a stored key put again {}; reopened in {:.2f} s with {} "
                "documents, a stored key {} after the reopen\n",
                i + 1, d.run.rec.histogram().count(), kit::format_us(us(d.run.rec.histogram().max())),
-               kit::format_us(us(d.run.rec.histogram().Percentile(99.9))), kit::format_us(us(d.lock_hold_max_ns)),
+               kit::format_us(us(d.run.rec.histogram().Percentile(99.9))), kit::format_us(us(d.stats.write_lock_hold_max_ns)),
                d.duplicate_rejected ? "was rejected (kConstraint)" : "was NOT rejected", d.open_s, d.count_after_open,
                d.found_after_open ? "still clashes" : "does NOT clash");
   }

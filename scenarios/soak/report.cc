@@ -5,6 +5,7 @@
 #include "findings/catalogue.h"
 #include "iobench/kit/plot.h"
 #include "iobench/kit/stats.h"
+#include "scenarios/procs/engine_stats.h"
 
 namespace fenec::scenarios::soak {
 namespace {
@@ -94,6 +95,7 @@ kit::Verdict Judge(kit::Harness& h, const SoakConfig& c, const SoakReport& r) {
   total("server", "rss_start_bytes", r.rss_start, "bytes");
   total("server", "rss_peak_bytes", r.rss_peak, "bytes");
   total("server", "rss_end_bytes", r.rss_end, "bytes");
+  procs::AddStatRows(rows, kFinding, "engine", shape, r.engine);
 
   kit::Chart chart;
   chart.title = "soak: round-trip p99 per kill -9 cycle, client 0 alone and beside the whole load";

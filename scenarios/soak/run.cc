@@ -14,6 +14,7 @@
 #include "engine/src/base/smaps.h"
 #include "scenarios/procs/child.h"
 #include "scenarios/procs/loopback.h"
+#include "scenarios/procs/engine_stats.h"
 #include "scenarios/procs/metrics.h"
 #include "scenarios/procs/server_process.h"
 
@@ -184,6 +185,8 @@ void Soak::Load(Clock::time_point end) {
 }
 
 void Soak::AddMetrics(const std::string& m) {
+  if (m.empty()) return;
+  r_.engine.Accumulate(procs::StatsFromMetrics(m));
   auto v = [&m](const char* s) { return std::max(0.0, procs::PromValue(m, s)); };
   r_.closed_idle += v("fenec_http_connections_closed_total{reason=\"idle_timeout\"}");
   r_.closed_header += v("fenec_http_connections_closed_total{reason=\"header_timeout\"}");

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "fenec/stats.h"
 #include "scenarios/soak/load.h"
 
 namespace fenec::scenarios::soak {
@@ -66,6 +67,9 @@ struct SoakReport {
   uint64_t waves = 0, held_idle = 0, held_slow = 0, slow_body_sent = 0, slow_body_closed = 0;
   // The servers' own counts (fenec_http_*), summed over the servers' lives.
   double closed_idle = 0, closed_header = 0, closed_body = 0, rejected = 0;
+  // The servers' engine counters (fenec/stats.h), read off /metrics before
+  // each kill: counters summed over the servers' lives, gauges the last one's.
+  Stats engine;
   uint64_t edge_changed = 0;   // verifications that found `edge` not as it was
   int final_exit = -1;         // the last server's exit code on SIGTERM (0: clean)
   double elapsed_s = 0;

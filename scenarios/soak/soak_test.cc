@@ -12,6 +12,9 @@
 
 #include "engine/src/base/scratch.h"
 #include "engine/src/base/seed.h"
+#include "iobench/kit/results.h"
+#include "scenarios/procs/engine_stats.h"
+#include "scenarios/procs/metrics.h"
 #include "scenarios/procs/server_process.h"
 #include "scenarios/soak/acked.h"
 #include "scenarios/soak/malformed.h"
@@ -137,6 +140,38 @@ TEST(SoakLive, EveryMalformedRequestIsRefusedAndEdgeIsUnchanged) {
   EXPECT_EQ(server.Stop(), 0);
 }
 
+// Every counter fenec/stats.h declares reaches the bench rows, read back
+// from a live server's /metrics: one row each, named as its Stats field,
+// in its unit, under its finding (else the bench's).
+TEST(SoakLive, EngineRowsCarryEveryDeclaredStat) {
+  const std::string bin = Env("FENEC_SERVER_BIN");
+  if (bin.empty()) GTEST_SKIP() << "FENEC_SERVER_BIN not set";
+  base::ScratchDir dir;
+  procs::ServerProcess server;
+  ASSERT_EQ(server.Start(bin, {"--data", dir.path() + "/db", "--durable"}, dir.path() + "/server.log"), "");
+  ASSERT_EQ(CreateCollections(server.port()), "");
+  const std::string m = procs::FetchMetrics(server.port());
+  EXPECT_EQ(server.Stop(), 0);
+  for (Stat s : kAllStats) EXPECT_GE(procs::PromValue(m, MetricName(s)), 0) << MetricName(s) << " not served";
+  const Stats st = procs::StatsFromMetrics(m);
+  EXPECT_GT(st.commits, 0u) << "the seed document's put";
+  EXPECT_GT(st.journal_fsyncs, 0u);
+
+  kit::Results rows("soak", kit::Metadata{});
+  procs::AddStatRows(rows, "SOAK", "engine", "c", st);
+  std::map<std::string, const kit::Row*> by_metric;
+  for (const kit::Row& r : rows.rows()) EXPECT_TRUE(by_metric.emplace(r.metric, &r).second) << r.metric << " twice";
+  EXPECT_EQ(by_metric.size(), kStatCount);
+  for (Stat s : kAllStats) {
+    const StatInfo& i = Info(s);
+    auto it = by_metric.find(i.name);
+    ASSERT_NE(it, by_metric.end()) << i.name << " has no row";
+    EXPECT_EQ(it->second->unit, UnitName(i.unit)) << i.name;
+    EXPECT_EQ(it->second->finding, i.finding[0] ? i.finding : "SOAK") << i.name;
+    EXPECT_EQ(it->second->value, static_cast<double>(st.get(s))) << i.name;
+  }
+}
+
 TEST(SoakLive, ShortSoakWithOneKillLosesNoAcknowledgedWrite) {
   SoakConfig c;
   c.server_bin = Env("FENEC_SERVER_BIN");
@@ -181,6 +216,7 @@ TEST(SoakLive, ShortSoakWithOneKillLosesNoAcknowledgedWrite) {
   EXPECT_GE(r.closed_body, static_cast<double>(r.slow_body_sent));
   EXPECT_EQ(r.slow_body_closed, r.slow_body_sent);
   EXPECT_EQ(r.final_exit, 0);
+  EXPECT_GE(r.engine.commits, 1u) << "the engine's counters, read off /metrics before the kill";
   EXPECT_FALSE(r.failed());
   for (const auto& p : r.problems) ADD_FAILURE() << p;
 }

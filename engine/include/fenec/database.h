@@ -36,6 +36,7 @@
 #include "fenec/env.h"
 #include "fenec/options.h"
 #include "fenec/schema.h"
+#include "fenec/stats.h"
 #include "fenec/status.h"
 #include "fenec/value.h"
 
@@ -50,128 +51,6 @@ struct CollectionId {
 struct Row {
   DocId id = kNoDoc;
   Document doc;
-};
-
-// What the database did. Counters only grow (until ResetStats); the *_max
-// fields are maxima since open or ResetStats. Times are nanoseconds.
-struct Stats {
-  uint64_t commits = 0;                 // acknowledged write commits (puts, batches, deletes)
-  uint64_t commits_already_durable = 0; // CC-1: commits whose LSN an earlier fsync had covered
-  uint64_t commits_covered_while_waiting = 0;  // CC-1: commits another leader's fsync covered
-  uint64_t group_leads = 0;             // CC-1: fsync rounds led (each one journal write + fsync)
-  uint64_t fsyncs = 0;                  // journal_fsyncs + data_fsyncs
-  uint64_t journal_fsyncs = 0;
-  uint64_t data_fsyncs = 0;             // data file (checkpoints)
-  uint64_t journal_writes = 0;          // write syscalls to journal files
-  uint64_t journal_sync_ns = 0;         // time in the root journal's fdatasyncs
-  uint64_t journal_zero_bytes = 0;      // zeros written ahead of journal records, every journal (Options::journal_zero_ahead)
-  uint64_t data_writes = 0;             // write syscalls to the data file
-  uint64_t bytes_written = 0;           // journal + data bytes
-  uint64_t durable_lsn = 0;             // highest LSN known to be on disk
-  uint64_t last_lsn = 0;                // highest LSN landed
-
-  uint64_t write_lock_acquisitions = 0;
-  uint64_t write_lock_wait_ns = 0;      // total time writers waited for the exclusive lock
-  uint64_t write_lock_wait_max_ns = 0;
-  uint64_t write_lock_hold_ns = 0;      // total time the exclusive lock was held
-  uint64_t write_lock_hold_max_ns = 0;
-  uint64_t write_lock_holds_over_1ms = 0;
-  // Options::probe_lock_holds only (else 0): what the holds cost the holding
-  // thread. A hold long in wall time but short in CPU time was preempted.
-  uint64_t write_lock_hold_cpu_ns = 0;         // thread CPU time during holds
-  uint64_t write_lock_hold_cpu_max_ns = 0;     // the most CPU time one hold used
-  uint64_t write_lock_longest_hold_cpu_ns = 0; // CPU time of the hold write_lock_hold_max_ns measured
-  uint64_t write_lock_hold_faults = 0;         // page faults taken while holding
-  uint64_t write_lock_longest_hold_faults = 0;
-  uint64_t write_lock_hold_preemptions = 0;    // involuntary context switches while holding
-  uint64_t write_lock_longest_hold_preemptions = 0;
-
-  uint64_t pins = 0;                    // CC-5: long reads pinned
-  uint64_t pin_ns = 0;                  // pin_wait_ns + pin_hold_ns
-  uint64_t pin_max_ns = 0;
-  uint64_t pin_wait_ns = 0;             // waiting for the shared lock to pin
-  uint64_t pin_hold_ns = 0;             // holding it while pinning (what writers wait behind)
-  uint64_t pin_hold_max_ns = 0;
-  uint64_t pinned_rows = 0;             // id-index entries pinned (shared, never copied)
-  uint64_t pin_chunks_shared = 0;       // id-index chunks pins shared: ceil(entries / 65 536) a collection
-  uint64_t id_chunks_copied = 0;        // chunks a writer copied because a pin held them (copy-on-write)
-  uint64_t id_chunks_prefaulted = 0;    // spare chunks zeroed and faulted in outside the lock
-  uint64_t id_chunks_fresh_under_lock = 0;  // chunks taken under the lock with no spare ready
-
-  uint64_t buffer_flushes = 0;          // CC-4: write buffers written to the data file
-  uint64_t buffer_flushes_under_lock = 0;
-  uint64_t handover_pieces = 0;         // CC-4: lock holds that handed over entries
-  uint64_t handover_entries = 0;
-  uint64_t write_buffers_prefaulted = 0;  // spare write buffers whose pages were touched outside the lock
-  uint64_t writes_deferred_for_sync = 0;  // GR-5: writes put off while the periodic fsync ran
-  uint64_t periodic_syncs = 0;          // kBuffered: background fsync rounds that synced something
-
-  // JR-1: storages and their journals. A branch is an index's storage.
-  uint64_t branches = 0;                // branch storages open (one per @unique / @text field)
-  bool journals_shared = false;         // shared journals in effect (false: kSeparate, or the hard-link fallback)
-  uint64_t journal_links = 0;           // hard links made into branches' Journals/
-  uint64_t branch_journal_writes = 0;   // kSeparate: write syscalls to branch journals
-  uint64_t branch_journal_fsyncs = 0;   // kSeparate: fdatasyncs of branch journals
-  uint64_t branches_recovered = 0;      // at open: indexes loaded from their own branch storage
-  uint64_t branches_rebuilt = 0;        // at open: branches behind the root, rebuilt from the documents
-
-  // JR-2: the transaction merger (Completion::kMerger*).
-  uint64_t merger_batches = 0;          // batches of operations executed
-  uint64_t merger_ops = 0;              // operations executed
-  uint64_t merger_async_completions = 0;  // batches whose commit was completed while the next batch ran
-
-  uint64_t ring_flushes = 0;            // DataFlush::kGlobalRing: write buffers written through the ring
-
-  // @hnsw vector indexes (engine/doc/vectors.md), summed over every one.
-  // Counted since open (or ResetStats), but the gauges: what the indexes
-  // hold and pending vectors. A reopened index starts at zero: figures
-  // here say what this session did (a loaded graph has 0 rounds).
-  uint64_t vector_indexes = 0;          // @hnsw fields open
-  uint64_t vector_nodes = 0;            // gauge: graph nodes (one per distinct vector ever linked)
-  uint64_t vector_owners = 0;           // gauge: documents the graphs hold
-  uint64_t vector_tombstones = 0;       // gauge: deleted vectors still linked (never answered)
-  uint64_t vector_pending = 0;          // gauge: vectors landed, not yet linked (a NEAR scans them exactly)
-  uint64_t vector_queue_waits = 0;      // writers that waited for room in a full queue (HnswOptions::queue_bound)
-  uint64_t vector_linked = 0;           // vectors the linkers linked into a graph
-  uint64_t vector_link_batches = 0;     // linker rounds (each one InsertBatch, or one Insert in kRow)
-  uint64_t vector_prelink_edges_added = 0;   // VS-1: edges between batch-mates before linking
-  uint64_t vector_prelink_edges_pruned = 0;  // VS-1: of those, dropped later by the heuristic
-  uint64_t vector_rounds = 0;                // VS-1: gathered distance rounds
-  uint64_t vector_round_distances = 0;       // distances computed in those rounds
-  uint64_t vector_round_distances_max = 0;   // the most in one round (since open: ResetStats keeps it)
-  uint64_t vector_insert_distances = 0;      // distances computed to link vectors
-  uint64_t vector_searches = 0;              // graph searches (one per NEAR and index)
-  uint64_t vector_search_distances = 0;      // distances those searches computed
-  uint64_t vector_pending_scanned = 0;       // pending vectors NEARs compared exactly
-  uint64_t vector_table_growths = 0;         // GR-3: growths of the held-vector table
-  uint64_t vector_table_entries_moved = 0;   // entries those growths moved
-  uint64_t vector_table_max_entries_moved = 0;  // the most one growth moved (since open)
-  uint64_t vector_reads_after_load = 0;      // GR-4: vectors read to build the table after open (kKept: 0)
-  uint64_t vector_cleanups_unlinked = 0;     // tombstones checkpoints unlinked
-  uint64_t vector_bytes_full = 0;            // gauge: full vectors in memory
-  uint64_t vector_bytes_binary = 0;          // gauge: VS-2's one-bit codes
-  uint64_t vector_bytes_graph = 0;           // gauge: neighbour lists
-  double vector_distances_per_round() const {
-    return vector_rounds ? double(vector_round_distances) / double(vector_rounds) : 0;
-  }
-  double vector_distances_per_search() const {
-    return vector_searches ? double(vector_search_distances) / double(vector_searches) : 0;
-  }
-
-  uint64_t checkpoints = 0;
-  // Of them, taken by a put whose record would have made replay skip more
-  // ids than it allows (ids burned by refused puts; engine/doc/journal.md, Limits).
-  uint64_t id_gap_checkpoints = 0;
-  uint64_t recovered_records = 0;       // journal records replayed at open
-  // Open's recovery (catalog, replay, checkpoint), wall time. Its lock
-  // holds are not in the write_lock_* figures, which start after it.
-  uint64_t recovery_ns = 0;
-  uint64_t recovery_discarded_bytes = 0;  // torn journal tail ignored at open
-  // RecoveryMode::kPointInTime: records (intact, past an unreadable durable
-  // one) and bytes dropped at open, in every storage.
-  uint64_t recovery_dropped_records = 0;
-  uint64_t recovery_dropped_bytes = 0;
-  bool fail_stopped = false;
 };
 
 // A pinned view of the whole database as it stood when taken (CC-5): each
@@ -350,8 +229,12 @@ class Database {
   // lock, so a health check never waits behind a writer): OK, kFailStopped
   // carrying the first error, or kClosed.
   virtual Status WriteState() const = 0;
+  // What the database did (fenec/stats.h declares every counter, its kind and its unit).
   virtual Stats GetStats() const = 0;
-  virtual void ResetStats() = 0;  // zeroes counters and maxima (not LSNs, not fail_stopped)
+  // Zeroes the kCounter and kMaximum stats; keeps the kPeak ones (since
+  // open) and the gauges (LSNs, what is open or held, what open recovered,
+  // fail_stopped).
+  virtual void ResetStats() = 0;
 
   // Checks every stored document decodes against its schema and every
   // @unique/@text/@hnsw index agrees with the rows (an @hnsw index, once

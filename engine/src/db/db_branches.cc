@@ -133,10 +133,10 @@ Status DbImpl::AttachBranches(CollectionState* c, bool recovering, uint64_t max_
       bool whole = !b->storage->created() && st.root_lsn >= c->last_lsn, rebuilt = false;
       if (Status s = LoadVectorBranch(c, bf, VectorOf(c, bf.field), st, whole, &rebuilt); !s.ok()) return s;
       if (rebuilt) {
-        ++branches_rebuilt_;
+        stats_.Add(Stat::branches_rebuilt);
         *dirty = true;
       } else {
-        ++branches_recovered_;
+        stats_.Add(Stat::branches_recovered);
       }
       // A tail applied: checkpoint, so the next open loads it all at once.
       if (st.ignored_ahead > 0 || !st.tail.empty()) *dirty = true;
@@ -150,11 +150,11 @@ Status DbImpl::AttachBranches(CollectionState* c, bool recovering, uint64_t max_
           if (st.present[i]) loaded = c->indexes->AddEntry(bf, i, st.values[i]);
       }
       if (whole && loaded.ok()) {
-        ++branches_recovered_;
+        stats_.Add(Stat::branches_recovered);
       } else {
         if (whole) return Status::Corruption(fmt::format("branch {}: {}", folder, loaded.message()));
         if (Status s = RebuildBranchIndex(c, bf); !s.ok()) return s;
-        ++branches_rebuilt_;
+        stats_.Add(Stat::branches_rebuilt);
         *dirty = true;
       }
       if (st.ignored_ahead > 0) *dirty = true;

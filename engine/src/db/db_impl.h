@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "engine/src/base/mutex.h"
+#include "engine/src/io/stat_counters.h"
 #include "engine/src/base/thread_annotations.h"
 #include "engine/src/db/branch.h"
 #include "engine/src/base/coding.h"
@@ -350,20 +351,17 @@ class DbImpl final : public Database {
   // made after gc_ in RecoverLocked, stopped (drained) first thing in Close.
   std::unique_ptr<TxMerger> merger_;
 
-  mutable std::atomic<uint64_t> commits_{0}, pins_{0}, pin_ns_{0}, pin_max_ns_{0}, pinned_rows_{0}, flushes_{0},
-      flushes_under_lock_{0}, handover_pieces_{0}, handover_entries_{0}, checkpoints_{0};
-  mutable std::atomic<uint64_t> pin_wait_ns_{0}, pin_hold_ns_{0}, pin_hold_max_ns_{0}, pin_chunks_{0};
-  uint64_t recovered_records_ = 0, recovery_discarded_ = 0, recovery_ns_ = 0;
+  // The counters the database keeps itself (commits, pins, flushes, what
+  // open recovered ...); its subsystems' are added in GetStats.
+  mutable StatCounters stats_;
   // RecoveryMode::kPointInTime, while the database opens (before it is
-  // shared): what replay dropped, and each storage's files to set aside
-  // (journal folder, files) after open's checkpoint.
-  uint64_t recovery_dropped_records_ = 0, recovery_dropped_bytes_ = 0;
+  // shared): each storage's files to set aside (journal folder, files)
+  // after open's checkpoint.
   std::vector<std::pair<std::string, std::vector<std::string>>> set_aside_;
   void NoteDropped(const std::string& folder, const std::string& journal_dir, const journal::ReplayResult& r);
   base::Mutex ring_mu_;
   base::CondVar ring_cv_;  // ring_inflight_ reached 0
   uint64_t ring_inflight_ FENEC_GUARDED_BY(ring_mu_) = 0;
-  std::atomic<uint64_t> ring_flushes_{0};
   int shared_journals_ FENEC_GUARDED_BY(lock_) = -1;  // -1 undecided; decided under the write lock
   bool recovering_ FENEC_GUARDED_BY(lock_) = false;  // open's replay: indexes are loaded after it, from the branches
   // Ids put records skip (a first id past the collection's end: ids burned
@@ -378,9 +376,6 @@ class DbImpl final : public Database {
   std::vector<std::pair<uint32_t, uint64_t>> id_floors_ FENEC_GUARDED_BY(lock_);
   uint64_t checkpoint_captures_ FENEC_GUARDED_BY(lock_) = 0;         // checkpoints that captured state
   uint64_t checkpoint_committed_ FENEC_GUARDED_BY(checkpoint_mu_) = 0;  // the last committed one's capture number
-  std::atomic<uint64_t> id_gap_checkpoints_{0};
-  // Counted while the database opens (AttachBranches), before it is shared.
-  uint64_t branches_recovered_ = 0, branches_rebuilt_ = 0;
 
   friend struct CollectionState;  // its annotations name lock_
 };

@@ -101,14 +101,6 @@ Result<Schema> DbImpl::GetSchema(CollectionId collection) const {
   return *c->schema;
 }
 
-namespace {
-void RaiseMax(std::atomic<uint64_t>& m, uint64_t v) {
-  uint64_t prev = m.load(kRelaxed);
-  while (v > prev && !m.compare_exchange_weak(prev, v, kRelaxed)) {
-  }
-}
-}  // namespace
-
 // Pins every collection (only == null) or one: each id index's chunks and
 // the write buffers shared, nothing copied. Under the shared lock: one
 // reference count per chunk and per buffer; no allocation grows with the
@@ -142,14 +134,14 @@ std::shared_ptr<const PinnedView> DbImpl::PinCollections(const CollectionState* 
     view->lsn_ = gc_->last_lsn();
     t2 = RwLock::Now();
   }
-  pins_.fetch_add(1, kRelaxed);
-  pin_ns_.fetch_add(t2 - t0, kRelaxed);
-  pin_wait_ns_.fetch_add(t1 - t0, kRelaxed);
-  pin_hold_ns_.fetch_add(t2 - t1, kRelaxed);
-  pinned_rows_.fetch_add(rows, kRelaxed);
-  pin_chunks_.fetch_add(chunks, kRelaxed);
-  RaiseMax(pin_max_ns_, t2 - t0);
-  RaiseMax(pin_hold_max_ns_, t2 - t1);
+  stats_.Add(Stat::pins);
+  stats_.Add(Stat::pin_ns, t2 - t0);
+  stats_.Add(Stat::pin_wait_ns, t1 - t0);
+  stats_.Add(Stat::pin_hold_ns, t2 - t1);
+  stats_.Add(Stat::pinned_rows, rows);
+  stats_.Add(Stat::pin_chunks_shared, chunks);
+  stats_.Max(Stat::pin_max_ns, t2 - t0);
+  stats_.Max(Stat::pin_hold_max_ns, t2 - t1);
   return view;
 }
 

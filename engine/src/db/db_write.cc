@@ -144,8 +144,8 @@ void DbImpl::HandoverPiece(BufferList* retired) {
         return &c->index.Mut(id);
       },
       retired);
-  handover_pieces_.fetch_add(1, kRelaxed);
-  handover_entries_.fetch_add(n, kRelaxed);
+  stats_.Add(Stat::handover_pieces);
+  stats_.Add(Stat::handover_entries, n);
 }
 
 Status DbImpl::Land(PreparedBatch* b, CommitTicket* t, BufferList* sealed, BufferList* retired,
@@ -198,8 +198,8 @@ Status DbImpl::WriteSealed(const BufferList& sealed, bool under_lock) {
       rows_->NotifyWritten();
       return stop;
     }
-    flushes_.fetch_add(1, kRelaxed);
-    if (under_lock) flushes_under_lock_.fetch_add(1, kRelaxed);
+    stats_.Add(Stat::buffer_flushes);
+    if (under_lock) stats_.Add(Stat::buffer_flushes_under_lock);
   }
   return Status::OK();
 }
@@ -222,7 +222,7 @@ Status DbImpl::FlushBuffer(const std::shared_ptr<WriteBuffer>& buf) {
           if (r.error != 0) fail_.Trip(Status::IOError("ring write", storage_->folder() + "/data.fdb", -r.error));
           rows_->Completed(buf.get(), r.error == 0);
           if (r.error != 0) rows_->NotifyWritten();
-          ring_flushes_.fetch_add(1, kRelaxed);
+          stats_.Add(Stat::ring_flushes);
           base::MutexLock lock(&ring_mu_);
           if (--ring_inflight_ == 0) ring_cv_.SignalAll();
         });
@@ -248,7 +248,7 @@ void DbImpl::WriteDeferred() {
       rows_->NotifyWritten();
       return;
     }
-    flushes_.fetch_add(1, kRelaxed);
+    stats_.Add(Stat::buffer_flushes);
   }
 }
 
@@ -256,7 +256,7 @@ Status DbImpl::AwaitCommit(const CommitTicket& t) {
   if (Status s = gc_->AwaitDurable(t.lsn); !s.ok()) return s;
   for (const auto& [gc, lsn] : t.branches)
     if (Status s = gc->AwaitDurable(lsn); !s.ok()) return s;
-  commits_.fetch_add(1, kRelaxed);
+  stats_.Add(Stat::commits);
   return Status::OK();
 }
 
@@ -362,7 +362,7 @@ Status DbImpl::CheckpointForIdGap(uint64_t captures) {
   base::MutexLock ck(&checkpoint_mu_);
   if (checkpoint_committed_ > captures) return Status::OK();  // another put's, or anyone's, served it
   Status s = CheckpointNow();
-  if (s.ok()) id_gap_checkpoints_.fetch_add(1, kRelaxed);
+  if (s.ok()) stats_.Add(Stat::id_gap_checkpoints);
   return s;
 }
 

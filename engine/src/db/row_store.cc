@@ -7,8 +7,8 @@
 
 namespace fenec {
 
-RowStore::RowStore(uint32_t buffer_bytes, uint64_t data_end, const uint8_t* map)
-    : buffer_bytes_(buffer_bytes), map_(map), data_end_(data_end) {}
+RowStore::RowStore(uint32_t buffer_bytes, uint64_t data_end, const uint8_t* map, StatCounters* stats)
+    : buffer_bytes_(buffer_bytes), map_(map), data_end_(data_end), stats_(stats) {}
 
 void RowStore::NewBuffer(uint32_t min_capacity) {
   auto b = std::make_shared<WriteBuffer>();
@@ -35,7 +35,7 @@ void RowStore::RefillSpare() {
   if (need) {
     std::unique_ptr<uint8_t[]> p(new uint8_t[buffer_bytes_]);
     std::memset(p.get(), 0, buffer_bytes_);  // touches every page: the faults happen here, not under the lock
-    spares_prefaulted_.fetch_add(1, std::memory_order_relaxed);
+    stats_->Add(Stat::write_buffers_prefaulted);
     base::MutexLock lock(&spare_mu_);
     if (!spare_) spare_ = std::move(p);
   }

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "engine/src/base/mutex.h"
+#include "engine/src/io/stat_counters.h"
 #include "engine/src/base/thread_annotations.h"
 #include "fenec/status.h"
 
@@ -75,7 +76,8 @@ using BufferList = std::vector<std::shared_ptr<WriteBuffer>>;  // by base
 
 class RowStore {
  public:
-  RowStore(uint32_t buffer_bytes, uint64_t data_end, const uint8_t* map);
+  // stats: where it counts write_buffers_prefaulted (the database's).
+  RowStore(uint32_t buffer_bytes, uint64_t data_end, const uint8_t* map, StatCounters* stats);
 
   // Copies row into the current buffer; a buffer this fills is appended to *sealed.
   IdEntry Land(uint32_t collection, uint64_t id, std::span<const uint8_t> row, BufferList* sealed);
@@ -115,7 +117,6 @@ class RowStore {
   // No lock held: makes a spare buffer ready, its pages faulted in, if the
   // last one was taken. Cheap when one is ready.
   void RefillSpare() FENEC_EXCLUDES(spare_mu_);
-  uint64_t spares_prefaulted() const { return spares_prefaulted_.load(std::memory_order_relaxed); }
 
  private:
   void NewBuffer(uint32_t min_capacity) FENEC_EXCLUDES(spare_mu_);
@@ -127,7 +128,7 @@ class RowStore {
   base::Mutex spare_mu_;
   std::unique_ptr<uint8_t[]> spare_ FENEC_GUARDED_BY(spare_mu_);  // buffer_bytes_, pages touched
   std::atomic<bool> spare_wanted_{false}, refilling_{false};
-  std::atomic<uint64_t> spares_prefaulted_{0};
+  StatCounters* const stats_;
   // WriteBuffer::written is atomic; written_mu_ guards no state, it only
   // orders a store of it before the wakeup a WaitWritten caller waits for.
   base::Mutex written_mu_;

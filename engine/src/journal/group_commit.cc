@@ -8,9 +8,6 @@
 #include "engine/src/journal/format.h"
 
 namespace fenec::journal {
-namespace {
-constexpr auto kRelaxed = std::memory_order_relaxed;
-}
 
 const char* CommitterStateName(CommitterState s) {
   switch (s) {
@@ -112,7 +109,7 @@ Status GroupCommit::LinkBranches(const std::vector<std::pair<Stream*, uint64_t>>
     if (Status s = env->Link(writer_->current_path(), to); !s.ok()) return s;
     if (Status s = env->SyncDir(st.dir); !s.ok()) return s;
     st.linked_gen = gen;
-    links_.fetch_add(1, kRelaxed);
+    counters_.Add(Stat::journal_links);
   }
   return Status::OK();
 }
@@ -153,14 +150,15 @@ Status GroupCommit::RunIo(bool sync, bool periodic) {
       if (s.ok()) s = LinkBranches(firsts);
     }
     if (s.ok()) s = writer_->WriteV(parts, first);
+    if (s.ok()) counters_.Max(Stat::journal_write_commits_max, last - first + 1);
   }
   if (s.ok() && need_sync) s = writer_->Sync();
   WriterCounters after = writer_->counters();
-  writes_.fetch_add(after.writes - before.writes, kRelaxed);
-  syncs_.fetch_add(after.syncs - before.syncs, kRelaxed);
-  bytes_.fetch_add(after.bytes - before.bytes, kRelaxed);
-  zero_bytes_.fetch_add(after.zero_bytes - before.zero_bytes, kRelaxed);
-  sync_ns_.fetch_add(after.sync_ns - before.sync_ns, kRelaxed);
+  counters_.Add(Stat::journal_writes, after.writes - before.writes);
+  counters_.Add(Stat::journal_fsyncs, after.syncs - before.syncs);
+  counters_.Add(Stat::bytes_written, after.bytes - before.bytes);
+  counters_.Add(Stat::journal_zero_bytes, after.zero_bytes - before.zero_bytes);
+  counters_.Add(Stat::journal_sync_ns, after.sync_ns - before.sync_ns);
 
   mu_.Lock();
   for (Block& b : batch) {
@@ -211,25 +209,25 @@ Status GroupCommit::AwaitDurable(uint64_t lsn, CommitterState* state_out) {
         if (Status s = RunIo(/*sync=*/false, false); !s.ok()) return finish(CommitterState::kFailed, s);
       } else if (periodic_active_.load(std::memory_order_acquire) && !journal_write_deferred_) {
         journal_write_deferred_ = true;  // GR-5: one write, left to the syncer after its fsync
-        deferred_.fetch_add(1, kRelaxed);
+        counters_.Add(Stat::writes_deferred_for_sync);
       }
     }
     return finish(CommitterState::kLanded, Status::OK());
   }
 
   if (durable_lsn_ >= lsn) {
-    already_durable_.fetch_add(1, kRelaxed);
+    counters_.Add(Stat::commits_already_durable);
     return finish(CommitterState::kAlreadyDurable, Status::OK());
   }
   while (true) {
     if (durable_lsn_ >= lsn) {
-      if (state == CommitterState::kFollower) covered_.fetch_add(1, kRelaxed);
+      if (state == CommitterState::kFollower) counters_.Add(Stat::commits_covered_while_waiting);
       return finish(CommitterState::kDurable, Status::OK());
     }
     if (Status s = fail_->Check(); !s.ok()) return finish(CommitterState::kFailed, s);
     if (!io_busy_) {
       state = CommitterState::kLeader;
-      leads_.fetch_add(1, kRelaxed);
+      counters_.Add(Stat::group_leads);
       if (Status s = RunIo(/*sync=*/true, false); !s.ok()) return finish(CommitterState::kFailed, s);
       continue;  // its own record was pending, so durable_lsn_ now covers it
     }
@@ -278,7 +276,7 @@ void GroupCommit::SyncLoop(uint32_t ms) {
     if (durable_lsn_ >= last_lsn_) continue;
     while (io_busy_) cv_.Wait(&mu_);
     if (!RunIo(/*sync=*/true, /*periodic=*/true).ok()) continue;
-    periodic_syncs_.fetch_add(1, kRelaxed);
+    counters_.Add(Stat::periodic_syncs);
     // Writes put off while the fsync ran (GR-5), now that it is done.
     if (pending_bytes_ >= kFlushBytes && !io_busy_) (void)RunIo(/*sync=*/false, false);
     journal_write_deferred_ = false;
@@ -303,26 +301,6 @@ uint64_t GroupCommit::durable_lsn() const {
 uint64_t GroupCommit::last_lsn() const {
   base::MutexLock lock(&mu_);
   return last_lsn_;
-}
-
-GroupCommitCounters GroupCommit::counters() const {
-  GroupCommitCounters c;
-  c.commits_already_durable = already_durable_.load(kRelaxed);
-  c.commits_covered_while_waiting = covered_.load(kRelaxed);
-  c.leads = leads_.load(kRelaxed);
-  c.journal_writes = writes_.load(kRelaxed);
-  c.journal_syncs = syncs_.load(kRelaxed);
-  c.bytes = bytes_.load(kRelaxed);
-  c.zero_bytes = zero_bytes_.load(kRelaxed);
-  c.sync_ns = sync_ns_.load(kRelaxed);
-  c.writes_deferred_for_sync = deferred_.load(kRelaxed);
-  c.periodic_syncs = periodic_syncs_.load(kRelaxed);
-  return c;
-}
-
-void GroupCommit::ResetCounters() {
-  for (auto* a : {&already_durable_, &covered_, &leads_, &writes_, &syncs_, &bytes_, &zero_bytes_, &sync_ns_, &deferred_, &periodic_syncs_, &links_})
-    a->store(0, kRelaxed);
 }
 
 }  // namespace fenec::journal

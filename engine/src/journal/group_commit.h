@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "engine/src/base/mutex.h"
+#include "engine/src/io/stat_counters.h"
 #include "engine/src/base/thread_annotations.h"
 #include "engine/src/io/fail_stop.h"
 #include "engine/src/journal/writer.h"
@@ -93,19 +94,6 @@ enum class CommitPolicy {
   kBufferedNaive,  // each record written (no fsync) under the write lock
 };
 
-struct GroupCommitCounters {
-  uint64_t commits_already_durable = 0;
-  uint64_t commits_covered_while_waiting = 0;
-  uint64_t leads = 0;
-  uint64_t journal_writes = 0;
-  uint64_t journal_syncs = 0;
-  uint64_t bytes = 0;
-  uint64_t zero_bytes = 0;  // zeros written ahead of the records (writer.h)
-  uint64_t sync_ns = 0;     // time in the journal's fdatasyncs
-  uint64_t writes_deferred_for_sync = 0;
-  uint64_t periodic_syncs = 0;
-};
-
 class GroupCommit {
  public:
   static constexpr size_t kFlushBytes = 1u << 20;
@@ -131,7 +119,6 @@ class GroupCommit {
   uint64_t Append(std::span<const uint8_t> payload, std::span<const StreamRecord> branches = {},
                   uint64_t* branch_lsns = nullptr) FENEC_EXCLUDES(mu_);
   uint64_t stream_last_lsn(uint32_t stream) const FENEC_EXCLUDES(mu_);
-  uint64_t links() const { return links_.load(std::memory_order_relaxed); }
   // Caller holds the write lock; naive policies only: writes (and for
   // kDurableNaive fsyncs) every pending record now. Fails: kFailStopped.
   Status CommitUnderLock() FENEC_EXCLUDES(mu_);
@@ -152,13 +139,18 @@ class GroupCommit {
   void StopPeriodicSync() FENEC_EXCLUDES(mu_);
   // True while the periodic syncer owns the journal (writing or in fdatasync).
   bool periodic_sync_active() const { return periodic_active_.load(std::memory_order_acquire); }
-  void CountDeferred() { deferred_.fetch_add(1, std::memory_order_relaxed); }
+  void CountDeferred() { counters_.Add(Stat::writes_deferred_for_sync); }
 
   void RequestRotation() FENEC_EXCLUDES(mu_);
   uint64_t durable_lsn() const FENEC_EXCLUDES(mu_);
   uint64_t last_lsn() const FENEC_EXCLUDES(mu_);
-  GroupCommitCounters counters() const;
-  void ResetCounters();
+  // What it counted, under the root's names (fenec/stats.h): journal_writes,
+  // journal_fsyncs, bytes_written, group_leads, journal_links ...; the other
+  // fields 0. A branch's journal counts under the same names (the database
+  // reports them as branch_journal_*).
+  Stats counters() const { return counters_.Snapshot(); }
+  void AddCountersTo(Stats* st) const { counters_.AddTo(st); }
+  void ResetCounters() { counters_.Reset(); }
 
  private:
   // Caller holds mu_ and no one owns I/O. Takes the pending records, writes
@@ -212,8 +204,7 @@ class GroupCommit {
   base::CondVar syncer_cv_;  // stop_syncer_ set
   std::function<void()> after_sync_;  // set before the syncer starts, then read by it alone
 
-  std::atomic<uint64_t> already_durable_{0}, covered_{0}, leads_{0}, writes_{0}, syncs_{0}, bytes_{0},
-      zero_bytes_{0}, sync_ns_{0}, deferred_{0}, periodic_syncs_{0}, links_{0};
+  StatCounters counters_;
 };
 
 }  // namespace fenec::journal
