@@ -94,11 +94,28 @@ def load_units(build, root):
         sys.exit(f'check-thread-safety: cannot read {path} ({e}): configure the build with meson first')
     units = {}
     for e in entries:
-        src = os.path.relpath(os.path.normpath(os.path.join(e['directory'], e['file'])), root)
-        if ENGINE.match(src) and not TEST.search(src) and src not in units:
-            paths, rest = clang_flags(e.get('command') or shlex.join(e['arguments']))
-            units[src] = (e['directory'], e['file'], paths, rest)
+        for f in unity_sources(e['directory'], e['file']):
+            src = os.path.relpath(os.path.normpath(os.path.join(e['directory'], f)), root)
+            if ENGINE.match(src) and not TEST.search(src) and src not in units:
+                paths, rest = clang_flags(e.get('command') or shlex.join(e['arguments']))
+                units[src] = (e['directory'], f, paths, rest)
     return units
+
+
+UNITY_INCLUDE = re.compile(r'^#include\s*[<"]([^>"]+)[>"]')
+
+
+def unity_sources(directory, file):
+    """The sources a compile entry stands for: a unity build's generated
+    file (meson's <target>-unityN.cpp, one #include a source) stands for the
+    files it includes, each checked as its own translation unit."""
+    if not re.search(r'-unity\d+\.c(pp|c)?$', file):
+        return [file]
+    try:
+        with open(os.path.join(directory, file)) as f:
+            return [m.group(1) for m in map(UNITY_INCLUDE.match, f) if m]
+    except OSError:
+        return [file]
 
 
 def run(cmd, cwd=None):

@@ -11,7 +11,7 @@
 namespace fenec::iobench {
 namespace {
 
-constexpr size_t kMaxExamples = 5;
+constexpr size_t kMaxMismatchExamples = 5;
 
 bool all_zero(const uint8_t* p, size_t n) {
   for (size_t i = 0; i < n; ++i)
@@ -74,7 +74,7 @@ CoherenceResult run_coherence(const CoherenceOptions& o, const ProbeResult& prob
     ++res.stale;
     bool zero = all_zero(have, chunk);
     if (zero) ++res.stale_zero;
-    if (res.examples.size() < kMaxExamples)
+    if (res.examples.size() < kMaxMismatchExamples)
       res.examples.push_back(fmt::format("round {}: {} at offset {} returned {}", res.rounds, step, off,
                                          zero ? "zeros" : "other bytes"));
   };

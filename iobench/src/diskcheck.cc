@@ -17,7 +17,7 @@ namespace {
 
 constexpr uint64_t kMagic = 0x4b43484b53444e46ull;  // "FNDSKCHK"
 constexpr size_t kHeader = 24;                        // magic, page, value
-constexpr size_t kMaxExamples = 10;
+constexpr size_t kMaxBadExamples = 10;
 
 bool page_matches(const uint8_t* got, uint64_t page_size, uint64_t* value, bool* zero) {
   *zero = true;
@@ -236,7 +236,7 @@ DiskcheckVerifyResult verify_pages(const std::string& path, uint64_t page_size, 
   }
   std::vector<uint8_t> got(page_size);
   auto note = [&](std::string s) {
-    if (r.examples.size() < kMaxExamples) r.examples.push_back(std::move(s));
+    if (r.examples.size() < kMaxBadExamples) r.examples.push_back(std::move(s));
   };
   for (const auto& [p, s] : expected) {
     ++r.checked;

@@ -138,8 +138,6 @@ std::vector<std::vector<const CellResult*>> by_spec(const Block& b) {
   return out;
 }
 
-double mb_per_s(const CellResult& c) { return c.mb_per_s(); }
-double iops(const CellResult& c) { return c.iops(); }
 const base::Histogram& op_latency(const CellResult& c) {
   return mode_sync(c.spec.mode) != SyncCall::kNone ? c.commit : c.lat;
 }

@@ -22,8 +22,6 @@ double p50_us(const CellResult& c) {
   return base::LatencySummary::Of(iobench::mode_sync(c.spec.mode) != iobench::SyncCall::kNone ? c.commit : c.lat)
       .p50_us;
 }
-double mb_per_s(const CellResult& c) { return c.mb_per_s(); }
-double iops(const CellResult& c) { return c.iops(); }
 
 std::string missing(const char* what) { return fmt::format("{} did not run here (see skips)", what); }
 

@@ -36,6 +36,9 @@ kit::Ratio paired(const std::vector<const CellResult*>& a, double (*fa)(const Ce
                   const std::vector<const CellResult*>& b, double (*fb)(const CellResult&));
 // One figure over a cell's repetitions (kit::of_reps).
 kit::Ratio over_reps(const std::vector<const CellResult*>& runs, double (*f)(const CellResult&));
+// A cell's figures as functions, for paired() and over_reps().
+inline double mb_per_s(const CellResult& c) { return c.mb_per_s(); }
+inline double iops(const CellResult& c) { return c.iops(); }
 
 // A check's ratio as a CSV row, beside the cell its numerator comes from
 // (Results::add_ratio writes <metric>, _ci95_lo, _ci95_hi, _reps).

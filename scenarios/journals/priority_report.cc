@@ -10,7 +10,7 @@
 namespace fenec::scenarios::journals {
 namespace {
 
-constexpr const char* kFinding = "JR-3";
+constexpr const char* kJr3 = "JR-3";
 
 double us(uint64_t ns) { return static_cast<double>(ns) / 1e3; }
 
@@ -74,12 +74,12 @@ void add_prio_rows(kit::Results& r, const PrioDevice& d) {
       normal.push_back(mb_per_s(x.normal_bytes, x.seconds));
       low.push_back(mb_per_s(x.low_bytes, x.seconds));
     }
-    r.add_ratio(kFinding, arm, c, "normal_share", kit::of_reps(shares(reps)), "fraction");
-    r.add_ratio(kFinding, arm, c, "normal_mb_per_s", kit::of_reps(normal), "MB/s");
-    r.add_ratio(kFinding, arm, c, "low_mb_per_s", kit::of_reps(low), "MB/s");
+    r.add_ratio(kJr3, arm, c, "normal_share", kit::of_reps(shares(reps)), "fraction");
+    r.add_ratio(kJr3, arm, c, "normal_mb_per_s", kit::of_reps(normal), "MB/s");
+    r.add_ratio(kJr3, arm, c, "low_mb_per_s", kit::of_reps(low), "MB/s");
   }
   if (d.control.size() == 2)
-    r.add_ratio(kFinding, "jr3-control-idle", prio_case(d, "plain"), "normal_share_over_equal", control_ratio(d));
+    r.add_ratio(kJr3, "jr3-control-idle", prio_case(d, "plain"), "normal_share_over_equal", control_ratio(d));
   for (const auto& [key, reps] : d.cells) {
     const auto& [flusher, prio] = key;
     const std::string arm = "jr3-" + prio, c = prio_case(d, flusher);
@@ -89,14 +89,14 @@ void add_prio_rows(kit::Results& r, const PrioDevice& d) {
       all.Merge(x.sync_ns);
       commits += x.commits;
     }
-    r.add_ratio(kFinding, arm, c, "sync_p50_us", kit::of_reps(p50s(reps)), "us");
-    r.add_ratio(kFinding, arm, c, "sync_p99_us", kit::of_reps(p99s(reps)), "us");
-    r.add_latency(kFinding, arm, c, all, "sync_all");  // every repetition's fdatasyncs together
-    r.add(kFinding, arm, c, "commits", static_cast<double>(commits), "count");
-    if (prio != "alone") r.add_ratio(kFinding, arm, c, "bg_mb_per_s", kit::of_reps(bg_mbs(reps)), "MB/s");
+    r.add_ratio(kJr3, arm, c, "sync_p50_us", kit::of_reps(p50s(reps)), "us");
+    r.add_ratio(kJr3, arm, c, "sync_p99_us", kit::of_reps(p99s(reps)), "us");
+    r.add_latency(kJr3, arm, c, all, "sync_all");  // every repetition's fdatasyncs together
+    r.add(kJr3, arm, c, "commits", static_cast<double>(commits), "count");
+    if (prio != "alone") r.add_ratio(kJr3, arm, c, "bg_mb_per_s", kit::of_reps(bg_mbs(reps)), "MB/s");
     if (prio != "alone" && prio != "equal") {
       const kit::Ratio x = p99_over_equal(d, flusher, prio);
-      if (x.known()) r.add_ratio(kFinding, arm, c, "p99_over_equal", x);
+      if (x.known()) r.add_ratio(kJr3, arm, c, "p99_over_equal", x);
     }
   }
 }
