@@ -3,7 +3,7 @@
 // same threads, 8-byte keys, values the size of ours) and PostgreSQL's
 // pgbench (a prepared INSERT of a row like ours a transaction, the same
 // clients, synchronous_commit=on), each beside our arm's writes/s at 1 and
-// 16 writers. Within 15% is the bar (issue 14). Each side's counters are set
+// 16 writers. Within 15% is the bar. Each side's counters are set
 // beside the rates (syncs a commit, the machine's CPU a commit, and for
 // PostgreSQL the mean WAL sync, wal_sync_time with track_wal_io_timing on),
 // so a wider gap says where it comes from: the same syncs and CPU a commit

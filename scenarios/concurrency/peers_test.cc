@@ -1,4 +1,4 @@
-// The peer arms (issue 14), checked by counts: RocksDB and PostgreSQL
+// The peer arms, checked by counts: RocksDB and PostgreSQL
 // round-trip rows by id like every arm, and their fsync counters see what
 // their durability says: RocksDB's WAL synced once per write from one
 // writer at sync=true and never at sync=false; PostgreSQL's WAL synced at

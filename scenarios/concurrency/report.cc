@@ -165,7 +165,7 @@ void write_plots(kit::Harness& h, const Report& rep) {
 
 // Each check's line follows the rule in report_util.h (kRoughly).
 
-// ---- The peers (issue 14): RocksDB and PostgreSQL group-commit too, so
+// ---- The peers: RocksDB and PostgreSQL group-commit too, so
 // they are not part of CC-1's claim (fenecdb against an engine that syncs
 // under its lock) or CC-2's; their rows sit beside fenecdb's in the tables,
 // and fenecdb's lead on each is a target, reported, not asserted.
@@ -190,7 +190,7 @@ std::string mean_of(const Reps<WriterFig>& reps, double (*get)(const WriterFig&)
 
 struct Peer {
   const char* arm;
-  double target;  // fenecdb / peer at the cell, issue 14
+  double target;  // fenecdb / peer at the cell: our target
 };
 
 // Lines, ratio rows and targets for fenecdb-<mode> against each peer that
@@ -232,7 +232,7 @@ void add_peers(const Report& rep, const char* finding, const char* ours, int wri
 // line: 16 writers share fsyncs (fewer fsyncs than commits: < 1 a commit),
 // durable writes scale with the writers (16 writers write more than one: > 1),
 // and SQLite, which syncs under its write lock, falls behind (fenecdb over
-// sqlite-full at 16 writers > 1). Issue 3's 8x and 5x are targets, reported
+// sqlite-full at 16 writers > 1). Our 8x and 5x are targets, reported
 // beside, not lines.
 Judged judge_cc1(const Report& rep) {
   Judged j;

@@ -1,6 +1,6 @@
 // What the concurrency bench judges: the figures each part keeps per
 // repetition for the plots, the table beside the source's figures, the
-// targets of issue 3 and the verdicts for CC-1..CC-5.
+// targets (our own lines) and the verdicts for CC-1..CC-5.
 //
 // Every cell runs h.reps() times, its arms interleaved (main.cc), and keeps
 // one figure set a repetition: a headline ratio is then kit::paired_ratio of
@@ -108,7 +108,7 @@ struct RatioRow {
 };
 
 // One finding judged: its verdict, the ratios behind it (CSV rows), the
-// console lines and the issue-3 target rows (reported, not asserted).
+// console lines and the target rows (reported, not asserted).
 struct Judged {
   kit::Verdict verdict;
   std::vector<RatioRow> ratios;

@@ -67,7 +67,7 @@ inline std::string count_ci(const Ratio& r) {
 
 inline std::string plot_ref(const std::string& name) { return "plots/concurrency/" + name + ".png"; }
 
-// A target of issue 3 (reported, not asserted), judged like a check: met
+// One of our own targets (reported, not asserted), judged like a check: met
 // when its whole interval clears, missed when it misses, else open.
 inline std::vector<std::string> target_row(const std::string& finding, const Check& c, const std::string& limit) {
   const kit::CheckResult res = kit::check_result(c);

@@ -1,4 +1,4 @@
-// conns-bench's verdict (issue 13's target) and its plot.
+// conns-bench's verdict (CONNS, our own target) and its plot.
 #pragma once
 
 #include <string>

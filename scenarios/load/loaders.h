@@ -12,7 +12,7 @@
 //   postgres-insert  a prepared INSERT of `per_request` rows (3 text parameters a row)
 // Every arm acknowledges at the same durability: fenec-server's --sync 250
 // (the embedded database's kBuffered, sync_ms 250) against PostgreSQL's
-// synchronous_commit = off, both on the disk within a bound (issue 12's
+// synchronous_commit = off, both on the disk within a bound (LD-1's
 // pairing). fenec-server is a child process on loopback as recon-bench runs
 // it (scenarios/procs/server_process.h), one kept-alive connection;
 // PostgreSQL is the bench's scratch cluster (scenarios/pg), libpq over TCP.

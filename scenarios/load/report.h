@@ -1,7 +1,7 @@
 // load-bench's results: each cell's rows and figures, the plot of rows/s
 // per load arm, and LD-1's two verdicts.
 //
-//   LD-1 (targets, issue 12)  fenec-docs without a vector index >= PostgreSQL
+//   LD-1 (our targets)        fenec-docs without a vector index >= PostgreSQL
 //                             COPY's rows/s; HNSW batch-linked >= 1.5x HNSW
 //                             row at a time (same arm, same rows)
 //   LD-1 (where the time goes) the source's two claims: without an index the

@@ -278,7 +278,7 @@ void add_verdicts(kit::Results& r, const std::vector<Figure>& figs, const std::s
     r.verdict(v);
   }
   {
-    // Judged on the matchers people share across threads (issue 14): PCRE2
+    // Judged on the matchers people share across threads: PCRE2
     // with its match data lent from one slot (the source's pattern: a call
     // that finds it taken allocates a fresh one) and one RE2 object (its DFA
     // cache shared under RE2's lock), each against one per thread. The

@@ -1,4 +1,4 @@
-// MM-4 on the matchers people really share across threads (issue 14), beside
+// MM-4 on the matchers people really share across threads, beside
 // the std::regex arms in kernels.h. Same pattern (" user id ", any case),
 // same lines.
 //

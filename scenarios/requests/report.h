@@ -11,7 +11,7 @@
 // Verdict rows, each a ratio's 95% interval against its line:
 //   the finding: a get by id's server handling / its round trip p50 < 0.5
 //     (most of the round trip is the loopback);
-//   issue 12's targets: fenec-server's get-by-id one-client p50 <= 0.7x
+//   RQ-1's targets (ours): fenec-server's get-by-id one-client p50 <= 0.7x
 //     PostgreSQL's; eight clients' get-by-id requests/s >= 1.5x; durable puts
 //     with eight clients >= 2x; and our client against wrk on get by id
 //     (p50 at most 1.15x wrk's, requests/s at least 0.85x).

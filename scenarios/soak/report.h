@@ -1,4 +1,4 @@
-// soak-bench's rows, plot and verdict (finding SOAK: issue 13's target
+// soak-bench's rows, plot and verdict (finding SOAK: our own target
 // "Soak: 0 acknowledged writes lost over the full run").
 #pragma once
 

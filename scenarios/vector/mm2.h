@@ -1,5 +1,5 @@
 // vector-bench's MM-2 part: the visited set judged inside fenecdb's own
-// searches (issue 11, "MM-2 in its home").
+// searches ("MM-2 in its home").
 //
 // One built graph (the batch arm's first repetition, or one built for the
 // part), the VectorIndex called directly, the same query set at the

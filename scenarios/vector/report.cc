@@ -16,7 +16,7 @@ namespace {
 
 constexpr const char* kVS1 = "VS-1";
 constexpr const char* kVS2 = "VS-2";
-constexpr const char* kRef = "VS-ref";  // the hnswlib comparison: issue 11's targets, no finding
+constexpr const char* kRef = "VS-ref";  // the hnswlib comparison: our targets, no finding of the source
 
 std::string rep_case(const std::string& c, size_t rep) { return fmt::format("{};rep={}", c, rep + 1); }
 
@@ -127,11 +127,11 @@ kit::Judgement judge_reference(const std::vector<double>& ref_build_s, const std
                                const std::vector<double>& fenec_qps, const std::vector<double>& ref_qps,
                                double fenec_recall, double ref_recall) {
   kit::Check build;
-  build.what = "hnswlib / fenec-batch build time, i.e. fenec-batch's build rate over hnswlib's (line: issue 11's target)";
+  build.what = "hnswlib / fenec-batch build time, i.e. fenec-batch's build rate over hnswlib's (line: VS-ref's target)";
   build.ratio = kit::paired_ratio(ref_build_s, fenec_build_s);
   build.line = kRefBuildLine;
   kit::Check qps;
-  qps.what = "fenec-batch / hnswlib queries/s, one thread, same ef (line: issue 11's target)";
+  qps.what = "fenec-batch / hnswlib queries/s, one thread, same ef (line: VS-ref's target)";
   qps.ratio = kit::paired_ratio(fenec_qps, ref_qps);
   qps.line = kRefQpsLine;
   kit::ExactPart recall;
@@ -363,7 +363,7 @@ std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s) {
       const auto& st = batch->front().stats;
       const auto& rst = row->front().stats;
       v.ours = fmt::format(
-          "{}: build row {}, batch {}: row/batch {} (= {:.0f}% less time; issue 11's target 1.4x); recall@10 at ef "
+          "{}: build row {}, batch {}: row/batch {} (= {:.0f}% less time; our own target 1.4x); recall@10 at ef "
           "{} row {}, batch {}. Distances computed to link: batch {}, row {}. Batch counters (rep 1): {} pre-link "
           "edges added, {} pruned, {} gathered rounds, {:.0f} distances a round",
           data, seconds_text(kit::of_reps(rs)), seconds_text(kit::of_reps(bs)), kit::format_ratio(speed),

@@ -53,7 +53,7 @@ inline constexpr double kVs1Line = findings::vs1::kTime.value;
 // VS-1's exact part: the source kept, even raised, recall (+~1%); the
 // issue allows the batch arm 0.005 below the row arm's recall@10.
 inline constexpr double kVs1RecallSlack = 0.005;
-// The hnswlib row's lines: issue 11's targets, not a finding of the source
+// The hnswlib row's lines: our targets (VS-ref), not a finding of the source
 // (fenec-batch >= 1.0x hnswlib's build rate; >= 0.9x its queries/s; recall@10
 // no more than 0.01 below it at the same ef).
 inline constexpr double kRefBuildLine = findings::vs_ref::kBuild.value;

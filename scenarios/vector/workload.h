@@ -7,7 +7,7 @@
 // seed), and each vector a center chosen uniformly plus N(0, spread^2) noise
 // in every dimension (seed + 1); queries are fresh vectors drawn the same way
 // (seed + 2), so they fall in the clusters but are none of the rows. The
-// default is issue 11's reference workload: 128 dimensions, 100 clusters,
+// default is VS-ref's reference workload: 128 dimensions, 100 clusters,
 // and spread 1.75. Why 1.75: two rows of one cluster lie about
 // spread * sqrt(2 * dim) = 28 apart and rows of two clusters about
 // sqrt(2 * dim * (1 + spread^2)) = 32, so a row's nearest neighbours are

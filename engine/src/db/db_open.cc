@@ -247,8 +247,8 @@ Status DbImpl::Recover() {
   uint64_t t0 = RwLock::Now();
   Status s = RecoverLocked();
   stats_.Set(Stat::recovery_ns, RwLock::Now() - t0);
-  // Recovery held the write lock for the whole replay (1.5 s seen on the
-  // server's /metrics): that is recovery_ns, not a hold any writer waited on.
+  // Recovery held the write lock for the whole replay: that is recovery_ns,
+  // not a hold any writer waited on.
   lock_.ResetCounters();
   pool_->ResetCounters();
   return s;

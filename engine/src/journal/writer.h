@@ -6,7 +6,7 @@
 // the next LSN" holds even in buffered mode) and the new file's directory
 // entry is fsync'ed before any record in it can be acknowledged.
 //
-// Zero ahead (issue 14). An fdatasync of a write that grows the file must also
+// Zero ahead. An fdatasync of a write that grows the file must also
 // commit the file's new size (and on ext4 its newly allocated blocks) to
 // the file system's journal: a second device write and a cache flush, on
 // the commit's path. A write into blocks the file already has is data
