@@ -11,7 +11,7 @@
 #include <iostream>
 #include <random>
 
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 #include "iobench/kit/console.h"
 
 namespace fenec::kit {
@@ -213,7 +213,7 @@ int Harness::parse(int argc, char** argv) {
     std::cerr << fmt::format("{0}: {1}; see {0} --help\n", app_->get_name(), err);
     return 2;
   }
-  base::InstallStopHandlers();
+  kit::install_stop_handlers();
   return -1;
 }
 
@@ -228,7 +228,7 @@ std::string Harness::plot_path(const std::string& name) const {
 }
 
 int Harness::finish() {
-  const bool stopped = base::StopRequested();
+  const bool stopped = kit::stop_requested();
   if (stopped) results_->mark_incomplete("interrupted");
   record_machine(results_->meta(), machine_start_, sample_machine());
 
@@ -286,7 +286,7 @@ void Harness::set_default_reps(int quick, int full) {
 int run_interleaved(int reps, size_t arms, const std::function<void(size_t arm, int rep)>& cell, Order order) {
   for (int r = 0; r < reps; ++r) {
     for (size_t a = 0; a < arms; ++a) {
-      if (base::StopRequested()) return r;
+      if (kit::stop_requested()) return r;
       cell(order.rotate ? (a + static_cast<size_t>(r) + order.offset) % arms : a, r);
     }
   }

@@ -7,7 +7,7 @@
 // the scenario's files (removed at the end and on Ctrl-C), writing
 // results/<name>/, printing the verdict table and the exit code (fail(),
 // finish()). A driver declares its flags, calls parse(), measures into
-// results(), and returns finish(). Long loops poll base::StopRequested().
+// results(), and returns finish(). Long loops poll kit::stop_requested().
 //
 // CLI11 is only declared here and included by harness.cc alone: it costs
 // seconds to compile, and a driver needs none of it.
@@ -154,7 +154,7 @@ class Harness {
 
   // Writes results (results/<scenario>/ and any --csv/--json), prints the
   // verdict table and every fail(), removes the scratch folder. The exit code
-  // is decided here alone: 130 if interrupted (base::StopRequested()), else 1
+  // is decided here alone: 130 if interrupted (kit::stop_requested()), else 1
   // if a part failed or the results could not be written, else 0.
   int finish();
 
@@ -180,7 +180,7 @@ class Harness {
 // Runs each of `arms` arms once a repetition, in turn: arm 0, 1, ..., then
 // again, `reps` times, so drift on a shared machine hits every arm alike and
 // repetition r of each arm can be paired (paired_ratio). Stops between cells
-// once base::StopRequested(); returns the repetitions completed in full.
+// once kit::stop_requested(); returns the repetitions completed in full.
 int run_interleaved(int reps, size_t arms, const std::function<void(size_t arm, int rep)>& cell, Order order = {});
 
 }  // namespace fenec::kit

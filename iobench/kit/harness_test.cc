@@ -1,6 +1,6 @@
 #include "engine/src/base/testing.h"
 #include "iobench/kit/harness.h"
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -24,7 +24,7 @@ class HarnessTest : public base::ScratchTest {
     base::ScratchTest::SetUp();
     root_ = dir();
     unsetenv("FENEC_SEED");
-    base::ClearStopRequest();
+    kit::clear_stop_request();
   }
 
   // argv with the output roots pointed into this test's temp folder.
@@ -271,10 +271,10 @@ TEST_F(HarnessTest, SigintMarksIncompleteAndReturns130) {
   Harness h("t", "test scenario");
   testing::internal::CaptureStderr();
   ASSERT_EQ(parse(h, {}), -1);
-  EXPECT_FALSE(base::StopRequested());
+  EXPECT_FALSE(kit::stop_requested());
   std::raise(SIGINT);  // the handler only sets the flag; the process lives on
   testing::internal::GetCapturedStderr();
-  EXPECT_TRUE(base::StopRequested());
+  EXPECT_TRUE(kit::stop_requested());
   const fs::path data = h.data_dir();
   testing::internal::CaptureStdout();
   EXPECT_EQ(h.finish(), 130);
@@ -282,7 +282,7 @@ TEST_F(HarnessTest, SigintMarksIncompleteAndReturns130) {
   EXPECT_FALSE(fs::exists(data));
   EXPECT_NE(slurp(root_ / "results" / "t" / "latest.csv").find("# incomplete=interrupted\n"),
             std::string::npos);
-  base::ClearStopRequest();
+  kit::clear_stop_request();
 }
 
 // --csv - keeps stdout for the CSV alone: what the driver prints meanwhile

@@ -1,11 +1,11 @@
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 
 #include <unistd.h>
 
 #include <atomic>
 #include <csignal>
 
-namespace fenec::base {
+namespace fenec::kit {
 namespace {
 
 std::atomic<bool> g_stop{false};
@@ -24,11 +24,11 @@ extern "C" void OnStopSignal(int sig) {
 
 }  // namespace
 
-bool StopRequested() { return g_stop.load(std::memory_order_relaxed); }
-void RequestStop() { g_stop.store(true); }
-void ClearStopRequest() { g_stop.store(false); }
+bool stop_requested() { return g_stop.load(std::memory_order_relaxed); }
+void request_stop() { g_stop.store(true); }
+void clear_stop_request() { g_stop.store(false); }
 
-void InstallStopHandlers() {
+void install_stop_handlers() {
   struct sigaction sa {};
   sa.sa_handler = OnStopSignal;
   sigemptyset(&sa.sa_mask);
@@ -37,4 +37,4 @@ void InstallStopHandlers() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
-}  // namespace fenec::base
+}  // namespace fenec::kit

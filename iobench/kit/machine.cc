@@ -25,10 +25,10 @@ std::string get(const Metadata& m, const std::string& key) {
 
 MachineSample sample_machine(double seconds) {
   MachineSample s;
-  s.loadavg = base::LoadAverage();
-  const base::CpuTimes a = base::ReadCpuTimes();
+  s.loadavg = kit::load_average();
+  const kit::CpuTimes a = kit::read_cpu_times();
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-  s.cpu = base::ReadCpuTimes();
+  s.cpu = kit::read_cpu_times();
   if (a.ok && s.cpu.ok && s.cpu.total > a.total)
     s.others_busy_pct = pct((s.cpu.total - a.total) - (s.cpu.idle - a.idle), s.cpu.total - a.total);
   return s;

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "engine/src/base/proc.h"
+#include "iobench/kit/proc.h"
 #include "iobench/kit/results.h"
 
 namespace fenec::kit {
@@ -14,7 +14,7 @@ namespace fenec::kit {
 struct MachineSample {
   std::string loadavg;        // /proc/loadavg's three averages
   double others_busy_pct = 0; // share of all CPUs busy during a short idle wait of this run's
-  base::CpuTimes cpu;         // for the steal over the run
+  kit::CpuTimes cpu;         // for the steal over the run
 };
 
 // Waits `seconds` doing nothing and measures how busy the CPUs were meanwhile:

@@ -1,18 +1,18 @@
-#include "engine/src/base/proc.h"
+#include "iobench/kit/proc.h"
 
 #include <fstream>
 #include <sstream>
 
-namespace fenec::base {
+namespace fenec::kit {
 
-std::string LoadAverage() {
+std::string load_average() {
   std::ifstream in("/proc/loadavg");
   std::string a, b, c;
   if (!(in >> a >> b >> c)) return "unknown";
   return a + " " + b + " " + c;
 }
 
-CpuTimes ReadCpuTimes() {
+CpuTimes read_cpu_times() {
   CpuTimes t;
   std::ifstream in("/proc/stat");
   std::string line;
@@ -29,4 +29,4 @@ CpuTimes ReadCpuTimes() {
   return t;
 }
 
-}  // namespace fenec::base
+}  // namespace fenec::kit

@@ -5,11 +5,11 @@
 #include <cstdint>
 #include <string>
 
-namespace fenec::base {
+namespace fenec::kit {
 
 // /proc/loadavg's three averages as it prints them ("0.52 0.61 0.70"), or
 // "unknown" where /proc is not readable.
-std::string LoadAverage();
+std::string load_average();
 
 // The machine's CPU time so far, all CPUs together, in clock ticks
 // (/proc/stat's "cpu" line). Steal is time the hypervisor ran someone else
@@ -18,6 +18,6 @@ struct CpuTimes {
   uint64_t total = 0, idle = 0, steal = 0;  // idle includes iowait
   bool ok = false;
 };
-CpuTimes ReadCpuTimes();
+CpuTimes read_cpu_times();
 
-}  // namespace fenec::base
+}  // namespace fenec::kit

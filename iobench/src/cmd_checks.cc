@@ -7,7 +7,7 @@
 #include "iobench/src/lies.h"
 #include "iobench/src/syncmethods.h"
 #include "iobench/src/units.h"
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 
 namespace fenec::iobench {
 namespace {
@@ -51,9 +51,9 @@ RunFn register_syncmethods(CLI::App& root) {
     fmt::print("{}", syncmethods_table(r));
     auto results = make_results(o->common, "syncmethods");
     add_syncmethods_rows(*results, r);
-    if (base::StopRequested()) results->mark_incomplete("interrupted");
+    if (kit::stop_requested()) results->mark_incomplete("interrupted");
     int rc = emit(*results, o->common);
-    if (base::StopRequested()) return 130;
+    if (kit::stop_requested()) return 130;
     return r.error.empty() ? rc : 1;
   };
 }
@@ -84,9 +84,9 @@ RunFn register_lies(CLI::App& root) {
     fmt::print("{}", lies_report(r));
     auto results = make_results(o->common, "lies");
     add_lies_rows(*results, r);
-    if (base::StopRequested()) results->mark_incomplete("interrupted");
+    if (kit::stop_requested()) results->mark_incomplete("interrupted");
     int rc = emit(*results, o->common);
-    return base::StopRequested() ? 130 : rc;
+    return kit::stop_requested() ? 130 : rc;
   };
 }
 
@@ -122,9 +122,9 @@ RunFn register_coherence(CLI::App& root) {
     else fmt::print("{} rounds, {} buffered reads compared, {} stale ({} returned zeros): {}\n", c.rounds, c.reads,
                     c.stale, c.stale_zero, c.stale ? "NOT coherent (IO-5)" : "coherent");
     for (const std::string& ex : c.examples) fmt::print("  {}\n", ex);
-    if (base::StopRequested()) results->mark_incomplete("interrupted");
+    if (kit::stop_requested()) results->mark_incomplete("interrupted");
     int rc = emit(*results, o->common);
-    if (base::StopRequested()) return 130;
+    if (kit::stop_requested()) return 130;
     if (!c.error.empty() || c.stale) return 1;
     return rc;
   };

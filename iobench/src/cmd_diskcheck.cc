@@ -6,7 +6,7 @@
 #include "iobench/src/diskcheck.h"
 #include "iobench/src/files.h"
 #include "iobench/src/units.h"
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 
 namespace fenec::iobench {
 namespace {
@@ -35,7 +35,7 @@ int serve(const DiskcheckOpts& o) {
   if (std::string err = server.listen(o.bind, o.port, log); !err.empty()) throw std::runtime_error(err);
   fmt::print(stderr, "diskcheck: serving on {}:{}, records in {} (Ctrl-C to stop)\n", o.bind, server.port(), log);
   std::thread t([&server] { server.serve(); });
-  while (!base::StopRequested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  while (!kit::stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   server.stop();
   t.join();
   fmt::print(stderr, "diskcheck: stopped after {} acknowledged writes\n", server.acks());
@@ -57,7 +57,7 @@ int write(const DiskcheckOpts& o) {
   w.pages = o.pages;
   w.page_size = page_size_of(o);
   w.seed = resolve_seed(o.common);
-  w.stop = base::StopRequested;
+  w.stop = kit::stop_requested;
   fmt::print(stderr, "diskcheck: writing {} pages of {} in {} with {}; cut the power now, then run verify\n",
              o.pages, o.page_size, diskcheck_file(w.dir, w.id), o.mode);
   DiskcheckWriteResult r = run_diskcheck_writer(w);

@@ -8,8 +8,8 @@
 #include "iobench/src/sweep.h"
 #include "iobench/src/sweep_report.h"
 #include "iobench/src/units.h"
-#include "engine/src/base/interrupt.h"
-#include "engine/src/base/proc.h"
+#include "iobench/kit/interrupt.h"
+#include "iobench/kit/proc.h"
 
 namespace fenec::iobench {
 namespace {
@@ -82,7 +82,7 @@ int run_sweep(const SweepOpts& o) {
   check_direct_sizes(g, p);
   auto results = make_results(o.common, "sweep");
   results->meta().set("seed", std::to_string(seed));
-  results->meta().set("loadavg_start", fenec::base::LoadAverage());
+  results->meta().set("loadavg_start", fenec::kit::load_average());
   results->attach_json("probe", probe_json(p));
 
   SweepEnv env;
@@ -104,7 +104,7 @@ int run_sweep(const SweepOpts& o) {
       rc = 1;
       break;
     }
-    if (base::StopRequested()) {
+    if (kit::stop_requested()) {
       results->mark_incomplete("interrupted");
       fmt::print(stderr, "iobench: interrupted; scratch files removed, results marked incomplete\n");
       rc = 130;
@@ -112,7 +112,7 @@ int run_sweep(const SweepOpts& o) {
     }
   }
   progress.finish();
-  results->meta().set("loadavg_end", fenec::base::LoadAverage());
+  results->meta().set("loadavg_end", fenec::kit::load_average());
   fmt::print("{}", sweep_table(cells));  // stderr when stdout carries --csv - or --json - (begin_run)
   if (!o.plots.empty())
     for (const auto& [path, err] : write_sweep_plots(cells, o.plots + "/"))

@@ -15,7 +15,7 @@
 
 #include "iobench/src/files.h"
 #include "iobench/src/probe.h"
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 
 namespace fenec::kit {
 class Results;
@@ -32,7 +32,7 @@ struct CoherenceOptions {
   uint64_t chunk = 4096;  // must suit the O_DIRECT alignment
   uint64_t seed = 1;
   ReadFn read;            // empty = pread
-  bool (*stop)() = base::StopRequested;
+  bool (*stop)() = kit::stop_requested;
 };
 
 struct CoherenceResult {

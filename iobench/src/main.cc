@@ -6,7 +6,7 @@
 #include "iobench/src/cli.h"
 #include "iobench/src/files.h"
 #include "iobench/src/submit.h"
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 #include "engine/src/base/cli.h"
 
 int main(int argc, char** argv) {
@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   runs["coherence"] = register_coherence(app);
   runs["diskcheck"] = register_diskcheck(app);
   if (int rc = fenec::base::ParseFlags(app, argc, argv); rc >= 0) return rc;
-  fenec::base::InstallStopHandlers();
+  fenec::kit::install_stop_handlers();
   try {
     for (CLI::App* sub : app.get_subcommands()) return runs.at(sub->get_name())();
   } catch (const UsageError& e) {

@@ -22,7 +22,7 @@
 #include "iobench/src/mode.h"
 #include "iobench/src/probe.h"
 #include "iobench/src/submit.h"
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 
 namespace fenec::iobench {
 
@@ -96,7 +96,7 @@ struct SweepEnv {
   std::string dir;          // where the cell's files go
   uint64_t seed = 1;
   const ProbeResult* probe = nullptr;  // what to skip; null = no checks (null path)
-  bool (*stop)() = base::StopRequested;
+  bool (*stop)() = kit::stop_requested;
 };
 
 // Why this cell cannot run here ("" if it can): an O_DIRECT mode on tmpfs or a

@@ -17,7 +17,7 @@
 #include "engine/src/base/histogram.h"
 #include "iobench/src/files.h"
 #include "iobench/src/probe.h"
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 
 namespace fenec::kit {
 class Results;
@@ -44,7 +44,7 @@ struct SyncMethodsOptions {
   std::string dir;
   double seconds = 1;       // per test
   uint64_t max_ops = 200000;
-  bool (*stop)() = base::StopRequested;
+  bool (*stop)() = kit::stop_requested;
 };
 
 struct SyncMethodsResult {

@@ -1,5 +1,5 @@
 #include "scenarios/commit/merger_cell.h"
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 
 #include <algorithm>
 #include <atomic>
@@ -150,7 +150,7 @@ MergerCellResult run_one(const MergerCellConfig& cfg, const std::vector<std::str
     ts.emplace_back([&, w] {
       std::mt19937_64 rng(cfg.seed * 1000003 + static_cast<uint64_t>(w));
       base::Histogram mine;
-      while (!failed.load(std::memory_order_relaxed) && !base::StopRequested()) {
+      while (!failed.load(std::memory_order_relaxed) && !kit::stop_requested()) {
         const uint64_t i = next.fetch_add(1);
         if (i >= cfg.docs) break;
         Document doc = make_doc(cfg.doc_kind, w, i, texts, rng);
@@ -182,7 +182,7 @@ MergerCellResult run_one(const MergerCellConfig& cfg, const std::vector<std::str
   res.delayed_syncs = env.delayed_syncs() - delayed0;
   res.docs = acked.load();
   res.seconds = static_cast<double>(last_ack_ns.load()) / 1e9;
-  res.capped = res.error.empty() && res.docs < cfg.docs && !base::StopRequested();
+  res.capped = res.error.empty() && res.docs < cfg.docs && !kit::stop_requested();
   size_t used = static_cast<size_t>(res.seconds / cfg.bucket_seconds) + 1;
   for (size_t b = 0; b < std::min(used, nbuckets); ++b) res.acked_per_bucket.push_back(buckets[b].load());
   if (Status s = (*db)->Close(); !s.ok() && res.error.empty()) res.error = s.ToString();

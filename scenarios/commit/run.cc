@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 #include "iobench/kit/console.h"
 #include "scenarios/commit/flusher.h"
 #include "scenarios/commit/merger_cell.h"
@@ -36,7 +36,7 @@ void run_flush_arms(kit::Harness& h, const Options& o, const std::vector<std::st
   kit::Progress progress("commit flush arms", o.files.size() * arms.size() * static_cast<size_t>(reps));
   size_t done = 0;
   for (int files : o.files) {
-    if (base::StopRequested()) break;
+    if (kit::stop_requested()) break;
     const std::string c = fmt::format("files={}", files);
     const DirtySet set = make_dirty_set(files, total_pages, o.max_run, h.seed(static_cast<uint64_t>(files)));
     std::vector<int> fds;
@@ -92,7 +92,7 @@ void run_merger_arms(kit::Harness& h, const Options& o, const std::vector<std::s
   kit::Progress progress("commit JR-2 arms",
                          o.disks.size() * o.doc_kinds.size() * arms.size() * static_cast<size_t>(reps));
   size_t done = 0;
-  for (size_t p = 0; p < o.disks.size() * o.doc_kinds.size() && !base::StopRequested(); ++p) {
+  for (size_t p = 0; p < o.disks.size() * o.doc_kinds.size() && !kit::stop_requested(); ++p) {
     const size_t d = p / o.doc_kinds.size();
     const std::string& kind = o.doc_kinds[p % o.doc_kinds.size()];
     Disk disk;
@@ -172,8 +172,8 @@ int run(kit::Harness& h, const Options& o) {
     meta.set("jr2_slow_disk", "SlowSyncEnv: each fdatasync sleeps the delay first, then syncs");
   }
   if (!flush_arms.empty()) run_flush_arms(h, o, flush_arms);
-  if (!merger_arms.empty() && !base::StopRequested()) run_merger_arms(h, o, merger_arms);
-  if (base::StopRequested()) h.results().mark_incomplete("interrupted");
+  if (!merger_arms.empty() && !kit::stop_requested()) run_merger_arms(h, o, merger_arms);
+  if (kit::stop_requested()) h.results().mark_incomplete("interrupted");
   return h.finish();
 }
 

@@ -1,5 +1,5 @@
 #include "scenarios/commit/workload.h"
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -206,7 +206,7 @@ CellResult run_cell(const CellConfig& cfg, const DirtySet& set, const std::vecto
   for (int t = 0; t < np; ++t) {
     producers.emplace_back([&, t] {
       Outstanding out;
-      while (std::chrono::steady_clock::now() < deadline && !base::StopRequested()) {
+      while (std::chrono::steady_clock::now() < deadline && !kit::stop_requested()) {
         for (size_t i = static_cast<size_t>(t); i < fds.size(); i += static_cast<size_t>(np)) {
           {
             std::lock_guard lock(out.mu);

@@ -121,7 +121,7 @@ void run_mixed_part(Harness& h, const Config& c, Runner& run, fc::Report& rep, c
   // the arms in turn in each: each arm's figures then span the repetition,
   // and a stretch of seconds when the two vCPUs are slow to share a cache
   // line (main.cc's writers part) meets every arm alike rather than one.
-  for (int rep_no = 0; rep_no < h.reps() && !fenec::base::StopRequested(); ++rep_no) {
+  for (int rep_no = 0; rep_no < h.reps() && !fenec::kit::stop_requested(); ++rep_no) {
     const std::string cs = rep_case(base_case, rep_no);
     run.cells(part, arms, cs, [&](const std::vector<fc::Store*>& stores) -> std::string {
       for (fc::Store* s : stores) {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 #include "iobench/kit/console.h"
 #include "iobench/kit/harness.h"
 #include "scenarios/concurrency/report.h"
@@ -67,7 +67,7 @@ class Runner {
     std::string names;
     for (const auto& a : arms) names += (names.empty() ? "" : "+") + a.name;
     progress_.update(done_++, fmt::format("{} {} {}", part, names, case_));
-    if (base::StopRequested()) return false;
+    if (kit::stop_requested()) return false;
     std::vector<std::string> dirs;
     std::vector<std::unique_ptr<Store>> stores;
     std::vector<Store*> ptrs;

@@ -9,7 +9,7 @@
 #include <iostream>
 #include <regex>
 
-#include "engine/src/base/proc.h"
+#include "iobench/kit/proc.h"
 #include "iobench/kit/console.h"
 #include "iobench/kit/stats.h"
 #include "scenarios/concurrency/store.h"
@@ -19,7 +19,7 @@
 namespace fenec::scenarios::concurrency {
 namespace {
 
-constexpr double kWithin = 0.15;  // issue 14: each peer arm within 15% of its own tool
+constexpr double kWithin = 0.15;  // each peer arm within 15% of its own tool
 
 std::string quote(const std::string& s) {
   std::string q = "'";
@@ -75,7 +75,7 @@ double parse_pgbench_transactions(const std::string& out) {
 
 namespace {
 
-void set_cpu(ToolRun* t, const base::CpuTimes& from) {
+void set_cpu(ToolRun* t, const kit::CpuTimes& from) {
   const double cpu_s = machine_busy_seconds_since(from);
   if (cpu_s >= 0 && t->commits > 0) t->cpu_us_per_commit = cpu_s * 1e6 / t->commits;
 }
@@ -91,7 +91,7 @@ ToolRun run_db_bench(const std::string& dir, int threads, int seconds) {
       "--value_size=48 --statistics=1 --db={}",
       threads, seconds, dir);
   std::string out;
-  const base::CpuTimes cpu0 = base::ReadCpuTimes();
+  const kit::CpuTimes cpu0 = kit::read_cpu_times();
   if (t.error = capture(t.command, &out); !t.error.empty()) return t;
   t.ops_per_s = parse_db_bench(out);
   if (t.ops_per_s <= 0) t.error = "no 'ops/sec' in db_bench's output";
@@ -132,7 +132,7 @@ ToolRun run_pgbench(int port, const std::string& dir, int clients, int seconds) 
   pg::PqConn admin(pg::Connect(fmt::format("host=127.0.0.1 port={} user=postgres dbname=fenec", port), &err));
   const PgWalStats wal0 = admin ? read_pg_wal_stats(admin.get(), true) : PgWalStats{};
   out.clear();
-  const base::CpuTimes cpu0 = base::ReadCpuTimes();
+  const kit::CpuTimes cpu0 = kit::read_cpu_times();
   if (t.error = capture(t.command, &out); !t.error.empty()) return t;
   t.commits = parse_pgbench_transactions(out);
   set_cpu(&t, cpu0);

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <iostream>
 
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 #include "scenarios/concurrency/peer_check.h"
 #include "scenarios/concurrency/report.h"
 #include "scenarios/concurrency/store.h"
@@ -80,7 +80,7 @@ int run(kit::Harness& h, Config& c, bool peer_check_given) {
     if (has("batches")) run_mixed_part(h, c, run, rep, "batches");
     if (has("long-read")) run_long_read_part(h, c, run, rep);
   }
-  if (c.peer_check_seconds > 0 && !base::StopRequested()) {
+  if (c.peer_check_seconds > 0 && !kit::stop_requested()) {
     check_peers(h, rep, pg.up() ? pg.port() : 0, c.peer_check_seconds);
   } else if (h.quick() && !peer_check_given) {
     for (const char* tool : {"db_bench", "pgbench"}) {

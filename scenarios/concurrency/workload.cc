@@ -1,6 +1,6 @@
 #include "scenarios/concurrency/workload.h"
-#include "engine/src/base/interrupt.h"
-#include "engine/src/base/proc.h"
+#include "iobench/kit/interrupt.h"
+#include "iobench/kit/proc.h"
 
 #include <fmt/format.h>
 
@@ -32,7 +32,7 @@ double seconds_between(Clock::time_point a, Clock::time_point b) {
 // operation cap and the first error (which stops everyone).
 struct Shared {
   std::atomic<bool> go{false}, stop{false};
-  base::CpuTimes cpu_at_start;  // the machine's CPU times at the start gun
+  kit::CpuTimes cpu_at_start;  // the machine's CPU times at the start gun
   std::atomic<uint64_t> ops{0};
   uint64_t max_ops = UINT64_MAX;
   Clock::time_point start, deadline = Clock::time_point::max();
@@ -45,7 +45,7 @@ struct Shared {
     stop.store(true);
   }
   bool should_stop() const {
-    return stop.load(std::memory_order_relaxed) || base::StopRequested() || Clock::now() >= deadline;
+    return stop.load(std::memory_order_relaxed) || kit::stop_requested() || Clock::now() >= deadline;
   }
   // Takes one operation from the cap; false once the cell has done enough.
   bool take_op() { return ops.fetch_add(1, std::memory_order_relaxed) < max_ops; }
@@ -75,7 +75,7 @@ double run_threads(Store& store, Shared& sh, const std::vector<Body>& bodies, do
     });
   }
   store.reset_counters();
-  sh.cpu_at_start = base::ReadCpuTimes();
+  sh.cpu_at_start = kit::read_cpu_times();
   sh.start = Clock::now();
   if (seconds > 0) sh.deadline = sh.start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   sh.go.store(true, std::memory_order_release);
@@ -108,13 +108,13 @@ std::string preload(Store& store, uint64_t rows, uint64_t seed, int64_t* sum) {
       batch.push_back(make_doc(rng, i + 1, n));
     }
     if (auto e = s->put_batch(batch); !e.empty()) return "preload: " + e;
-    if (base::StopRequested()) return "interrupted";
+    if (kit::stop_requested()) return "interrupted";
   }
   return "";
 }
 
-double machine_busy_seconds_since(const base::CpuTimes& from) {
-  const base::CpuTimes now = base::ReadCpuTimes();
+double machine_busy_seconds_since(const kit::CpuTimes& from) {
+  const kit::CpuTimes now = kit::read_cpu_times();
   if (!now.ok || !from.ok) return -1;
   const uint64_t busy = (now.total - now.idle - now.steal) - (from.total - from.idle - from.steal);
   return static_cast<double>(busy) / static_cast<double>(sysconf(_SC_CLK_TCK));
@@ -268,7 +268,7 @@ std::vector<AloneReads> run_alone_reads(const std::vector<Store*>& stores, uint6
     }
     sessions.push_back(std::move(s));
   }
-  for (int round = 0; round < rounds && !base::StopRequested(); ++round) {
+  for (int round = 0; round < rounds && !kit::stop_requested(); ++round) {
     for (size_t i = 0; i < stores.size(); ++i) {
       AloneReads& r = out[i];
       Aggregate a;
@@ -330,7 +330,7 @@ LongReadResult run_long_read(Store& store, int writers, uint64_t preloaded, int6
   std::vector<std::pair<uint64_t, uint64_t>> reads;  // each long read's [start, end) in ns from the cell's start
   bodies.push_back([&](Session& s) {
     const auto gap = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(gap_s));
-    for (int i = 0; i < long_reads && !sh.stop.load() && !base::StopRequested(); ++i) {
+    for (int i = 0; i < long_reads && !sh.stop.load() && !kit::stop_requested(); ++i) {
       std::this_thread::sleep_for(gap);
       Aggregate a;
       const auto t0 = Clock::now();

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "engine/src/base/histogram.h"
-#include "engine/src/base/proc.h"
+#include "iobench/kit/proc.h"
 #include "scenarios/concurrency/store.h"
 
 namespace fenec::scenarios::concurrency {
@@ -47,7 +47,7 @@ struct WritersResult {
 WritersResult run_writers(Store& store, int writers, const Budget& budget, uint64_t seed);
 // The whole machine's busy CPU seconds since `from` (/proc/stat, every
 // process: a server's too), or -1 where /proc is not readable.
-double machine_busy_seconds_since(const base::CpuTimes& from);
+double machine_busy_seconds_since(const kit::CpuTimes& from);
 
 struct MixedResult {
   std::string error;

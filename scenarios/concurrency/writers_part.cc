@@ -63,7 +63,7 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
     bool failed = false;
   };
   std::map<std::tuple<int, std::string, int>, Sum> sums;  // (repetition, arm, writers)
-  for (int k = 0; k < c.rounds && !fenec::base::StopRequested(); ++k) {
+  for (int k = 0; k < c.rounds && !fenec::kit::stop_requested(); ++k) {
     for (int r = 0; r < h.reps(); ++r) {
       for (size_t wi = 0; wi < c.writers.size(); ++wi) {
         const int w = c.writers[wi];

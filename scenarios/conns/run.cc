@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 #include "scenarios/conns/probe.h"
 #include "scenarios/procs/child.h"
 #include "scenarios/procs/metrics.h"
@@ -79,7 +79,7 @@ int run(kit::Harness& h, Flags& f) {
       "slow-drip connections held\n",
       port, f.docs, f.gets, f.shape.idle, f.shape.slow);
 
-  const auto stop = [] { return base::StopRequested(); };
+  const auto stop = [] { return kit::stop_requested(); };
   // Every client run pinned (pin.h): this thread and every server thread,
   // unpinned after, so the holder's process starts unpinned. Unpinned, the
   // ratio of two p50s measured where the scheduler woke the server, and its

@@ -1,6 +1,6 @@
 // growth-bench through fenecdb: see fenecdb_arm.h.
 #include "scenarios/growth/fenecdb_arm.h"
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 
 #include <fmt/format.h>
 
@@ -45,7 +45,7 @@ DbRun run_fenecdb(uint64_t n, KeyStyle style, const std::string& dir, size_t plo
   char buf[64];
   Clock::time_point start = Clock::now();
   for (uint64_t i = 0; i < n; ++i) {
-    if ((i & 0xFFFF) == 0 && base::StopRequested()) {
+    if ((i & 0xFFFF) == 0 && kit::stop_requested()) {
       r.run.interrupted = true;
       break;
     }

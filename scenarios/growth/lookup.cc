@@ -17,7 +17,7 @@
 
 #include "engine/src/index/text_index.h"
 #include "engine/src/index/unique_index.h"
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 #include "engine/src/base/smaps.h"
 
 namespace fenec::scenarios::growth {
@@ -250,7 +250,7 @@ std::vector<RebuildResult> time_rebuilds(uint64_t keys, KeyStyle style, int reps
     res.same = true;
     out.push_back(res);
   }
-  for (int rep = 0; rep < reps && !base::StopRequested(); ++rep) {
+  for (int rep = 0; rep < reps && !kit::stop_requested(); ++rep) {
     for (size_t a = 0; a < out.size(); ++a) {
       index::UniqueIndex idx(a == 0 ? index::Arm::kSharded : index::Arm::kNaive);
       Clock::time_point t0 = Clock::now();

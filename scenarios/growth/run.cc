@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 #include "iobench/kit/console.h"
 #include "scenarios/growth/fenecdb_arm.h"
 #include "scenarios/growth/lookup.h"
@@ -53,7 +53,7 @@ void run_vector_parts(kit::Harness& h, const Options& o, Summary& sum) {
     add_vector_put_rows(h.results(), TableArm::kSharded, o.vectors, sum.vec_sharded);
     attach_vector_growths(h.results(), sum);
   }
-  if (base::StopRequested()) return;
+  if (kit::stop_requested()) return;
   // GR-4's pair runs at least kReopenMinReps times: a run is a copy and an
   // open (a fraction of a second in quick mode), and the kept arm's first
   // write is under a millisecond of CPU, so over 3 runs one slow write
@@ -128,7 +128,7 @@ int run(kit::Harness& h, const Options& o) {
     add_put_rows(h.results(), Kind::kUnique, Arm::kSharded, o.keys, sum.unique_sharded);
     if (!sum.db.empty()) add_db_rows(h.results(), sum.db, o.keys);
   }
-  if (!o.skip_text && !base::StopRequested()) {
+  if (!o.skip_text && !kit::stop_requested()) {
     // Cell 2: @text term puts, naive, sharded, naive ...
     kit::Progress progress(fmt::format("growth: {} @text terms", o.terms), 2 * static_cast<uint64_t>(reps));
     uint64_t done = 0;
@@ -141,19 +141,19 @@ int run(kit::Harness& h, const Options& o) {
     add_put_rows(h.results(), Kind::kText, Arm::kNaive, o.terms, sum.text_naive);
     add_put_rows(h.results(), Kind::kText, Arm::kSharded, o.terms, sum.text_sharded);
   }
-  if (!o.skip_vector && !base::StopRequested()) run_vector_parts(h, o, sum);
-  if (!o.skip_lookup && !base::StopRequested()) {
+  if (!o.skip_vector && !kit::stop_requested()) run_vector_parts(h, o, sum);
+  if (!o.skip_lookup && !kit::stop_requested()) {
     kit::Progress progress("growth: lookups", 1);
     progress.update(0, fmt::format("{} keys x 4 maps, {} rounds", o.lookup_keys, reps));
     sum.lookups = run_lookups(o.lookup_keys, o.lookups, reps, style, h.seed());
     progress.finish();
     add_lookup_rows(h.results(), sum.lookups);
-    if (!base::StopRequested()) {
+    if (!kit::stop_requested()) {
       sum.rebuilds = time_rebuilds(o.lookup_keys, style, reps);
       for (const auto& rb : sum.rebuilds) add_rebuild_rows(h.results(), rb);
     }
   }
-  if (!o.skip_memory && !base::StopRequested()) {
+  if (!o.skip_memory && !kit::stop_requested()) {
     // Bytes a key: a count, the same in every run, so measured once.
     std::vector<std::pair<std::string, uint64_t>> cells;
     for (const char* arm : kLookupArms) cells.emplace_back(arm, o.lookup_keys);
@@ -164,7 +164,7 @@ int run(kit::Harness& h, const Options& o) {
     kit::Progress progress("growth: memory", cells.size());
     size_t done = 0;
     for (const auto& [arm, n] : cells) {
-      if (base::StopRequested()) break;
+      if (kit::stop_requested()) break;
       MemResult m = measure_memory(arm, n, style);
       add_memory_rows(h.results(), m);
       sum.memory.push_back(m);

@@ -10,7 +10,7 @@
 
 #include <fenec/database.h>
 
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 #include "engine/src/index/vector/chunked.h"
 #include "engine/src/index/vector/vector_table.h"
 
@@ -82,7 +82,7 @@ VectorPutRun run_vector_puts(vec::TableArm arm, uint64_t n, uint64_t seed, size_
   uint32_t nodes = 0;
   const Clock::time_point start = Clock::now();
   for (uint64_t i = 0; i < n; ++i) {
-    if ((i & 0xFFFF) == 0 && base::StopRequested()) {
+    if ((i & 0xFFFF) == 0 && kit::stop_requested()) {
       run.interrupted = true;
       break;
     }
@@ -135,7 +135,7 @@ VectorBase build_vector_base(const std::string& dir, uint64_t n, uint64_t seed) 
   }
   constexpr uint64_t kBatch = 256;
   for (uint64_t at = 0; at < n; at += kBatch) {
-    if (base::StopRequested()) {
+    if (kit::stop_requested()) {
       b.error = "interrupted";
       return b;
     }

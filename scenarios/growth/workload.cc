@@ -1,6 +1,6 @@
 // growth-bench workloads: see workload.h.
 #include "scenarios/growth/workload.h"
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 
 #include <fmt/format.h>
 
@@ -195,7 +195,7 @@ PutRun run_puts(Kind kind, index::Arm arm, uint64_t n, KeyStyle style, bool side
   char buf[64];
   Clock::time_point start = Clock::now();
   for (uint64_t i = 0; i < n; ++i) {
-    if ((i & 0xFFFF) == 0 && base::StopRequested()) {
+    if ((i & 0xFFFF) == 0 && kit::stop_requested()) {
       run.interrupted = true;
       break;
     }

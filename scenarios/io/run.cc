@@ -5,7 +5,7 @@
 #include <iostream>
 #include <map>
 
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 #include "iobench/kit/console.h"
 #include "iobench/src/sweep_report.h"
 #include "iobench/src/units.h"
@@ -19,7 +19,7 @@ namespace {
 
 constexpr unsigned kMergeBatch = 16;
 
-bool should_stop() { return fenec::base::StopRequested(); }
+bool should_stop() { return fenec::kit::stop_requested(); }
 
 struct Block {
   std::string finding;

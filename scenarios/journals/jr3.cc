@@ -7,7 +7,7 @@
 #include <memory>
 #include <iostream>
 
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 #include "iobench/kit/block_device.h"
 #include "iobench/kit/console.h"
 #include "scenarios/journals/loopfs.h"
@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 // Runs every arm of one device `reps` times, interleaved; fills d.
 void measure(kit::Harness& h, const Jr3Options& o, const std::vector<std::string>& prios, PrioDevice* d) {
   PrioConfig cfg = o.cell;
-  cfg.stop = &base::StopRequested;
+  cfg.stop = &kit::stop_requested;
   if (std::string e = prepare_data_file(cfg); !e.empty()) {
     d->skip_reason = "data file: " + e;
     return;
@@ -74,7 +74,7 @@ void measure(kit::Harness& h, const Jr3Options& o, const std::vector<std::string
 bool run_jr3(kit::Harness& h, const Jr3Options& o, PrioReport* rep) {
   bool ok = true;
   for (const std::string& which : o.devices) {
-    if (base::StopRequested()) break;
+    if (kit::stop_requested()) break;
     PrioDevice d;
     if (which == "loop") {
       d.label = "loop-bfq";

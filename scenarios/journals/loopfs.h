@@ -8,9 +8,9 @@
 //
 // LoopFs owns all of it (RAII): the destructor, and a failed Create, unmount,
 // detach the loop device and delete the backing file and mount point, so a
-// run that fails, or winds down on Ctrl-C (base::StopRequested), leaves no
+// run that fails, or winds down on Ctrl-C (kit::stop_requested), leaves no
 // loop device and no mount behind. A second Ctrl-C kills the process at once
-// (base/interrupt.h); that alone can leave them, and `losetup -a` shows them.
+// (iobench/kit/interrupt.h); that alone can leave them, and `losetup -a` shows them.
 #pragma once
 
 #include <cstdint>

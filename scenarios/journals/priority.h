@@ -54,7 +54,7 @@ struct PrioConfig {
   int depth = 4;                    // background writes in flight
   uint64_t data_bytes = 64ull << 20;  // the data file the background overwrites
   uint32_t record = 4096;           // bytes a journal append
-  bool (*stop)() = nullptr;         // polled (base::StopRequested); may be null
+  bool (*stop)() = nullptr;         // polled (kit::stop_requested); may be null
 };
 
 // Writes the data file (once per device; the cells overwrite it, so no

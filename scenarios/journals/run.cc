@@ -7,7 +7,7 @@
 #include <iostream>
 #include <map>
 
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 #include "iobench/kit/console.h"
 #include "scenarios/journals/priority_report.h"
 #include "scenarios/journals/report.h"
@@ -41,7 +41,7 @@ void run_cells(kit::Harness& h, const Config& c, Report& rep) {
       cfg.writers = w;
       cfg.max_puts = c.max_puts;
       cfg.seconds = c.seconds;
-      cfg.stop = &base::StopRequested;
+      cfg.stop = &kit::stop_requested;
       h.interleave(
           c.modes.size(),
           [&](size_t k, int r) {
@@ -114,7 +114,7 @@ int run(kit::Harness& h, Config& c) {
   // JR-3 after JR-1's cells, so its loop device and saturating flushes never
   // share the disk with them.
   PrioReport prio;
-  if (jr3 && !base::StopRequested()) {
+  if (jr3 && !kit::stop_requested()) {
     meta.set("jr3_cell_seconds", fmt::format("{:g}", c.jr3.cell.seconds));
     meta.set("jr3_background", fmt::format("O_DIRECT {} KiB writes, {} in flight, over {} MiB", c.jr3_chunk_kib,
                                            c.jr3.cell.depth, c.jr3_data_mib));
@@ -122,7 +122,7 @@ int run(kit::Harness& h, Config& c) {
     if (!run_jr3(h, c.jr3, &prio)) h.fail("some cells FAILED (see the skipped lines)");
   }
 
-  if (base::StopRequested()) h.results().mark_incomplete("interrupted");
+  if (kit::stop_requested()) h.results().mark_incomplete("interrupted");
   const auto plot_png = [&h](const std::string& name) { return h.plot_png(name); };
   if (jr1) {
     write_plots(h, rep);

@@ -48,7 +48,7 @@ struct CellConfig {
   int writers = 1;
   uint64_t max_puts = 10000;  // the cell stops at this many puts in all ...
   double seconds = 2;         // ... or after this long, whichever comes first
-  bool (*stop)() = nullptr;   // polled between puts (base::StopRequested); may be null
+  bool (*stop)() = nullptr;   // polled between puts (kit::stop_requested); may be null
 };
 
 // A fresh database in `dir` (created; must not hold one), `writers` threads

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <map>
 
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 #include "iobench/kit/console.h"
 #include "scenarios/load/report.h"
 #include "scenarios/load/rows.h"
@@ -150,7 +150,7 @@ int run_bench(kit::Harness& h, Flags& f) {
     s.rows = c.rows;
     s.per_request = f.per_request;
     s.dim = f.dim;
-    s.stop = [] { return base::StopRequested(); };
+    s.stop = [] { return kit::stop_requested(); };
     LoadFigures r;
     try {  // nothing may skip the cluster's stop below
       r = Load(s, f.server, fmt::format("{}/cell-{}", h.data_dir(), i), pg.conninfo());
@@ -162,7 +162,7 @@ int run_bench(kit::Harness& h, Flags& f) {
     }
     progress.update(++done, fmt::format("{} {} rep {}", c.arm, c.case_name(), rep + 1));
     if (!r.error.empty()) {
-      if (!base::StopRequested())
+      if (!kit::stop_requested())
         h.fail(fmt::format("{} {} rep {} FAILED: {}", c.arm, c.case_name(), rep + 1, r.error));
       return;
     }
@@ -174,7 +174,7 @@ int run_bench(kit::Harness& h, Flags& f) {
     c.rep_numbers.push_back(rep + 1);
   };
   kit::run_interleaved(h.reps(), cells.size(), run_cell);
-  if (!base::StopRequested()) {
+  if (!kit::stop_requested()) {
     kit::run_interleaved(extra, graphs.size(), [&](size_t j, int rep) { run_cell(graphs[j], h.reps() + rep); });
   }
   progress.finish();

@@ -8,7 +8,7 @@
 #include <map>
 
 #include "engine/src/base/histogram.h"
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 #include "iobench/kit/console.h"
 #include "scenarios/procs/server_process.h"
 #include "scenarios/recon/ledger.h"
@@ -101,7 +101,7 @@ int run_bench(kit::Harness& h, Flags& f) {
       return h.finish();
     }
     if (std::string err = Prefill(
-            server.port(), shape, f.prefill, h.seed(), [] { return base::StopRequested(); }, &logs);
+            server.port(), shape, f.prefill, h.seed(), [] { return kit::stop_requested(); }, &logs);
         !err.empty()) {
       fmt::print(stderr, "recon-bench: {}\n", err);
       for (const auto& arm : f.arms) h.results().skip(arm, "all", err);
@@ -142,7 +142,7 @@ int run_bench(kit::Harness& h, Flags& f) {
     cfg.seconds = f.seconds;
     cfg.rate_per_client = f.rate;
     cfg.seed = h.seed(static_cast<uint64_t>(run) * 7919);
-    cfg.stop = [] { return base::StopRequested(); };
+    cfg.stop = [] { return kit::stop_requested(); };
     RunResult r = RunLedger(server.port(), shape, books, cfg);
     // Once the clients have stopped, one more check over everything they landed, in every arm.
     if (std::string err = ReconcileOnce(server.port(), shape, books); !err.empty()) {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 #include "iobench/kit/console.h"
 #include "scenarios/pg/pg_cluster.h"
 #include "scenarios/procs/metrics.h"
@@ -25,7 +25,7 @@ using procs::Placement;
 using procs::PromValue;
 using Pool = std::vector<std::unique_ptr<Conn>>;
 
-bool Stop() { return base::StopRequested(); }
+bool Stop() { return kit::stop_requested(); }
 
 const auto kStart = std::chrono::steady_clock::now();
 // Seconds since the bench started, for the progress lines.

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/src/base/histogram.h"
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 #include "iobench/kit/console.h"
 #include "scenarios/smaps/mappings.h"
 #include "scenarios/smaps/report.h"
@@ -28,7 +28,7 @@ void run_read_cost(kit::Harness& h, const Options& o, Report& rep) {
   size_t done = 0;
   const Reader readers[] = {Reader::kSmaps, Reader::kSmapsRollup};
   for (size_t n : o.read_mappings) {
-    if (base::StopRequested()) return;
+    if (kit::stop_requested()) return;
     const std::string c = fmt::format("mappings={}", n);
     MappingSet set;
     if (const std::string err = set.create(n); !err.empty()) {

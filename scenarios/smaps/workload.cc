@@ -1,5 +1,5 @@
 #include "scenarios/smaps/workload.h"
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 
 #include <sys/mman.h>
 
@@ -110,7 +110,7 @@ ArmResult run_arm(const ArmConfig& cfg) {
 
   const auto start = Clock::now();
   const auto end = start + cfg.duration;
-  while (!base::StopRequested()) {
+  while (!kit::stop_requested()) {
     const auto t0 = Clock::now();
     if (t0 >= end) break;
     void* p = mmap(nullptr, cfg.map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -137,7 +137,7 @@ ArmResult run_arm(const ArmConfig& cfg) {
 base::Histogram measure_reads(Reader r, int min_reads, double budget_s) {
   base::Histogram h;
   const auto start = Clock::now();
-  for (int i = 0; !base::StopRequested(); ++i) {
+  for (int i = 0; !kit::stop_requested(); ++i) {
     if (i >= min_reads && std::chrono::duration<double>(Clock::now() - start).count() >= budget_s) {
       break;
     }

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "engine/src/base/histogram.h"
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 
 namespace fenec::scenarios::smaps {
 
@@ -40,7 +40,7 @@ struct ArmResult {
 };
 
 // Runs the worker on the calling thread for cfg.duration (or until
-// base::StopRequested()) with the readers cfg asks for running beside it.
+// kit::stop_requested()) with the readers cfg asks for running beside it.
 ArmResult run_arm(const ArmConfig& cfg);
 
 // The cost of one read: reads /proc/self/<smaps|smaps_rollup> at least

@@ -16,7 +16,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 #include "iobench/kit/harness.h"
 #include "scenarios/procs/child.h"
 #include "scenarios/soak/report.h"
@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
              c.seconds, c.cycles, c.unloaded_s, c.clients, c.rate, c.malformed_rate, c.idle, c.slow, c.slow_body);
   std::fflush(stdout);
 
-  const SoakReport r = RunSoak(c, [] { return fenec::base::StopRequested(); });
+  const SoakReport r = RunSoak(c, [] { return fenec::kit::stop_requested(); });
   fmt::print("{}", Summary(r));
   h.results().verdict(Judge(h, c, r));
   if (r.failed()) h.fail("the soak FAILED (see the summary above)");

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <bit>
 
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 #include "findings/catalogue.h"
 #include "engine/src/index/vector/table.h"  // ThreadCpuNs, MonotonicNs
 #include "iobench/kit/plot.h"
@@ -90,7 +90,7 @@ Mm2Run run_mm2(const index::vec::VectorIndex& index, const Dataset& d, size_t k,
     uint64_t searches = 0;
     do {
       searches += pass(index, d, arm.set, k, ef, nullptr);
-    } while (MonotonicNs() < until && !base::StopRequested());
+    } while (MonotonicNs() < until && !kit::stop_requested());
     const uint64_t cpu = ThreadCpuNs() - cpu0, wall = MonotonicNs() - wall0;
     arm.cpu_ns_per_search.push_back(double(cpu) / double(searches));
     arm.searches_per_s.push_back(double(searches) * 1e9 / double(std::max<uint64_t>(wall, 1)));

@@ -7,7 +7,7 @@
 #include <memory>
 #include <optional>
 
-#include "engine/src/base/interrupt.h"
+#include "iobench/kit/interrupt.h"
 #include "engine/src/index/vector/distance.h"
 #include "iobench/kit/console.h"
 #include "scenarios/vector/fenecdb_arm.h"
@@ -95,14 +95,14 @@ int run(kit::Harness& h, Options& o) {
     });
     progress.finish();
   }
-  if (base::StopRequested()) h.results().mark_incomplete("interrupted");
-  if (!skip_bq && !base::StopRequested()) {
+  if (kit::stop_requested()) h.results().mark_incomplete("interrupted");
+  if (!skip_bq && !kit::stop_requested()) {
     kit::Progress progress("vector: binary quantization", 1);
     s.bq = run_bq(d, params, ef, s.k, search_seconds);
     progress.finish();
   }
   std::optional<Mm2Run> mm2;
-  if (wants("mm2") && !base::StopRequested()) {
+  if (wants("mm2") && !kit::stop_requested()) {
     kit::Progress progress(fmt::format("vector: MM-2, 3 visited sets x {} reps", reps), 1);
     std::string err;
     if (!mm2_graph) {
