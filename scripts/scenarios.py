@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """The one reader of scenarios/scenarios.txt, the list of scenarios.
 
-  scenarios.py names              every scenario, in order (the Makefile's SCENARIOS)
+  scenarios.py names              every scenario, in order (what the Makefile's SCENARIOS must say)
   scenarios.py bench              `make bench`'s: NAME, or NAME<TAB>why-not, a line each
   scenarios.py readme [--write]   the README's table (--write puts it between its markers)
   scenarios.py check              fails, a line each, where a wiring disagrees with the list:
                                   a folder under scenarios/ with a NAME-bench not listed (or a
-                                  listed one without), scenarios/meson.build, the Makefile or
-                                  scripts/bench-all.sh not reading the list, the README's table,
+                                  listed one without), scenarios/meson.build or scripts/bench-all.sh
+                                  not reading the list, the Makefile's SCENARIOS, the README's table,
                                   a scenario's main.cc including CLI11
 """
 import pathlib
@@ -81,8 +81,9 @@ def check(rows):
     if ".read('scenarios.txt')" not in meson or re.search(r"foreach s : \[[^\]]*'io'", meson):
         problems.append('scenarios/meson.build does not take its subdirs from scenarios.txt')
     make = (root / 'Makefile').read_text()
-    if not re.search(r'^SCENARIOS := \$\(shell python3 scripts/scenarios.py names\)$', make, re.M):
-        problems.append("the Makefile's SCENARIOS is not $(shell python3 scripts/scenarios.py names)")
+    m = re.search(r'^SCENARIOS := (.*)$', make, re.M)
+    if not m or m.group(1).split() != names:
+        problems.append(f"the Makefile's SCENARIOS is not scenarios.txt's names in order: {' '.join(names)}")
     bench_all = (root / 'scripts' / 'bench-all.sh').read_text()
     if 'scenarios.py" bench' not in bench_all or re.search(r'for name in [a-z]', bench_all):
         problems.append('scripts/bench-all.sh does not take its scenarios from scripts/scenarios.py bench')
