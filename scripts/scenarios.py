@@ -19,8 +19,11 @@ LIST = root / 'scenarios' / 'scenarios.txt'
 BEGIN = '<!-- scenarios: written by scripts/scenarios.py readme --write from scenarios/scenarios.txt -->'
 END = '<!-- end of scenarios -->'
 # Folders under scenarios/ that hold no scenario: the scratch PostgreSQL
-# cluster, the child processes benches start, the CI regression detector.
-NOT_SCENARIOS = {'pg', 'procs', 'ci'}
+# cluster, the child processes benches start, the engine arms scenarios
+# share, the CI regression detector.
+NOT_SCENARIOS = {'pg', 'procs', 'engines', 'ci'}
+# The shared folders a scenario may include; never another scenario's files.
+SHARED = {'pg', 'procs', 'engines'}
 
 
 def read():
@@ -77,6 +80,11 @@ def check(rows):
         main = root / 'scenarios' / name / 'main.cc'
         if main.exists() and re.search(r'#include [<"](CLI/CLI\.hpp|engine/src/base/cli\.h)', main.read_text()):
             problems.append(f'scenarios/{name}/main.cc includes CLI11: declare its flags with Harness::flag')
+        for src in sorted((root / 'scenarios' / name).glob('*.[ch]*')):
+            for other in re.findall(r'#include "scenarios/([a-z0-9_]+)/', src.read_text()):
+                if other != name and other not in SHARED:
+                    problems.append(f'scenarios/{name}/{src.name} includes scenarios/{other}/: '
+                                    f'move what both use to a shared folder ({", ".join(sorted(SHARED))})')
     meson = (root / 'scenarios' / 'meson.build').read_text()
     if ".read('scenarios.txt')" not in meson or re.search(r"foreach s : \[[^\]]*'io'", meson):
         problems.append('scenarios/meson.build does not take its subdirs from scenarios.txt')

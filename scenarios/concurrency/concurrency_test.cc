@@ -12,12 +12,13 @@
 
 #include "engine/src/base/testing.h"
 #include "scenarios/concurrency/report.h"
-#include "scenarios/concurrency/store.h"
-#include "scenarios/concurrency/store_test_util.h"
-#include "scenarios/concurrency/sync_vfs.h"
-#include "scenarios/concurrency/workload.h"
+#include "scenarios/engines/store.h"
+#include "scenarios/engines/store_test_util.h"
+#include "scenarios/engines/sync_vfs.h"
+#include "scenarios/engines/workload.h"
 
 namespace fenec::scenarios::concurrency {
+using namespace engines;
 namespace {
 
 uint64_t test_seed() { return base::BinarySeed("concurrency_test"); }

@@ -6,11 +6,12 @@
 #include "engine/src/base/histogram.h"
 #include "iobench/kit/stats.h"
 #include "scenarios/concurrency/parts.h"
-#include "scenarios/concurrency/workload.h"
+#include "scenarios/engines/workload.h"
 
 namespace fc = fenec::scenarios::concurrency;
 
 namespace fenec::scenarios::concurrency {
+using namespace engines;
 
 using kit::Harness;
 

@@ -16,9 +16,12 @@
 #include "iobench/kit/console.h"
 #include "iobench/kit/harness.h"
 #include "scenarios/concurrency/report.h"
-#include "scenarios/concurrency/store.h"
+#include "scenarios/engines/store.h"
 
 namespace fenec::scenarios::concurrency {
+// The engine arms this bench drives live in scenarios/engines, shared with
+// the other scenarios that run engines.
+using namespace engines;
 
 struct Config {
   std::vector<int> writers;

@@ -12,11 +12,12 @@
 #include "iobench/kit/proc.h"
 #include "iobench/kit/console.h"
 #include "iobench/kit/stats.h"
-#include "scenarios/concurrency/store.h"
-#include "scenarios/concurrency/workload.h"
+#include "scenarios/engines/store.h"
+#include "scenarios/engines/workload.h"
 #include "scenarios/pg/pq.h"
 
 namespace fenec::scenarios::concurrency {
+using namespace engines;
 namespace {
 
 constexpr double kWithin = 0.15;  // each peer arm within 15% of its own tool

@@ -12,13 +12,14 @@
 #include "engine/src/base/testing.h"
 #include "scenarios/concurrency/parts.h"
 #include "scenarios/concurrency/peer_check.h"
-#include "scenarios/concurrency/store.h"
-#include "scenarios/concurrency/store_test_util.h"
-#include "scenarios/concurrency/workload.h"
+#include "scenarios/engines/store.h"
+#include "scenarios/engines/store_test_util.h"
+#include "scenarios/engines/workload.h"
 #include "scenarios/pg/cluster_test_fixture.h"
 #include "scenarios/pg/pg_cluster.h"
 
 namespace fenec::scenarios::concurrency {
+using namespace engines;
 namespace {
 
 using ScratchDir = base::ScratchTest;

@@ -9,9 +9,10 @@
 #include "iobench/kit/console.h"
 #include "iobench/kit/plot.h"
 #include "scenarios/concurrency/report_util.h"
-#include "scenarios/concurrency/workload.h"
+#include "scenarios/engines/workload.h"
 
 namespace fenec::scenarios::concurrency {
+using namespace engines;
 
 using namespace report_detail;
 

@@ -8,10 +8,11 @@
 #include "iobench/kit/interrupt.h"
 #include "scenarios/concurrency/peer_check.h"
 #include "scenarios/concurrency/report.h"
-#include "scenarios/concurrency/store.h"
+#include "scenarios/engines/store.h"
 #include "scenarios/pg/pg_cluster.h"
 
 namespace fenec::scenarios::concurrency {
+using namespace engines;
 
 const char* const kHelpFooter =
     "Every cell's arms run --reps times, interleaved (rep 0 of every arm, then rep 1, ...), each on a fresh "

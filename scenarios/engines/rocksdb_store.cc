@@ -17,9 +17,9 @@
 #include <cstring>
 #include <filesystem>
 
-#include "scenarios/concurrency/store.h"
+#include "scenarios/engines/store.h"
 
-namespace fenec::scenarios::concurrency {
+namespace fenec::scenarios::engines {
 namespace {
 
 std::string key_of(uint64_t id) {
@@ -163,4 +163,4 @@ std::unique_ptr<Store> open_rocksdb(const ArmSpec& arm, const std::string& dir, 
   return store;
 }
 
-}  // namespace fenec::scenarios::concurrency
+}  // namespace fenec::scenarios::engines

@@ -15,10 +15,10 @@
 #include <chrono>
 #include <thread>
 
-#include "scenarios/concurrency/store.h"
+#include "scenarios/engines/store.h"
 #include "scenarios/pg/pq.h"
 
-namespace fenec::scenarios::concurrency {
+namespace fenec::scenarios::engines {
 namespace {
 
 std::atomic<uint64_t> g_tables{0};  // a fresh table per store, in one database
@@ -216,4 +216,4 @@ std::unique_ptr<Store> open_postgres(const ArmSpec& arm, const std::string& conn
   return store;
 }
 
-}  // namespace fenec::scenarios::concurrency
+}  // namespace fenec::scenarios::engines

@@ -1,11 +1,11 @@
-#include "scenarios/concurrency/sync_vfs.h"
+#include "scenarios/engines/sync_vfs.h"
 
 #include <sqlite3.h>
 
 #include <atomic>
 #include <mutex>
 
-namespace fenec::scenarios::concurrency {
+namespace fenec::scenarios::engines {
 namespace {
 
 constexpr const char* kVfsName = "fenec-count";
@@ -169,4 +169,4 @@ SyncCounts sync_counts() {
           g_other_syncs.load(std::memory_order_relaxed)};
 }
 
-}  // namespace fenec::scenarios::concurrency
+}  // namespace fenec::scenarios::engines

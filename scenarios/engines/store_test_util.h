@@ -8,10 +8,10 @@
 #include <random>
 #include <vector>
 
-#include "scenarios/concurrency/store.h"
-#include "scenarios/concurrency/workload.h"
+#include "scenarios/engines/store.h"
+#include "scenarios/engines/workload.h"
 
-namespace fenec::scenarios::concurrency {
+namespace fenec::scenarios::engines {
 
 // 50 puts and a 30-row batch through one session, read back by id from
 // another, then the aggregate; the store counts 51 commits.
@@ -52,4 +52,4 @@ inline void RoundTrip(Store& store, uint64_t seed) {
   EXPECT_EQ(store.counters().commits, 51u);
 }
 
-}  // namespace fenec::scenarios::concurrency
+}  // namespace fenec::scenarios::engines

@@ -1,8 +1,9 @@
-// What the concurrency bench asks of an arm: one table of small documents
-// (a text and an int), a row a write, a row by id a read, batches, and one
-// long aggregate. fenecdb, SQLite, RocksDB and PostgreSQL each implement it;
-// the workloads in workload.h drive any of them the same way, so the arms
-// differ only in the engine under test.
+// What a scenario asks of an engine arm: one table of small documents (a
+// text and an int), a row a write, a row by id a read, batches, and one long
+// aggregate. fenecdb, SQLite, RocksDB and PostgreSQL each implement it; the
+// workloads in workload.h drive any of them the same way, so the arms differ
+// only in the engine under test. Shared by every scenario that runs engines
+// (concurrency-bench first), so none includes another scenario's files.
 #pragma once
 
 #include <libpq-fe.h>
@@ -13,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace fenec::scenarios::concurrency {
+namespace fenec::scenarios::engines {
 
 struct Doc {
   std::string body;
@@ -117,4 +118,4 @@ inline std::unique_ptr<Store> open_store(const ArmSpec& arm, const std::string& 
   return open_fenecdb(arm, part, dir, err);
 }
 
-}  // namespace fenec::scenarios::concurrency
+}  // namespace fenec::scenarios::engines

@@ -15,9 +15,9 @@
 
 #include "engine/src/base/histogram.h"
 #include "iobench/kit/proc.h"
-#include "scenarios/concurrency/store.h"
+#include "scenarios/engines/store.h"
 
-namespace fenec::scenarios::concurrency {
+namespace fenec::scenarios::engines {
 
 struct Budget {
   double seconds = 1.0;
@@ -113,4 +113,4 @@ inline constexpr int kQuietMarginMs = 5;
 LongReadResult run_long_read(Store& store, int writers, uint64_t preloaded, int64_t preloaded_sum, int long_reads,
                              double gap_s, uint64_t seed);
 
-}  // namespace fenec::scenarios::concurrency
+}  // namespace fenec::scenarios::engines

@@ -8,10 +8,10 @@
 #include <atomic>
 #include <filesystem>
 
-#include "scenarios/concurrency/store.h"
-#include "scenarios/concurrency/sync_vfs.h"
+#include "scenarios/engines/store.h"
+#include "scenarios/engines/sync_vfs.h"
 
-namespace fenec::scenarios::concurrency {
+namespace fenec::scenarios::engines {
 namespace {
 
 constexpr int kBusyTimeoutMs = 30000;
@@ -222,4 +222,4 @@ std::unique_ptr<Store> open_sqlite(const ArmSpec& arm, const std::string& dir, s
   return store;
 }
 
-}  // namespace fenec::scenarios::concurrency
+}  // namespace fenec::scenarios::engines

@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-namespace fenec::scenarios::concurrency {
+namespace fenec::scenarios::engines {
 
 struct SyncCounts {
   uint64_t main_db = 0;  // xSync on the database file (WAL checkpoints)
@@ -33,4 +33,4 @@ inline SyncCounts operator-(const SyncCounts& a, const SyncCounts& b) {
   return {a.main_db - b.main_db, a.wal - b.wal, a.other - b.other};
 }
 
-}  // namespace fenec::scenarios::concurrency
+}  // namespace fenec::scenarios::engines

@@ -3,13 +3,13 @@
 // the bench part measures set to its naive value for the "-naive" arm.
 #include <fmt/format.h>
 
-#include "scenarios/concurrency/store.h"
+#include "scenarios/engines/store.h"
 
 #include <fenec/database.h>
 
 #include <filesystem>
 
-namespace fenec::scenarios::concurrency {
+namespace fenec::scenarios::engines {
 namespace {
 
 double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
@@ -142,5 +142,5 @@ std::unique_ptr<Store> open_fenecdb(const ArmSpec& arm, const std::string& part,
   return store;
 }
 
-}  // namespace fenec::scenarios::concurrency
+}  // namespace fenec::scenarios::engines
 

@@ -1,4 +1,4 @@
-#include "scenarios/concurrency/workload.h"
+#include "scenarios/engines/workload.h"
 #include "iobench/kit/interrupt.h"
 #include "iobench/kit/proc.h"
 
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 
-namespace fenec::scenarios::concurrency {
+namespace fenec::scenarios::engines {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -395,4 +395,4 @@ LongReadResult run_long_read(Store& store, int writers, uint64_t preloaded, int6
   return r;
 }
 
-}  // namespace fenec::scenarios::concurrency
+}  // namespace fenec::scenarios::engines
