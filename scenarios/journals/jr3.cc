@@ -10,7 +10,7 @@
 #include "iobench/kit/interrupt.h"
 #include "iobench/kit/block_device.h"
 #include "iobench/kit/console.h"
-#include "scenarios/journals/loopfs.h"
+#include "iobench/kit/loopfs.h"
 
 namespace fenec::scenarios::journals {
 namespace {
@@ -79,12 +79,12 @@ bool run_jr3(kit::Harness& h, const Jr3Options& o, PrioReport* rep) {
     if (which == "loop") {
       d.label = "loop-bfq";
       std::string why;
-      LoopFsOptions lo;
+      kit::LoopFsOptions lo;
       lo.dir = h.data_dir() + "/jr3-loop";
       lo.bytes = o.loop_bytes;
       // Scoped: unmounted, detached and deleted before the next device, on
       // failure and on Ctrl-C alike (the loop winds down, then this scope ends).
-      std::unique_ptr<LoopFs> loop = LoopFs::Create(lo, &why);
+      std::unique_ptr<kit::LoopFs> loop = kit::LoopFs::Create(lo, &why);
       if (!loop) {
         d.skip_reason = "no bfq loop device: " + why;
       } else {

@@ -14,7 +14,7 @@
 
 #include "engine/src/base/testing.h"
 #include "iobench/kit/block_device.h"
-#include "scenarios/journals/loopfs.h"
+#include "iobench/kit/loopfs.h"
 #include "scenarios/journals/priority.h"
 #include "scenarios/journals/priority_report.h"
 
@@ -25,26 +25,26 @@ namespace fs = std::filesystem;
 
 // What must be gone after a teardown: checked through the kernel's own lists.
 void ExpectNothingLeft(const std::string& img, const std::string& mnt) {
-  EXPECT_EQ(loop_devices_backed_by(img), 0) << "a loop device still backed by " << img << " (see losetup -a)";
-  EXPECT_FALSE(is_mounted(mnt)) << mnt << " still in /proc/mounts";
+  EXPECT_EQ(kit::loop_devices_backed_by(img), 0) << "a loop device still backed by " << img << " (see losetup -a)";
+  EXPECT_FALSE(kit::is_mounted(mnt)) << mnt << " still in /proc/mounts";
   EXPECT_FALSE(fs::exists(img)) << img;
   EXPECT_FALSE(fs::exists(mnt)) << mnt;
 }
 
 TEST(LoopFs, SetUpAndTearDownLeaveNothing) {
-  if (std::string why = loop_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  if (std::string why = kit::loop_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
   base::ScratchDir dir("jr3-loop");
   ASSERT_TRUE(dir.ok()) << dir.error();
-  LoopFsOptions o;
+  kit::LoopFsOptions o;
   o.dir = dir.path("loop");
   o.bytes = 256ull << 20;
   std::string why;
-  std::unique_ptr<LoopFs> l = LoopFs::Create(o, &why);
+  std::unique_ptr<kit::LoopFs> l = kit::LoopFs::Create(o, &why);
   if (!l && why.find("does not offer") != std::string::npos) GTEST_SKIP() << why;
   ASSERT_TRUE(l) << why;
   const std::string img = l->backing_file(), mnt = l->mount_point();
-  EXPECT_EQ(loop_devices_backed_by(img), 1);
-  EXPECT_TRUE(is_mounted(mnt));
+  EXPECT_EQ(kit::loop_devices_backed_by(img), 1);
+  EXPECT_TRUE(kit::is_mounted(mnt));
   EXPECT_EQ(l->scheduler(), "bfq");
   EXPECT_EQ(kit::read_block_schedulers(l->name()).active, "bfq");
   {
@@ -57,37 +57,37 @@ TEST(LoopFs, SetUpAndTearDownLeaveNothing) {
 }
 
 TEST(LoopFs, TornDownAfterAFailureAtEveryStep) {
-  if (std::string why = loop_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  if (std::string why = kit::loop_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
   base::ScratchDir dir("jr3-fail");
   ASSERT_TRUE(dir.ok()) << dir.error();
-  const int loops_before = loop_devices_backed_by(dir.path());
+  const int loops_before = kit::loop_devices_backed_by(dir.path());
   for (const char* step : {"losetup", "mkfs", "mount", "scheduler"}) {
     SCOPED_TRACE(step);
-    LoopFsOptions o;
+    kit::LoopFsOptions o;
     o.dir = dir.path(std::string("loop-") + step);
     o.bytes = 128ull << 20;
     o.fail_after = step;
     std::string why;
-    std::unique_ptr<LoopFs> l = LoopFs::Create(o, &why);
+    std::unique_ptr<kit::LoopFs> l = kit::LoopFs::Create(o, &why);
     if (!l && why.find("does not offer") != std::string::npos) GTEST_SKIP() << why;
     EXPECT_FALSE(l);
     EXPECT_NE(why.find("simulated failure after"), std::string::npos) << why;
     EXPECT_EQ(why.find("clean-up"), std::string::npos) << why;
     ExpectNothingLeft(o.dir + "/loop.img", o.dir + "/mnt");
   }
-  EXPECT_EQ(loop_devices_backed_by(dir.path()), loops_before);
+  EXPECT_EQ(kit::loop_devices_backed_by(dir.path()), loops_before);
 }
 
 TEST(LoopFs, TeardownIsIdempotent) {
-  if (std::string why = loop_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  if (std::string why = kit::loop_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
   base::ScratchDir dir("jr3-twice");
   ASSERT_TRUE(dir.ok()) << dir.error();
-  LoopFsOptions o;
+  kit::LoopFsOptions o;
   o.dir = dir.path("loop");
   o.bytes = 128ull << 20;
   o.scheduler = "";  // the default scheduler: the set-up without bfq works too
   std::string why;
-  std::unique_ptr<LoopFs> l = LoopFs::Create(o, &why);
+  std::unique_ptr<kit::LoopFs> l = kit::LoopFs::Create(o, &why);
   ASSERT_TRUE(l) << why;
   const std::string img = l->backing_file(), mnt = l->mount_point();
   EXPECT_EQ(l->Teardown(), "");

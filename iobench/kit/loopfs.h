@@ -1,4 +1,5 @@
-// A scratch ext4 file system on a loop device, for JR-3: the machine's disk
+// A scratch ext4 file system on a loop device (journals-bench's JR-3 first,
+// shared by every scenario that needs its own device): the machine's disk
 // (vda) runs mq-deadline, which serves every best-effort request alike and
 // must not be changed; a loop device has a queue, and so a scheduler, of its
 // own. So: a sparse backing file, `losetup --direct-io=on --find --show`
@@ -17,7 +18,7 @@
 #include <memory>
 #include <string>
 
-namespace fenec::scenarios::journals {
+namespace fenec::kit {
 
 struct LoopFsOptions {
   std::string dir;                // backing file and mount point go here (created)
@@ -62,4 +63,4 @@ bool is_mounted(const std::string& mount_point);
 // ("" if they may): not root, no /dev/loop-control.
 std::string loop_unavailable_reason();
 
-}  // namespace fenec::scenarios::journals
+}  // namespace fenec::kit

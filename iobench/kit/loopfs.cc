@@ -1,4 +1,4 @@
-#include "scenarios/journals/loopfs.h"
+#include "iobench/kit/loopfs.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -20,7 +20,7 @@
 
 extern char** environ;
 
-namespace fenec::scenarios::journals {
+namespace fenec::kit {
 namespace {
 
 namespace fs = std::filesystem;
@@ -196,4 +196,4 @@ bool is_mounted(const std::string& mount_point) {
   return false;
 }
 
-}  // namespace fenec::scenarios::journals
+}  // namespace fenec::kit
