@@ -60,7 +60,8 @@ struct Measurement {
   ProbeResult probe;
   unsigned cores = 1;
   std::vector<SyncCosts> sizes;     // 4 KiB (a small record's page), 8 KiB (the WAL page), 1 MiB
-  std::vector<CellResult> overlap;  // 8 KiB write+fdatasync, a file a job, at each job count
+  std::vector<CellResult> overlap;  // 8 KiB write+fdatasync over written blocks, a file a job, at each job count
+  std::vector<CellResult> overlap_append;  // the same into fresh blocks
   LiesResult lies;
   SyncMethodsResult syncmethods;
   PrioControl prio;
@@ -86,6 +87,9 @@ struct DiskFigures {
   bool wal8k_dsync_direct = false;                    // the dsync figure had O_DIRECT
   double big_us = 0;         // 1 MiB write+fdatasync overwrite (a checkpoint's flush)
   std::vector<std::pair<unsigned, double>> overlap;   // jobs -> ops/s over one job's
+  // jobs -> a commit's p50 with that many syncing at once, over one job's
+  // alone: a sync's time depends on what else runs (the model's T at N writers).
+  std::vector<std::pair<unsigned, double>> overwrite_scale, append_scale;
   unsigned cores = 1;
   bool memory_backed = false, o_direct = false;
   Durability lies = Durability::kUnknown;
@@ -146,6 +150,8 @@ double commits_per_round(unsigned writers, bool group_commit, bool window);
 // The wait a window adds to a round: the released writers' CPU to come back
 // (N/2 of them over the cores), capped by the window itself.
 double window_wait_us(double window_us, double x_us, unsigned writers, unsigned cores);
+// The scale at the largest measured job count <= writers (1 if none).
+double scale_at(const std::vector<std::pair<unsigned, double>>& scale, unsigned writers);
 
 // The settings a verify run's "default" config starts from: the engine's own
 // defaults, spelled out where the arm's baseline differs (SQLite's arm is WAL).

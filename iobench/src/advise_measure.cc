@@ -173,6 +173,7 @@ Measurement measure(const MeasureOptions& o) {
   for (unsigned j : o.jobs) {
     if (o.stop && o.stop()) break;
     m.overlap.push_back(cell(o, env, 8192, Mode::kFdatasync, true, j, Layout::kPerJob));
+    m.overlap_append.push_back(cell(o, env, 8192, Mode::kFdatasync, false, j, Layout::kPerJob));
   }
   if (null_path) {
     m.lies.skipped = m.syncmethods.error = "null submission path: no I/O";

@@ -43,31 +43,36 @@ double pg_sync_us(const DiskFigures& d, const std::string& method) {
   return d.wal8k_fdatasync_us > 0 ? d.wal8k_fdatasync_us : d.overwrite_us;
 }
 
-EngineModel model_of(Engine e, const Settings& s, const DiskFigures& d) {
+EngineModel model_of(Engine e, const Settings& s, const DiskFigures& d, unsigned n) {
   EngineModel m;
   switch (e) {
     case Engine::kFenecdb:
       // Zero ahead (the default) keeps the journal's fdatasyncs over allocated blocks.
-      m.sync_us = num(s, "journal_zero_ahead", 1 << 20) > 0 ? d.overwrite_us : d.append_us;
+      m.sync_us = num(s, "journal_zero_ahead", 1 << 20) > 0 ? d.overwrite_us * scale_at(d.overwrite_scale, n)
+                                                            : d.append_us * scale_at(d.append_scale, n);
       m.window_us = num(s, "commit_window_us", 0);
       break;
     case Engine::kPostgres:
       // The WAL segment is zero-filled when made (wal_init_zero) and recycled: its syncs overwrite.
-      m.sync_us = pg_sync_us(d, str(s, "wal_sync_method", "fdatasync"));
-      if (str(s, "wal_init_zero", "on") == "off" && str(s, "wal_recycle", "on") == "off") m.sync_us = d.append_us;
+      m.sync_us = pg_sync_us(d, str(s, "wal_sync_method", "fdatasync")) * scale_at(d.overwrite_scale, n);
+      if (str(s, "wal_init_zero", "on") == "off" && str(s, "wal_recycle", "on") == "off")
+        m.sync_us = d.append_us * scale_at(d.append_scale, n);
       m.window_us = num(s, "commit_delay", 0);
       m.window_fixed = true;
       m.siblings = static_cast<unsigned>(num(s, "commit_siblings", 5));
       break;
     case Engine::kRocksdb:
       // A fresh WAL file grows with every write (its fdatasync commits the size); a recycled one is overwritten.
-      m.sync_us = num(s, "recycle_log_file_num", 0) > 0 ? d.overwrite_us : d.append_us;
+      m.sync_us = num(s, "recycle_log_file_num", 0) > 0 ? d.overwrite_us * scale_at(d.overwrite_scale, n)
+                                                        : d.append_us * scale_at(d.append_scale, n);
       break;
     case Engine::kSqlite:
       m.group = false;  // a commit syncs under the write lock: one commit a sync
       // WAL: frames overwrite the WAL file once a checkpoint has reset it. DELETE (SQLite's default):
       // the journal written into a new file and synced, the page overwritten and synced, the journal unlinked.
-      m.sync_us = str(s, "journal_mode", "DELETE") == "WAL" ? d.overwrite_us : 2 * d.append_us + d.overwrite_us;
+      m.sync_us = str(s, "journal_mode", "DELETE") == "WAL"
+                      ? d.overwrite_us * scale_at(d.overwrite_scale, n)
+                      : (2 * d.append_us * scale_at(d.append_scale, n) + d.overwrite_us * scale_at(d.overwrite_scale, n));
       break;
   }
   return m;
@@ -76,7 +81,7 @@ EngineModel model_of(Engine e, const Settings& s, const DiskFigures& d) {
 
 Prediction predict(Engine e, const std::string& config, const Settings& s, const DiskFigures& d, double x_us,
                    unsigned n) {
-  const EngineModel m = model_of(e, s, d);
+  const EngineModel m = model_of(e, s, d, n);
   Prediction p;
   p.engine = e;
   p.config = config;
@@ -156,6 +161,11 @@ DiskFigures figures_of(const Measurement& m) {
   const double one = m.overlap.empty() ? 0 : m.overlap.front().ops_per_s();
   for (const CellResult& c : m.overlap)
     if (c.ran() && one > 0) d.overlap.push_back({c.spec.jobs, c.ops_per_s() / one});
+  for (const auto& [cells, scale] : {std::pair{&m.overlap, &d.overwrite_scale}, std::pair{&m.overlap_append, &d.append_scale}}) {
+    const double alone = cells->empty() ? 0 : p50_us(cells->front().commit);
+    for (const CellResult& c : *cells)
+      if (c.ran() && alone > 0 && c.commit.count()) scale->push_back({c.spec.jobs, p50_us(c.commit) / alone});
+  }
   d.lies = m.lies.verdict;
   d.lies_reasons = m.lies.reasons;
   d.prio_known = m.prio.skipped.empty() && m.prio.equal_p50_us > 0;
@@ -163,6 +173,17 @@ DiskFigures figures_of(const Measurement& m) {
   d.prio_equal_us = m.prio.equal_p50_us;
   d.prio_idle_us = m.prio.idle_p50_us;
   return d;
+}
+
+double scale_at(const std::vector<std::pair<unsigned, double>>& scale, unsigned writers) {
+  double v = 1;
+  unsigned best = 0;
+  for (const auto& [jobs, x] : scale)
+    if (jobs <= writers && jobs >= best && x > 0) {
+      best = jobs;
+      v = x;
+    }
+  return v;
 }
 
 double commits_per_round(unsigned writers, bool group_commit, bool window) {
@@ -212,13 +233,17 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCpu>& cpu, const std
       r.tradeoff = tradeoff;
       recs.push_back(std::move(r));
     };
-    const std::string half_sync = fmt::format("{:.0f}", std::max(kMinWindowUs, std::round(d.overwrite_us / 2)));
+    // A window matters at many writers: half the sync a round takes there.
+    const double top_scale = scale_at(d.overwrite_scale, top);
+    const double t_top = d.overwrite_us * top_scale;
+    const std::string half_sync = fmt::format("{:.0f}", std::max(kMinWindowUs, std::round(t_top / 2)));
     switch (e) {
       case Engine::kFenecdb:
         rec("commit_window_us", half_sync, "0",
-            fmt::format("a round's fdatasync takes {} here; waiting up to half of it lets the writers released by "
-                        "the last round join this one instead of the next (PostgreSQL's commit_delay rule)",
-                        us(d.overwrite_us)));
+            fmt::format("a round's fdatasync takes {} here at {} writers ({} alone); waiting up to half of it lets "
+                        "the writers released by the last round join this one instead of the next (PostgreSQL's "
+                        "commit_delay rule)",
+                        us(t_top), top, us(d.overwrite_us)));
         rec("journal_zero_ahead", append_ratio >= 1.1 || append_ratio == 0 ? "1048576" : "0", "1048576",
             fmt::format("a sync into fresh blocks costs {:.2f}x one over written blocks ({} vs {}){}", append_ratio,
                         us(d.append_us), us(d.overwrite_us),
@@ -245,10 +270,10 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCpu>& cpu, const std
         rec("wal_sync_method", dsync ? "open_datasync" : "fdatasync", "fdatasync",
             fmt::format("an 8 KiB WAL write costs {} with open_datasync and {} with fdatasync", us(d.wal8k_dsync_us),
                         us(d.wal8k_fdatasync_us)));
-        const double t = pg_sync_us(d, dsync ? "open_datasync" : "fdatasync");
+        const double t = pg_sync_us(d, dsync ? "open_datasync" : "fdatasync") * top_scale;
         rec("commit_delay", fmt::format("{:.0f}", std::max(kMinWindowUs, std::round(t / 2))), "0",
-            fmt::format("half the {} an 8 KiB WAL flush takes here (PostgreSQL's own starting point): commits "
-                        "released by one flush join the next", us(t)));
+            fmt::format("half the {} an 8 KiB WAL flush takes here at {} writers (PostgreSQL's own starting point): "
+                        "commits released by one flush join the next", us(t), top));
         rec("commit_siblings", "2", "5",
             "the delay only when two other transactions are active: none at one writer, every flush from 3 on");
         const bool zero_pays = append_ratio >= 1.1 || append_ratio == 0;

@@ -69,6 +69,13 @@ std::string advice_text(const DiskFigures& d, const std::vector<EngineCpu>& cpu,
     for (const auto& [j, s] : d.overlap) out += fmt::format("{} jobs {:.2f}x  ", j, s);
     out += "one job's ops/s\n";
   }
+  if (!d.overwrite_scale.empty()) {
+    out += "a commit's time with N syncing at once, over one alone (the model's T at N writers): ";
+    for (const auto& [j, s] : d.overwrite_scale) out += fmt::format("{} jobs {:.2f}x  ", j, s);
+    out += "over written blocks; ";
+    for (const auto& [j, s] : d.append_scale) out += fmt::format("{} jobs {:.2f}x  ", j, s);
+    out += "into fresh ones\n";
+  }
   for (const EngineCpu& c : cpu) {
     std::vector<const Recommendation*> recs;
     for (const Recommendation& r : a.recs)
@@ -138,6 +145,7 @@ void add_advice_rows(kit::Results& r, const Measurement* m, const DiskFigures& d
       for (const CellResult* c : {&s.append, &s.overwrite, &s.direct})
         add_cell_rows(r, *c, "", c == &s.append ? ";fresh-blocks" : "");
     for (const CellResult& c : m->overlap) add_cell_rows(r, c, "", ";overlap");
+    for (const CellResult& c : m->overlap_append) add_cell_rows(r, c, "", ";overlap;fresh-blocks");
     if (m->prio.skipped.empty()) {
       r.add("", "prio", "bg=none", "fg_p50_us", m->prio.alone_p50_us, "us");
       r.add("", "prio", "bg=equal", "fg_p50_us", m->prio.equal_p50_us, "us");

@@ -61,6 +61,20 @@ TEST(AdviseModel, Arithmetic) {
   // The window's wait: 8 released writers at 10 us over 2 cores = 40 us, under the 100 us window.
   EXPECT_DOUBLE_EQ(window_wait_us(100, 10, 16, 2), 40);
   EXPECT_DOUBLE_EQ(window_wait_us(20, 10, 16, 2), 20);
+  // T at N writers: the scale measured at the largest job count not above N.
+  const std::vector<std::pair<unsigned, double>> scale = {{1, 1}, {4, 0.25}, {16, 0.5}};
+  EXPECT_DOUBLE_EQ(scale_at(scale, 1), 1);
+  EXPECT_DOUBLE_EQ(scale_at(scale, 8), 0.25);
+  EXPECT_DOUBLE_EQ(scale_at(scale, 32), 0.5);
+  EXPECT_DOUBLE_EQ(scale_at({}, 16), 1);
+}
+
+TEST(AdviseModel, SyncTimeFollowsTheConcurrency) {
+  DiskFigures d = fixed();
+  d.overwrite_scale = {{1, 1}, {4, 0.25}};
+  const Advice a = advise(d, {{Engine::kFenecdb, 10, "given"}}, {1, 4});
+  EXPECT_DOUBLE_EQ(find(a, Engine::kFenecdb, "default", 1).round_us, 200);
+  EXPECT_DOUBLE_EQ(find(a, Engine::kFenecdb, "default", 4).round_us, 50);
 }
 
 TEST(AdviseModel, RecommendationsOnFixedFigures) {
@@ -154,6 +168,7 @@ TEST(AdviseNull, WholeCommandWithoutADisk) {
     EXPECT_EQ(s.overwrite.sync_calls, s.overwrite.ops);
   }
   ASSERT_EQ(m.overlap.size(), 2u);
+  ASSERT_EQ(m.overlap_append.size(), 2u);
   EXPECT_EQ(m.overlap[1].spec.jobs, 4u);
   EXPECT_FALSE(m.prio.skipped.empty());
   const DiskFigures d = figures_of(m);
