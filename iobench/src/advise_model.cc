@@ -258,7 +258,8 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCpu>& cpu, const std
                                 "equal one): a low-priority flush path buys the journal nothing",
                                 d.scheduler, us(d.prio_idle_us), us(d.prio_equal_us)));
         rec("o_direct", "no", "no",
-            d.o_direct ? fmt::format("O_DIRECT|O_DSYNC costs {} against write+fdatasync's {}: fenecdb's journal has "
+            d.o_direct && d.direct_us > 0
+                       ? fmt::format("O_DIRECT|O_DSYNC costs {} against write+fdatasync's {}: fenecdb's journal has "
                                      "no O_DIRECT path, {}",
                                      us(d.direct_us), us(d.overwrite_us),
                                      d.direct_us > 0 && d.direct_us < kClearWin * d.overwrite_us
@@ -298,7 +299,8 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCpu>& cpu, const std
         rec("manual_wal_flush", "false", "false", "with sync=true each write flushes and syncs anyway");
         rec("use_direct_io_for_flush_and_compaction",
             d.o_direct && d.direct_us > 0 && d.direct_us < kClearWin * d.overwrite_us ? "true" : "false", "false",
-            d.o_direct ? fmt::format("O_DIRECT|O_DSYNC costs {} against write+fdatasync's {}: flushes and "
+            d.o_direct && d.direct_us > 0
+                       ? fmt::format("O_DIRECT|O_DSYNC costs {} against write+fdatasync's {}: flushes and "
                                      "compactions, not commits, would change",
                                      us(d.direct_us), us(d.overwrite_us))
                        : "no O_DIRECT on this filesystem");
@@ -315,6 +317,28 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCpu>& cpu, const std
             fmt::format("a 1 MiB write+fdatasync costs {} here, a checkpoint every 1000 frames under {} a commit",
                         us(d.big_us), us(d.big_us * 4 / 1000)));
         break;
+    }
+    // A window the model says does not pay at the largest writer count (a
+    // sync too cheap to wait for, or the CPU bound) is not recommended.
+    {
+      const Settings base = default_settings(e);
+      for (Recommendation& r : recs) {
+        if (r.name != "commit_window_us" && r.name != "commit_delay") continue;
+        Settings one = base;
+        one[r.name] = r.value;
+        if (e == Engine::kPostgres) one["commit_siblings"] = "2";
+        const double g = predict(e, "one", one, d, x, top).commits_per_s / predict(e, "d", base, d, x, top).commits_per_s;
+        if (g >= 1.05) continue;
+        r.reason += fmt::format("; but the model gives a {} us window {:.2f}x at {} writers, so it stays off", r.value,
+                                g, top);
+        r.value = r.default_value;
+        r.changes_default = false;
+        for (Recommendation& sib : recs)
+          if (sib.name == "commit_siblings") {
+            sib.value = sib.default_value;
+            sib.changes_default = false;
+          }
+      }
     }
     // Predictions at default and recommended settings.
     Settings dflt = default_settings(e), chosen = dflt;

@@ -98,12 +98,19 @@ TEST(AdviseModel, RecommendationsOnFixedFigures) {
   EXPECT_DOUBLE_EQ(find(a, Engine::kFenecdb, "recommended", 1).commits_per_s, 1e6 / 210);
   // PostgreSQL: open_datasync is the clear win (150 < 0.9 * 220); the delay is half of it.
   EXPECT_EQ(rec(a, Engine::kPostgres, "wal_sync_method").value, "open_datasync");
-  EXPECT_EQ(rec(a, Engine::kPostgres, "commit_delay").value, "75");
+  // At 100 us CPU a commit on 2 cores it is CPU-bound at 16 writers: a delay buys nothing, so none is set.
+  EXPECT_EQ(rec(a, Engine::kPostgres, "commit_delay").value, "0");
+  EXPECT_NE(rec(a, Engine::kPostgres, "commit_delay").reason.find("stays off"), std::string::npos);
+  // With 10 us a commit the sync bounds it, and the delay is half the open_datasync flush.
+  const Advice light = advise(d, {{Engine::kPostgres, 10, "given"}}, {1, 16});
+  EXPECT_EQ(rec(light, Engine::kPostgres, "commit_delay").value, "75");
+  EXPECT_EQ(rec(light, Engine::kPostgres, "commit_siblings").value, "2");
   EXPECT_TRUE(rec(a, Engine::kPostgres, "synchronous_commit").tradeoff);
   EXPECT_EQ(a.recommended.at(Engine::kPostgres).count("synchronous_commit"), 0u);
   // Its CPU (2 cores, 100 us) caps it at 20 000/s; at 16 writers it is CPU-bound either way.
   EXPECT_TRUE(find(a, Engine::kPostgres, "recommended", 16).cpu_bound);
   EXPECT_DOUBLE_EQ(find(a, Engine::kPostgres, "recommended", 16).commits_per_s, 20000);
+  EXPECT_DOUBLE_EQ(find(light, Engine::kPostgres, "recommended", 16).commits_per_s, 16e6 / (10 + 150 + 75));
   // One writer: never a delay (no siblings), the faster sync alone.
   EXPECT_DOUBLE_EQ(find(a, Engine::kPostgres, "recommended", 1).commits_per_s, 1e6 / 250);
   // RocksDB: appends cost 1.5x overwrites, so recycled logs are recommended.
@@ -130,8 +137,9 @@ TEST(AdviseModel, FiguresThatChangeTheAdvice) {
   EXPECT_EQ(rec(a, Engine::kFenecdb, "journal_zero_ahead").value, "0");
   EXPECT_EQ(rec(a, Engine::kRocksdb, "recycle_log_file_num").value, "0");
   EXPECT_EQ(rec(a, Engine::kRocksdb, "use_direct_io_for_flush_and_compaction").value, "false");
-  // The window's floor: a 2 us sync still gets the smallest window worth a wake-up.
-  EXPECT_EQ(rec(a, Engine::kFenecdb, "commit_window_us").value, "20");
+  // A 2 us sync is not worth waiting for: the window stays off, saying why.
+  EXPECT_EQ(rec(a, Engine::kFenecdb, "commit_window_us").value, "0");
+  EXPECT_NE(rec(a, Engine::kFenecdb, "commit_window_us").reason.find("stays off"), std::string::npos);
 
   DiskFigures lying = fixed();
   lying.lies = Durability::kSuspicious;

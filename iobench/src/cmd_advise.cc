@@ -11,6 +11,7 @@
 
 #include "iobench/kit/console.h"
 #include "iobench/kit/interrupt.h"
+#include "iobench/kit/loopfs.h"
 #include "iobench/kit/proc.h"
 #include "iobench/src/advise.h"
 #include "iobench/src/cli.h"
@@ -25,7 +26,7 @@ struct AdviseOpts {
   std::string writers = "1,4,16";
   std::string cpu_us;  // engine=us,...
   std::string submit = "pwrite";
-  std::string report;
+  std::string report, loopfs;
   bool quick = false, verify = false;
 };
 
@@ -96,6 +97,18 @@ int run_advise(const AdviseOpts& o) {
   begin_run(common);
   advise::MeasureOptions mo;
   mo.dir = o.common.dir;
+  // A device of its own under --dir, with the scheduler asked for (kit::LoopFs): the advice there.
+  std::unique_ptr<kit::LoopFs> loop;
+  if (!o.loopfs.empty()) {
+    kit::LoopFsOptions lo;
+    lo.dir = o.common.dir + "/advise-loopfs";
+    lo.bytes = 2ull << 30;
+    lo.scheduler = o.loopfs;
+    std::string why;
+    loop = kit::LoopFs::Create(lo, &why);
+    if (!loop) throw std::runtime_error("--loopfs: " + why);
+    mo.dir = loop->mount_point();
+  }
   mo.submit = submit;
   mo.cell_s = o.quick ? 0.5 : 1.5;
   mo.jobs = {1, 4, 16};
@@ -140,6 +153,8 @@ RunFn register_advise(CLI::App& root) {
   sub->add_option("--submit", o->submit, "submission path of the sweep cells (null: no disk, for tests)")
       ->capture_default_str();
   sub->add_option("--report", o->report, "write DIR/advise.md and its plots");
+  sub->add_option("--loopfs", o->loopfs,
+                  "advise on an ext4 loop device made under --dir with this scheduler (e.g. bfq; needs root)");
   sub->add_flag("--quick", o->quick, "short cells (0.5 s each): about a minute");
   sub->add_flag("--verify", o->verify, "run the engines at default and recommended settings (scenarios/advise)");
   return [o] { return run_advise(*o); };
