@@ -322,19 +322,24 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCpu>& cpu, const std
     // sync too cheap to wait for, or the CPU bound) is not recommended.
     {
       const Settings base = default_settings(e);
+      // Likewise any other change the model says loses (a figure measured
+      // alone that reverses at many writers).
       for (Recommendation& r : recs) {
-        if (r.name != "commit_window_us" && r.name != "commit_delay") continue;
+        if (!r.changes_default || r.tradeoff || r.name == "commit_siblings") continue;
+        const bool window = r.name == "commit_window_us" || r.name == "commit_delay";
         Settings one = base;
         one[r.name] = r.value;
-        if (e == Engine::kPostgres) one["commit_siblings"] = "2";
+        if (e == Engine::kPostgres && window) one["commit_siblings"] = "2";
         const double g = predict(e, "one", one, d, x, top).commits_per_s / predict(e, "d", base, d, x, top).commits_per_s;
-        if (g >= 1.05) continue;
-        r.reason += fmt::format("; but the model gives a {} us window {:.2f}x at {} writers, so it stays off", r.value,
-                                g, top);
+        if (g >= (window ? 1.05 : 0.98)) continue;
+        r.reason += window ? fmt::format("; but the model gives a {} us window {:.2f}x at {} writers, so it stays off",
+                                         r.value, g, top)
+                           : fmt::format("; but the model gives it {:.2f}x at {} writers, so it stays {}", g, top,
+                                         r.default_value);
         r.value = r.default_value;
         r.changes_default = false;
         for (Recommendation& sib : recs)
-          if (sib.name == "commit_siblings") {
+          if (window && sib.name == "commit_siblings") {
             sib.value = sib.default_value;
             sib.changes_default = false;
           }
