@@ -127,6 +127,11 @@ int run_advise(const AdviseOpts& o) {
     const std::string e = advise::write_report(o.report, m, d, cpu, a, {}, "");
     fmt::print(stderr, "{}\n", e.empty() ? "report: " + o.report + "/advise.md" : "report: " + e);
   }
+  if (loop) {
+    loop.reset();  // unmounted, detached, its files deleted; then the folder made for it
+    std::error_code ec;
+    std::filesystem::remove(o.common.dir + "/advise-loopfs", ec);
+  }
   if (kit::stop_requested()) results->mark_incomplete("interrupted");
   const int rc = emit(*results, o.common);
   return kit::stop_requested() ? 130 : rc;
