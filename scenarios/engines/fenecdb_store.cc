@@ -119,6 +119,7 @@ std::unique_ptr<Store> open_fenecdb(const ArmSpec& arm, const std::string& part,
   // cost the run time, it is not part of any measurement.
   o.checkpoint_on_close = false;
   if (arm.append_journal) o.journal_zero_ahead = 0;
+  o.commit_window_us = arm.commit_window_us;
   if (arm.naive) {
     if (part == "writers") o.commit_mode = CommitMode::kNaive;          // CC-1
     else if (part == "readers") o.buffer_write = BufferWrite::kUnderLock;  // CC-4

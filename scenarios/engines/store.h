@@ -77,6 +77,9 @@ struct ArmSpec {
   // fenecdb: Options::journal_zero_ahead = 0, the journal only appended (its
   // fdatasyncs commit the file's new size each time): what zero ahead buys.
   bool append_journal = false;
+  // fenecdb: Options::commit_window_us, a durable round's leader waiting for
+  // the commits in flight (0: none, the default).
+  uint32_t commit_window_us = 0;
 };
 
 // The folder (fenecdb) or file (SQLite) the store lives in is under dir.
