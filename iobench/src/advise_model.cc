@@ -239,10 +239,13 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCpu>& cpu, const std
     const std::string half_sync = fmt::format("{:.0f}", std::max(kMinWindowUs, std::round(t_top / 2)));
     switch (e) {
       case Engine::kFenecdb:
-        rec("commit_window_us", half_sync, "0",
-            fmt::format("a round's fdatasync takes {} here at {} writers ({} alone); waiting up to half of it lets "
-                        "the writers released by the last round join this one instead of the next (PostgreSQL's "
-                        "commit_delay rule)",
+        // fenecdb's wait ends once the writers in flight are queued, so a
+        // whole round costs little and covers writers that wake up late;
+        // longer cannot pay (the next round would have started by then).
+        rec("commit_window_us", fmt::format("{:.0f}", std::max(kMinWindowUs, std::round(t_top))), "0",
+            fmt::format("a round's fdatasync takes {} here at {} writers ({} alone); waiting up to one round, "
+                        "ended as soon as every writer in flight is queued, lets the writers released by the last "
+                        "round join this one instead of the next",
                         us(t_top), top, us(d.overwrite_us)));
         rec("journal_zero_ahead", append_ratio >= 1.1 || append_ratio == 0 ? "1048576" : "0", "1048576",
             fmt::format("a sync into fresh blocks costs {:.2f}x one over written blocks ({} vs {}){}", append_ratio,

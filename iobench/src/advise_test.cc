@@ -85,8 +85,9 @@ TEST(AdviseModel, RecommendationsOnFixedFigures) {
                                       {Engine::kSqlite, 20, "given"}};
   const Advice a = advise(d, cpu, {1, 4, 16});
   EXPECT_TRUE(a.warnings.empty());
-  // fenecdb: a window of half the overwrite sync; at 16 writers all 16 in a round of 200 + 40 us.
-  EXPECT_EQ(rec(a, Engine::kFenecdb, "commit_window_us").value, "100");
+  // fenecdb: a window of one overwrite sync (it ends when the writers are in); at 16 writers all 16
+  // in a round of 200 + 40 us.
+  EXPECT_EQ(rec(a, Engine::kFenecdb, "commit_window_us").value, "200");
   const Prediction& f0 = find(a, Engine::kFenecdb, "default", 16);
   const Prediction& f1 = find(a, Engine::kFenecdb, "recommended", 16);
   EXPECT_DOUBLE_EQ(f0.commits_per_s, 16e6 / (10 + 2 * 200));

@@ -12,7 +12,8 @@
 // (writers), buffer write under the lock (readers), batch built under the
 // lock (batches), long reads under the lock (long-read). "fenecdb-durable-append"
 // (writers) turns the journal's zero ahead off: every fdatasync also commits
-// the file's grown size.
+// the file's grown size. "fenecdb-durable-window" (writers) sets
+// Options::commit_window_us to --commit-window-us.
 //
 // main.cc is the command line; the run is run.h, each part its own file (parts.h).
 #include <fmt/format.h>
@@ -33,7 +34,8 @@ int main(int argc, char** argv) {
             "Parts: writers (CC-1/CC-2), readers beside writers (CC-4), readers beside 1 000-row batches "
             "(CC-3), a long aggregate beside writers (CC-5). '-naive' arms flip only the switch the part "
             "measures: commit mode, buffer write, batch build, long reads; 'fenecdb-durable-append' (writers) "
-            "turns the journal's zero ahead off, so every fdatasync also commits the file's grown size.");
+            "turns the journal's zero ahead off, so every fdatasync also commits the file's grown size; "
+            "'fenecdb-durable-window' (writers) waits up to --commit-window-us before each durable round.");
   h.footer(fc::kHelpFooter);
   fc::Config c;
   std::vector<std::string> arm_names, parts = {"writers", "readers", "batches", "long-read"};
@@ -44,6 +46,10 @@ int main(int argc, char** argv) {
   h.flag("--arms", &c.arms, fmt::format("arms to run: {}", fmt::join(arm_names, ",")), {})
       .default_text("all")
       .one_of(arm_names);
+  h.flag("--commit-window-us", &c.commit_window_us,
+         "fenecdb-durable-window's Options::commit_window_us: a durable round's leader waits at most this long "
+         "for the commits in flight (writers part)", 100u)
+      .range(1, 1000000);
   h.flag("--seconds", &c.seconds, "time budget per cell and repetition", 2, 0.4).range(0.05, 600);
   h.flag("--rounds", &c.rounds,
          "rounds a cell's time is split into, spread over its repetition, their figures together the repetition's "
@@ -71,8 +77,8 @@ int main(int argc, char** argv) {
   // against a tool's run of seconds compare unlike lengths.
   const fenec::kit::Flag& peer_check =
       h.flag("--peer-check-seconds", &c.peer_check_seconds,
-             "seconds of each peer's own tool (db_bench, pgbench) at 1 and 16 writers, run after the parts to check "
-             "our RocksDB and PostgreSQL arms against them; 0 skips", 5, 0).range(0, 600);
+             "seconds of each peer's own tool (db_bench, pgbench, the plain sqlite-client) at 1 and 16 writers, run after the "
+             "parts to check our RocksDB, PostgreSQL and SQLite arms against them; 0 skips", 5, 0).range(0, 600);
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
   return fc::run(h, c, peer_check.given());
 }

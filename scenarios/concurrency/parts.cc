@@ -18,6 +18,8 @@ const std::vector<ArmSpec> kArms = {
     {"fenecdb-durable", fc::ArmSpec::Engine::kFenecdb, true, false},
     {"fenecdb-durable-naive", fc::ArmSpec::Engine::kFenecdb, true, true},
     {"fenecdb-durable-append", fc::ArmSpec::Engine::kFenecdb, true, false, true},
+    // Its commit_window_us is --commit-window-us (arms_of sets it).
+    {"fenecdb-durable-window", fc::ArmSpec::Engine::kFenecdb, true, false},
     {"fenecdb-buffered", fc::ArmSpec::Engine::kFenecdb, false, false},
     {"fenecdb-buffered-naive", fc::ArmSpec::Engine::kFenecdb, false, true},
     {"sqlite-full", fc::ArmSpec::Engine::kSqlite, true, false},
@@ -33,8 +35,8 @@ const std::vector<ArmSpec> kArms = {
 // is what a durable write costs at 1..16 writers.
 const std::map<std::string, std::set<std::string>> kPartArms = {
     {"writers",
-     {"fenecdb-durable", "fenecdb-durable-naive", "fenecdb-durable-append", "fenecdb-buffered", "sqlite-full",
-      "sqlite-normal", "rocksdb-durable", "rocksdb-buffered", "postgres-durable", "postgres-buffered"}},
+     {"fenecdb-durable", "fenecdb-durable-naive", "fenecdb-durable-append", "fenecdb-durable-window",
+      "fenecdb-buffered", "sqlite-full", "sqlite-normal", "rocksdb-durable", "rocksdb-buffered", "postgres-durable", "postgres-buffered"}},
     {"readers", {"fenecdb-durable", "fenecdb-buffered", "fenecdb-buffered-naive", "sqlite-full", "sqlite-normal"}},
     {"batches",
      {"fenecdb-durable", "fenecdb-durable-naive", "fenecdb-buffered", "fenecdb-buffered-naive", "sqlite-full",
@@ -55,6 +57,7 @@ std::vector<fc::ArmSpec> arms_of(const Config& c, const std::string& part) {
     if (!kPartArms.at(part).count(a.name) || c.unavailable.count(a.name)) continue;
     if (!c.arms.empty() && std::find(c.arms.begin(), c.arms.end(), a.name) == c.arms.end()) continue;
     out.push_back(a);
+    if (a.name == "fenecdb-durable-window") out.back().commit_window_us = c.commit_window_us;
   }
   return out;
 }

@@ -37,6 +37,7 @@ struct Config {
   int long_reads = 0, long_writers = 1;
   double long_gap = -1;
   int peer_check_seconds = -1;  // each peer tool's run (0: no check)
+  uint32_t commit_window_us = 0;  // fenecdb-durable-window's Options::commit_window_us
   std::set<std::string> unavailable;  // arms that cannot run here (recorded as skipped once)
 };
 

@@ -12,6 +12,7 @@
 #include "iobench/kit/proc.h"
 #include "iobench/kit/console.h"
 #include "iobench/kit/stats.h"
+#include "scenarios/engines/sqlite_client.h"
 #include "scenarios/engines/store.h"
 #include "scenarios/engines/workload.h"
 #include "scenarios/pg/pq.h"
@@ -151,6 +152,30 @@ ToolRun run_pgbench(int port, const std::string& dir, int clients, int seconds) 
   return t;
 }
 
+// The plain SQLite client (sqlite_client.h) on a live database: first
+// `seconds` of the same inserts untimed (the WAL grown and reset by its
+// checkpoints, as a database in use has it), then `seconds` timed.
+// fresh_ops_per_s: the same client on a new file, for the note.
+ToolRun run_sqlite_client_tool(const std::string& dir, int threads, int seconds, SqliteClientRun* fresh_out,
+                               uint64_t* live_wal_bytes) {
+  ToolRun t;
+  std::filesystem::create_directories(dir);
+  t.command = fmt::format("sqlite-client {0}/live.sqlite {1} {2} {2} count (a fresh file: sqlite-client "
+                          "{0}/fresh.sqlite {1} {2} 0 count)",
+                          dir, threads, seconds);
+  // No CPU figure: the machine's CPU over the call would count the warm-up too.
+  const SqliteClientRun live = run_sqlite_client(dir + "/live.sqlite", threads, seconds, seconds, true);
+  if (!live.error.empty()) return t.error = live.error, t;
+  t.ops_per_s = live.ops_per_s;
+  t.commits = static_cast<double>(live.commits);
+  t.fsyncs = static_cast<double>(live.syncs.total());
+  *live_wal_bytes = live.wal_bytes;
+  *fresh_out = run_sqlite_client(dir + "/fresh.sqlite", threads, seconds, 0, true);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  return t;
+}
+
 // A sync round: the commits one WAL sync covers (1 / syncs a commit) and the
 // time from one sync's start to the next's (1 / (rate x syncs a commit)), of
 // which the sync itself where it is timed. ours/tool = (their commits a
@@ -214,21 +239,26 @@ void check_peers(kit::Harness& h, const Report& rep, int pg_port, int seconds) {
                 "CPU us/commit ours|tool", "WAL sync us ours|tool"});
   std::vector<std::string> notes;
   bool any = false;
-  for (const char* arm : {"rocksdb-durable", "postgres-durable"}) {
+  for (const char* arm : {"rocksdb-durable", "postgres-durable", "sqlite-full"}) {
     const auto a = rep.writers.find(arm);
     if (a == rep.writers.end()) continue;
-    const bool pg = std::string(arm) == "postgres-durable";
+    const bool pg = std::string(arm) == "postgres-durable", sq = std::string(arm) == "sqlite-full";
+    const char* tool_name = pg ? "pgbench" : sq ? "sqlite-client" : "db_bench";
     if (pg && pg_port == 0) continue;
     for (int w : {1, 16}) {
       const auto cell = a->second.find(w);
       if (cell == a->second.end() || cell->second.empty()) continue;
       const WriterFig ours = median_fig(cell->second);
       const std::string dir = fmt::format("{}/peer-check-{}-{}", h.data_dir(), arm, w);
-      const ToolRun tool = pg ? run_pgbench(pg_port, dir, w, seconds) : run_db_bench(dir, w, seconds);
+      SqliteClientRun fresh;
+      uint64_t live_wal = 0;
+      const ToolRun tool = pg   ? run_pgbench(pg_port, dir, w, seconds)
+                           : sq ? run_sqlite_client_tool(dir, w, seconds, &fresh, &live_wal)
+                                : run_db_bench(dir, w, seconds);
       const std::string cs = fmt::format("writers={}", w);
       any = true;
       if (!tool.error.empty()) {
-        h.results().skip(arm, cs + ";tool", (pg ? "pgbench: " : "db_bench: ") + tool.error);
+        h.results().skip(arm, cs + ";tool", std::string(tool_name) + ": " + tool.error);
         t.row({arm, std::to_string(w), kit::format_count(ours.writes_per_s), "failed", "", tool.error.substr(0, 60),
                "", "", ""});
         notes.push_back(tool.command);
@@ -242,6 +272,15 @@ void check_peers(kit::Harness& h, const Report& rep, int pg_port, int seconds) {
       if (tool.fsyncs >= 0) res.add(f, arm, cs, "tool_fsyncs_per_commit", tool.fsyncs / tool.commits, "ratio");
       if (tool.cpu_us_per_commit >= 0) res.add(f, arm, cs, "tool_cpu_us_per_commit", tool.cpu_us_per_commit, "us");
       if (tool.sync_us >= 0) res.add(f, arm, cs, "tool_sync_us_mean", tool.sync_us, "us");
+      if (sq && fresh.error.empty() && fresh.ops_per_s > 0) {
+        res.add(f, arm, cs, "tool_fresh_writes_per_s", fresh.ops_per_s, "ops/s");
+        res.add(f, arm, cs, "tool_wal_bytes", static_cast<double>(live_wal), "bytes");
+        notes.push_back(fmt::format(
+            "{} at {}: the client live: WAL {:.1f} MiB at the end; on a fresh file {} w/s ({:.2f}x live), WAL "
+            "{:.1f} MiB, {} checkpoint syncs, {:.2f} s past its deadline",
+            arm, w, live_wal / 1048576.0, kit::format_count(fresh.ops_per_s), fresh.ops_per_s / tool.ops_per_s,
+            fresh.wal_bytes / 1048576.0, fresh.syncs.main_db, fresh.overrun_s));
+      }
       const bool within = ratio >= 1 - kWithin && ratio <= 1 + kWithin;
       const std::string why = within ? "" : explain_gap(ours, w, tool);
       res.add(f, arm, cs, "tool_gap_explained", within || !why.empty() ? 1 : 0, "bool");
@@ -257,7 +296,7 @@ void check_peers(kit::Harness& h, const Report& rep, int pg_port, int seconds) {
   }
   if (!any) return;
   std::cout << "\nPeer arms against their own tools (same run, durable; bar: within 15%; our figures the median "
-               "of the repetitions, the tool's one run after the parts):\n"
+               "of the repetitions, the tool's one run after the parts; SQLite's: a plain client, sqlite_client.h):\n"
             << t.str();
   for (const auto& n : notes) std::cout << "  " << n << "\n";
 }

@@ -3,7 +3,8 @@
 // same threads, 8-byte keys, values the size of ours) and PostgreSQL's
 // pgbench (a prepared INSERT of a row like ours a transaction, the same
 // clients, synchronous_commit=on), each beside our arm's writes/s at 1 and
-// 16 writers. Within 15% is the bar. Each side's counters are set
+// 16 writers; and SQLite's against a plain client (sqlite_client.h: the
+// same settings, a live database). Within 15% is the bar. Each side's counters are set
 // beside the rates (syncs a commit, the machine's CPU a commit, and for
 // PostgreSQL the mean WAL sync, wal_sync_time with track_wal_io_timing on),
 // so a wider gap says where it comes from: the same syncs and CPU a commit
@@ -14,6 +15,7 @@
 
 #include "iobench/kit/harness.h"
 #include "scenarios/concurrency/report.h"
+#include "scenarios/engines/sqlite_client.h"
 
 namespace fenec::scenarios::concurrency {
 
@@ -32,6 +34,11 @@ ToolRun run_db_bench(const std::string& dir, int threads, int seconds);
 // pgbench: `clients` clients (and threads), for `seconds`, a prepared INSERT
 // into a table of its own, on the cluster at 127.0.0.1:port, database fenec.
 ToolRun run_pgbench(int port, const std::string& dir, int clients, int seconds);
+// The plain SQLite client, `threads` connections, on a live database in dir
+// (its first `seconds` untimed), its -wal file's size at the end in
+// *live_wal_bytes; *fresh: the same client on a new file.
+ToolRun run_sqlite_client_tool(const std::string& dir, int threads, int seconds, engines::SqliteClientRun* fresh,
+                               uint64_t* live_wal_bytes);
 
 // Parse a tool's output: db_bench's "... N ops/sec" rate, its "N operations"
 // and its --statistics "rocksdb.wal.synced COUNT : N"; pgbench's "tps = N

@@ -12,6 +12,7 @@
 #include "engine/src/base/testing.h"
 #include "scenarios/concurrency/parts.h"
 #include "scenarios/concurrency/peer_check.h"
+#include "scenarios/engines/sqlite_client.h"
 #include "scenarios/engines/store.h"
 #include "scenarios/engines/store_test_util.h"
 #include "scenarios/engines/workload.h"
@@ -147,6 +148,18 @@ TEST(PeerCheck, ExplainsAGapFromTheCounters) {
   EXPECT_NE(explain_gap(ours, 1, tool).find("outside the sync"), std::string::npos) << explain_gap(ours, 1, tool);
   tool.fsyncs = -1;
   EXPECT_EQ(explain_gap(ours, 1, tool), "");
+}
+
+// The plain SQLite client the SQLite arm is checked against: at
+// synchronous=FULL every INSERT it counts synced the WAL, and the warm-up
+// left its WAL reset by a checkpoint (no longer than the commits made it).
+TEST(SqliteClient, EveryInsertSyncsTheWalAtFull) {
+  base::ScratchDir dir("sqlite_client");
+  const SqliteClientRun r = run_sqlite_client(dir.path("c.sqlite"), 2, 0.2, 0.1, true);
+  ASSERT_EQ(r.error, "");
+  EXPECT_GT(r.commits, 0u);
+  EXPECT_GE(r.syncs.wal, r.commits);
+  EXPECT_GT(r.wal_bytes, 0u);
 }
 
 TEST(PgCluster, SaysWhyWhenTheScriptIsMissing) {

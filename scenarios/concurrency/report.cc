@@ -226,6 +226,31 @@ void add_peers(const Report& rep, const char* finding, const char* ours, int wri
   }
 }
 
+// The commit window (Options::commit_window_us) against none, at each writer
+// count both ran: ours, a target, not the source's claim.
+void add_window_lines(const Report& rep, Judged* j) {
+  const auto it = rep.writers.find("fenecdb-durable-window");
+  if (it == rep.writers.end()) return;
+  for (const auto& [w, reps] : it->second) {
+    const auto* d = writer_reps(rep, "fenecdb-durable", w);
+    if (!d) continue;
+    const Ratio r = paired(reps, *d, wps);
+    const std::string case_ = fmt::format("writers={}", w);
+    j->ratios.push_back({"CC-1", "fenecdb-durable-window", case_, "ratio_vs_no_window", r});
+    j->lines.push_back({"CC-1", fmt::format("commit window {} us vs none, {} writer{}", rep.commit_window_us, w,
+                                           w == 1 ? "" : "s"),
+                       "(ours: a round waits for the commits in flight)",
+                       fmt::format("{} vs {} w/s ({}); commits a sync round {} vs {}, a round {} vs {} us",
+                                   count_ci(over_reps(reps, wps)), count_ci(over_reps(*d, wps)), format_ratio(r),
+                                   mean_of(reps, commits_a_round, 1), mean_of(*d, commits_a_round, 1),
+                                   mean_of(reps, round_us, 0), mean_of(*d, round_us, 0))});
+    if (w == 16)
+      j->targets.push_back(target_row("CC-1", {"16 durable writers, commit window >= 1.3x none", r, 1.3, true},
+                                     fmt::format("commits a round {} vs {} (every writer in every round: 16)",
+                                                 mean_of(reps, commits_a_round, 1), mean_of(*d, commits_a_round, 1))));
+  }
+}
+
 // ---- CC-1: durable writes scale with the writers.
 //
 // The finding (findings/CATALOGUE.md CC-1, seed 002) states no factor, only the
@@ -247,6 +272,7 @@ Judged judge_cc1(const Report& rep) {
     j.verdict.ours = "-";
     j.verdict.plot.clear();
     j.verdict.not_applicable("the 1- and 16-writer cells of fenecdb-durable and sqlite-full did not all run");
+    add_window_lines(rep, &j);
     return j;
   }
   const Ratio scale = paired(*d16, *d1, wps);
@@ -277,6 +303,7 @@ Judged judge_cc1(const Report& rep) {
                                    count_ci(over_reps(*a, wps)), format_ratio(r), mean_of(*z, sync_us, 0),
                                    mean_of(*a, sync_us, 0))});
   }
+  add_window_lines(rep, &j);
   j.lines.push_back({"CC-1", "durable fenecdb vs sqlite-full, 16 writers", "fenecdb ahead (no figure given)",
                      fmt::format("{} vs {} w/s ({})", count_ci(d16_wps), count_ci(sf16_wps), format_ratio(vs_sqlite))});
   const std::vector<Check> checks = {

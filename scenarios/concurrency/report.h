@@ -71,6 +71,7 @@ struct Report {
   std::map<std::string, Reps<MixedFig>> batches;                  // readers beside batches (CC-3)
   std::map<std::string, Reps<LongFig>> long_read;                 // CC-5
   std::string readers_case, batches_case, long_case;
+  uint32_t commit_window_us = 0;  // fenecdb-durable-window's
 };
 
 // Figure `get` of every repetition of `a`, in repetition order.

@@ -74,6 +74,7 @@ int run(kit::Harness& h, Config& c, bool peer_check_given) {
   if (has("long-read")) cells += h.reps() * long_read_units(c).size();
 
   Report rep;
+  rep.commit_window_us = c.commit_window_us;
   {
     Runner run(h, cells, pg.conninfo());
     if (has("writers")) run_writers_part(h, c, run, rep);

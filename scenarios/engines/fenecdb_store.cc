@@ -119,9 +119,12 @@ std::unique_ptr<Store> open_fenecdb(const ArmSpec& arm, const std::string& part,
   // cost the run time, it is not part of any measurement.
   o.checkpoint_on_close = false;
   if (arm.append_journal) o.journal_zero_ahead = 0;
+  o.commit_window_us = arm.commit_window_us;
   for (const auto& [name, value] : arm.settings) {
     if (name == "journal_zero_ahead") {
       o.journal_zero_ahead = std::stoull(value);
+    } else if (name == "commit_window_us") {
+      o.commit_window_us = static_cast<uint32_t>(std::stoul(value));
     } else if (name == "data_flush" && (value == "kPwrite" || value == "kGlobalRing")) {
       o.data_flush = value == "kPwrite" ? DataFlush::kPwrite : DataFlush::kGlobalRing;
     } else {

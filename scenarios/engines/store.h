@@ -77,9 +77,12 @@ struct ArmSpec {
   // fenecdb: Options::journal_zero_ahead = 0, the journal only appended (its
   // fdatasyncs commit the file's new size each time): what zero ahead buys.
   bool append_journal = false;
+  // fenecdb: Options::commit_window_us, a durable round's leader waiting for
+  // the commits in flight (0: none, the default).
+  uint32_t commit_window_us = 0;
   // Engine settings by the engine's own names, applied by the arm on top of
   // the above (a name the arm cannot apply fails the open, saying so):
-  // fenecdb Options fields (journal_zero_ahead, data_flush); SQLite pragmas,
+  // fenecdb Options fields (journal_zero_ahead, data_flush, commit_window_us); SQLite pragmas,
   // journal_mode at creation and the rest on every connection; RocksDB
   // option strings (GetOptionsFromString); PostgreSQL GUCs, SET on every
   // session, or ALTER SYSTEM + reload for sighup ones (reset at close).

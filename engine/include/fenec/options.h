@@ -154,6 +154,14 @@ struct Options {
   uint32_t sync_ms = 250;  // kBuffered: period of the background journal fdatasync
 
   CommitMode commit_mode = CommitMode::kGroup;
+  // kDurable + kGroup: before a round's journal write and fdatasync, its
+  // leader waits at most this many microseconds for more commits, and stops
+  // as soon as as many are queued as were in flight at once since the last
+  // round began (the writers committing now; one writer never waits). The
+  // commits a round releases then ride the next round instead of the one
+  // after. 0: no wait. <= 1 000 000. Stats::commit_window_*; see
+  // engine/doc/journal.md, Writing.
+  uint32_t commit_window_us = 0;
   BatchBuild batch_build = BatchBuild::kOutsideLock;
   LongReads long_reads = LongReads::kPinned;
   BufferWrite buffer_write = BufferWrite::kAfterUnlock;

@@ -36,6 +36,9 @@
   X(commits_covered_while_waiting, kCount, kCounter, "CC-1", "Commits another leader's fsync covered.")           \
   X(group_leads, kCount, kCounter, "CC-1", "Group-commit fsync rounds led (each one journal write + fsync).")     \
   X(journal_write_commits_max, kCount, kMaximum, "CC-1", "The most commits one journal write carried.")          \
+  X(commit_window_waits, kCount, kCounter, "", "Group-commit rounds whose leader waited (commit_window_us).")     \
+  X(commit_window_filled, kCount, kCounter, "", "Of them, ended early: the commits in flight had queued.")        \
+  X(commit_window_wait_ns, kNs, kCounter, "", "Time leaders waited in the commit window.")                        \
   X(fsyncs, kCount, kCounter, "", "fdatasync calls: journal_fsyncs + data_fsyncs + branch_journal_fsyncs.")       \
   X(journal_fsyncs, kCount, kCounter, "", "fdatasync calls on the root's journal.")                               \
   X(data_fsyncs, kCount, kCounter, "", "fdatasync calls on the data file (checkpoints).")                         \

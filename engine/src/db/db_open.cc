@@ -43,6 +43,8 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& folder, cons
   // One pwritev names the zeros 1 MiB at a time, and IOV_MAX is 1 024.
   if (options.journal_zero_ahead > (256ull << 20))
     return Status::InvalidArgument("journal_zero_ahead must be <= 256 MiB");
+  // A window is a fraction of one fdatasync; a second of it is a mistake, not a setting.
+  if (options.commit_window_us > 1000000) return Status::InvalidArgument("commit_window_us must be <= 1 000 000");
   if (options.max_commit_bytes < 4096 || options.max_commit_bytes > limits::kMaxCommitBytes)
     return Status::InvalidArgument(
         fmt::format("max_commit_bytes must be 4 KiB .. limits::kMaxCommitBytes ({})", limits::kMaxCommitBytes));
@@ -276,6 +278,7 @@ Status DbImpl::RecoverLocked() {
                                                          options_.journal_zero_ahead);
     gc_ = std::make_unique<journal::GroupCommit>(jwriter_.get(), sb.storage_id, replay.last_lsn,
                                                  CommitPolicyOf(options_), &fail_);
+    gc_->SetCommitWindow(options_.commit_window_us);
     for (CollectionState* c : LiveLocked()) {
       if (c->indexes->empty()) continue;
       if (Status st = AttachBranches(c, /*recovering=*/true, replay.last_lsn, &dirty); !st.ok()) return st;

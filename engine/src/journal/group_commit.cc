@@ -83,6 +83,8 @@ uint64_t GroupCommit::Append(std::span<const uint8_t> payload, std::span<const S
     return last_lsn_ + 1;  // never appended: AwaitDurable answers kFailStopped
   }
   uint64_t lsn = ++last_lsn_;
+  inflight_peak_ = std::max(inflight_peak_, last_lsn_ - durable_lsn_);
+  if (window_open_ && PendingCommits() >= window_target_) window_cv_.Signal();
   AppendLocked(storage_id_, lsn, payload, durable_lsn_);  // the root's first: every batch begins with a root record
   for (size_t i = 0; i < branches.size(); ++i) {
     Stream& st = *streams_[branches[i].stream];
@@ -182,6 +184,32 @@ Status GroupCommit::RunIo(bool sync, bool periodic) {
   return s;
 }
 
+void GroupCommit::SetCommitWindow(uint32_t us) {
+  base::MutexLock lock(&mu_);
+  window_us_ = policy_ == CommitPolicy::kDurableGroup ? us : 0;
+}
+
+uint64_t GroupCommit::PendingCommits() const { return last_lsn_ - pending_first_lsn_ + 1; }
+
+void GroupCommit::AwaitWindow() {
+  const uint64_t target = inflight_peak_;
+  inflight_peak_ = last_lsn_ - durable_lsn_;  // the next round's peak starts from what is in flight now
+  if (window_us_ == 0 || PendingCommits() >= target) return;
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::microseconds(window_us_);
+  io_busy_ = true;
+  window_open_ = true;
+  window_target_ = target;
+  while (PendingCommits() < target && window_cv_.WaitUntil(&mu_, deadline) != std::cv_status::timeout) {
+  }
+  window_open_ = false;
+  io_busy_ = false;  // RunIo takes it again at once, mu_ still held
+  counters_.Add(Stat::commit_window_waits);
+  if (PendingCommits() >= target) counters_.Add(Stat::commit_window_filled);
+  counters_.Add(Stat::commit_window_wait_ns,
+                std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+}
+
 Status GroupCommit::CommitUnderLock() {
   base::MutexLock lk(&mu_);
   while (io_busy_) cv_.Wait(&mu_);  // a SyncAll or checkpoint may own the writer
@@ -228,6 +256,11 @@ Status GroupCommit::AwaitDurable(uint64_t lsn, CommitterState* state_out) {
     if (!io_busy_) {
       state = CommitterState::kLeader;
       counters_.Add(Stat::group_leads);
+      AwaitWindow();
+      if (Status s = fail_->Check(); !s.ok()) {  // tripped while it waited: no I/O
+        cv_.SignalAll();
+        return finish(CommitterState::kFailed, s);
+      }
       if (Status s = RunIo(/*sync=*/true, false); !s.ok()) return finish(CommitterState::kFailed, s);
       continue;  // its own record was pending, so durable_lsn_ now covers it
     }

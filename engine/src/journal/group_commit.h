@@ -21,6 +21,16 @@
 // wait for it; the write is left to the syncer, right after its fsync
 // (writes_deferred_for_sync counts them).
 //
+// Commit window (kDurableGroup, SetCommitWindow): without one, the commits
+// a round k releases land while round k+1 is already syncing, so at N
+// writers a round carries about N/2. With a window the leader, before its
+// write + fdatasync, waits until as many commits are pending as were ever
+// in flight at once (landed, not durable) since the previous round began,
+// or until the window ends, whichever is first. That peak is the number of
+// writers committing now: one writer never waits, and a writer that stops
+// costs at most one full window before the next round's peak drops it.
+// Followers wait as they do behind a sync (io_busy_ is set).
+//
 // Failure: a failed write or fsync trips the FailStop; every waiter and
 // every later commit gets kFailStopped. Nothing is retried. So does a
 // record over kMaxPayload reaching Append (the database refuses those
@@ -119,6 +129,9 @@ class GroupCommit {
   uint64_t Append(std::span<const uint8_t> payload, std::span<const StreamRecord> branches = {},
                   uint64_t* branch_lsns = nullptr) FENEC_EXCLUDES(mu_);
   uint64_t stream_last_lsn(uint32_t stream) const FENEC_EXCLUDES(mu_);
+  // kDurableGroup only, before the first Append: a round's leader waits up
+  // to us microseconds for the commits in flight to queue (0: never waits).
+  void SetCommitWindow(uint32_t us) FENEC_EXCLUDES(mu_);
   // Caller holds the write lock; naive policies only: writes (and for
   // kDurableNaive fsyncs) every pending record now. Fails: kFailStopped.
   Status CommitUnderLock() FENEC_EXCLUDES(mu_);
@@ -157,6 +170,10 @@ class GroupCommit {
   // them (and fsyncs if sync) with mu_ released, publishes; mu_ is held again
   // when it returns.
   Status RunIo(bool sync, bool periodic) FENEC_REQUIRES(mu_);
+  // A leader about to RunIo: the commit window's wait (header comment), with
+  // io_busy_ set so the others follow. mu_ is held again when it returns.
+  void AwaitWindow() FENEC_REQUIRES(mu_);
+  uint64_t PendingCommits() const FENEC_REQUIRES(mu_);  // root records appended, not yet taken by a round
   void AppendLocked(uint64_t storage_id, uint64_t lsn, std::span<const uint8_t> payload, uint64_t synced)
       FENEC_REQUIRES(mu_);
   void SyncLoop(uint32_t ms) FENEC_EXCLUDES(mu_);
@@ -197,6 +214,12 @@ class GroupCommit {
   bool io_busy_ FENEC_GUARDED_BY(mu_) = false;        // someone owns the journal writer
   bool rotate_ FENEC_GUARDED_BY(mu_) = false;
   bool journal_write_deferred_ FENEC_GUARDED_BY(mu_) = false;  // GR-5: a journal write is waiting for the syncer
+
+  uint32_t window_us_ FENEC_GUARDED_BY(mu_) = 0;
+  bool window_open_ FENEC_GUARDED_BY(mu_) = false;     // a leader waits in AwaitWindow
+  uint64_t window_target_ FENEC_GUARDED_BY(mu_) = 0;   // pending commits that end its wait
+  uint64_t inflight_peak_ FENEC_GUARDED_BY(mu_) = 0;   // most commits landed, not durable, since the last round began
+  base::CondVar window_cv_;                            // window_target_ commits pending
 
   std::atomic<bool> periodic_active_{false};
   std::thread syncer_;

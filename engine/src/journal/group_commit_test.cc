@@ -98,6 +98,95 @@ TEST(GroupCommit, SingleCommitterOneFsyncEach) {
   EXPECT_EQ(rig->gc.counters().journal_write_commits_max, 1u);
 }
 
+// The commit window: counts and order, never times. A round whose leader
+// finds fewer commits pending than were in flight at once since the last
+// round began waits for them (at most the window), and ends its wait as
+// soon as they are queued.
+Status AppendOnly(Rig* rig, const std::string& body, uint64_t* lsn) {
+  std::lock_guard lock(rig->write_lock);
+  *lsn = rig->gc.Append(std::span(reinterpret_cast<const uint8_t*>(body.data()), body.size()));
+  return Status::OK();
+}
+
+TEST(GroupCommit, WindowOffOrOneWriterNeverWaits) {
+  for (uint32_t window : {0u, 1000000u}) {
+    auto rig = MakeRig(CommitPolicy::kDurableGroup);
+    rig->gc.SetCommitWindow(window);
+    for (int i = 0; i < 10; ++i) ASSERT_TRUE(rig->Commit("x").ok());
+    Stats c = rig->gc.counters();
+    EXPECT_EQ(c.commit_window_waits, 0u) << window;  // one in flight at a time: the peak is 1
+    EXPECT_EQ(c.journal_fsyncs, 10u);
+    EXPECT_EQ(rig->RecordsOnDisk(), 10u);
+  }
+}
+
+TEST(GroupCommit, WindowWaitsForTheWritersTheLastRoundReleased) {
+  auto rig = MakeRig(CommitPolicy::kDurableGroup);
+  rig->gc.SetCommitWindow(1000000);  // the count ends it, long before the bound
+  // Two commits in flight at once, made durable by one round: the peak is 2.
+  uint64_t a = 0, b = 0;
+  ASSERT_TRUE(AppendOnly(rig.get(), "a1", &a).ok());
+  ASSERT_TRUE(AppendOnly(rig.get(), "b1", &b).ok());
+  ASSERT_TRUE(rig->gc.AwaitDurable(b).ok());
+  ASSERT_TRUE(rig->gc.AwaitDurable(a).ok());
+  EXPECT_EQ(rig->gc.counters().journal_fsyncs, 1u);
+  // Writer a commits again alone and leads; whether writer b's record lands
+  // before a's round starts or while a waits, the one round carries both.
+  std::thread ta([&] { EXPECT_TRUE(rig->Commit("a2").ok()); });
+  ASSERT_TRUE(rig->Commit("b2").ok());
+  ta.join();
+  Stats c = rig->gc.counters();
+  EXPECT_EQ(c.journal_fsyncs, 2u);
+  EXPECT_EQ(c.journal_write_commits_max, 2u);
+  EXPECT_EQ(c.commit_window_waits, c.commit_window_filled);  // a wait, if any, ended by the count
+  EXPECT_EQ(rig->gc.durable_lsn(), 4u);
+  EXPECT_EQ(rig->RecordsOnDisk(), 4u);
+}
+
+TEST(GroupCommit, WindowForgetsAWriterThatStoppedAfterOneWait) {
+  auto rig = MakeRig(CommitPolicy::kDurableGroup);
+  rig->gc.SetCommitWindow(2000);
+  uint64_t a = 0, b = 0;
+  ASSERT_TRUE(AppendOnly(rig.get(), "a1", &a).ok());
+  ASSERT_TRUE(AppendOnly(rig.get(), "b1", &b).ok());
+  ASSERT_TRUE(rig->gc.AwaitDurable(b).ok());
+  ASSERT_TRUE(rig->gc.AwaitDurable(a).ok());
+  // b has stopped: a's next round waits out the window (bounded), and the
+  // one after it no longer waits at all.
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(rig->Commit("a").ok());
+  Stats c = rig->gc.counters();
+  EXPECT_EQ(c.commit_window_waits, 1u);
+  EXPECT_EQ(c.commit_window_filled, 0u);
+  EXPECT_EQ(c.journal_fsyncs, 6u);
+  EXPECT_EQ(rig->RecordsOnDisk(), 7u);
+}
+
+TEST(GroupCommit, WindowKeepsEveryCommitAndItsOrder) {
+  auto rig = MakeRig(CommitPolicy::kDurableGroup);
+  rig->gc.SetCommitWindow(20000);
+  std::atomic<int> failures{0};
+  constexpr int kThreads = 16, kEach = 40;
+  RunCommitters(rig.get(), kThreads, kEach, &failures);
+  EXPECT_EQ(failures.load(), 0);
+  Stats c = rig->gc.counters();
+  const uint64_t commits = kThreads * kEach;
+  EXPECT_EQ(rig->gc.durable_lsn(), commits);
+  EXPECT_EQ(c.group_leads + c.commits_already_durable + c.commits_covered_while_waiting, commits);
+  EXPECT_LE(c.commit_window_filled, c.commit_window_waits);
+  EXPECT_LE(c.commit_window_waits, c.group_leads);
+  std::vector<uint64_t> lsns;
+  ReplayResult r;
+  ASSERT_TRUE(ReplayJournals(&rig->env, rig->dir.path(), kStorage, 0, [&](uint64_t lsn, std::span<const uint8_t>) {
+                lsns.push_back(lsn);
+                return Status::OK();
+              }, &r).ok());
+  ASSERT_EQ(lsns.size(), commits);
+  for (size_t i = 0; i < lsns.size(); ++i) EXPECT_EQ(lsns[i], i + 1);
+  fmt::print(stderr, "16 committers, window: {} rounds ({:.1f} commits a round), {} waited, {} ended by the count\n",
+             c.group_leads, static_cast<double>(commits) / static_cast<double>(c.journal_fsyncs),
+             c.commit_window_waits, c.commit_window_filled);
+}
+
 TEST(GroupCommit, NaiveArmFsyncsEveryCommitUnderTheLock) {
   auto rig = MakeRig(CommitPolicy::kDurableNaive);
   std::atomic<int> failures{0};
