@@ -2,14 +2,15 @@
 // stopping) and http_session.cc (one connection's life): the worker pool,
 // the state every session reads, and the session itself.
 //
-// A session's every step runs on its strand (the executor its socket was
-// accepted on), so its state needs no lock: the io threads never run two of
-// one session's handlers at once. The one exception is a handler run by a
+// A session's every step runs on its socket's executor: one io_context run
+// by one io thread, so its state needs no lock and its handlers never hand
+// off between threads. The one exception is a handler run by a
 // worker: it touches only the request and answer, while the session has no
 // operation pending and no deadline armed, and hands back by posting to the
 // strand (which orders the worker's writes before the strand's reads).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -70,7 +71,9 @@ struct HttpServer::Shared {
         done(std::move(d)),
         written(std::move(w)),
         refused(std::move(r)),
-        inline_handler(std::move(i)) {}
+        inline_handler(std::move(i)) {
+    for (size_t k = 0; k < std::max<size_t>(config.io_threads, 1); ++k) iocs.push_back(std::make_unique<net::io_context>(1));
+  }
 
   const std::vector<std::string> allowed_hosts;  // http_guard.h
   const Config config;
@@ -80,7 +83,13 @@ struct HttpServer::Shared {
   const Refused refused;
   const Inline inline_handler;
 
-  net::io_context ioc;
+  // One io_context a thread, each run by that thread alone (concurrency hint
+  // 1): a connection's handlers stay on one thread, so a request wakes no
+  // other io thread (RQ-1: with one io_context run by two threads, each
+  // request woke the second thread and back, four switches a request).
+  // Connections are dealt to them in turn; the acceptor lives on the first.
+  std::vector<std::unique_ptr<net::io_context>> iocs;
+  std::atomic<size_t> next_ioc{0};
   WorkerPool workers;
   std::atomic<bool> stopping{false};
 
