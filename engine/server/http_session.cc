@@ -5,8 +5,8 @@
 //     ^                                                                  |
 //     +------------------- answer written, kept alive ---- writing <-----+
 //
-// Every step but the handler runs on the session's strand. Each wait arms
-// the one timer with its deadline; a deadline that passes closes the socket
+// Every step but the handler runs on the session's io thread. Each wait sets
+// its deadline on the one timer (Arm: moved only when it would fire late); a deadline that passes closes the socket
 // and counts why, and the read it interrupted then ends with an error that
 // finds the session already closed. An io thread never blocks here: reads,
 // writes and waits are all asynchronous, and a handler that may block (any
@@ -154,10 +154,24 @@ void Session::ReleaseBody() {
 }
 
 void Session::Arm(std::chrono::milliseconds deadline) {
+  deadline_ = std::chrono::steady_clock::now() + deadline;
+  if (timer_pending_ && expiry_ <= deadline_) return;  // it fires first, and then waits on for deadline_
+  StartTimer(deadline_);
+}
+
+void Session::Disarm() { deadline_ = std::chrono::steady_clock::time_point::max(); }
+
+void Session::StartTimer(std::chrono::steady_clock::time_point at) {
   const uint64_t armed = ++armed_;
-  timer_.expires_after(deadline);
+  expiry_ = at;
+  timer_pending_ = true;
+  timer_.expires_at(at);  // a wait pending on it ends with operation_aborted, superseded
   timer_.async_wait([self = shared_from_this(), armed](const beast::error_code& ec) {
-    if (!ec && armed == self->armed_ && self->phase_ != Phase::kClosed) self->Guarded([&] { self->OnDeadline(); });
+    if (armed != self->armed_) return;
+    self->timer_pending_ = false;
+    if (ec || self->phase_ == Phase::kClosed || self->deadline_ == std::chrono::steady_clock::time_point::max()) return;
+    if (std::chrono::steady_clock::now() >= self->deadline_) return self->Guarded([&] { self->OnDeadline(); });
+    self->Guarded([&] { self->StartTimer(self->deadline_); });  // fired early: the deadline moved later since
   });
 }
 
@@ -345,8 +359,7 @@ void Session::OnReadError(const beast::error_code& ec) {
 
 void Session::Dispatch() {
   phase_ = Phase::kHandling;
-  ++armed_;  // no deadline while the handler runs: the engine bounds it
-  timer_.cancel();
+  Disarm();  // no deadline while the handler runs: the engine bounds it
   auto& msg = parser_->get();
   req_.method = std::string(msg.method_string());
   req_.target = std::string(msg.target());

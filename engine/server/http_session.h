@@ -151,7 +151,13 @@ class Session : public std::enable_shared_from_this<Session> {
   // dropping up to `discard` bytes) so the client reads the answer, not a reset.
   void Refuse(int status, const char* code, const std::string& message, uint64_t discard, int retry_after_s = 0);
   void Linger(uint64_t discard);
+  // Sets this phase's deadline. The timer is moved only when it would fire
+  // after it: one that fires early finds the deadline later and waits again,
+  // so a kept-alive connection re-arms its timer a few times a
+  // header-timeout, not at every phase (RQ-1: four timerfd_settime a request).
   void Arm(std::chrono::milliseconds deadline);
+  void Disarm();  // no deadline (the handler runs): a pending wait, when it fires, finds none
+  void StartTimer(std::chrono::steady_clock::time_point at);
   void OnDeadline();
   void Close();
 
@@ -159,7 +165,10 @@ class Session : public std::enable_shared_from_this<Session> {
   const uint64_t id_;
   tcp::socket socket_;
   net::steady_timer timer_;
-  uint64_t armed_ = 0;  // which Arm() the timer serves: an older deadline's handler does nothing
+  uint64_t armed_ = 0;  // which StartTimer() the pending wait serves: a superseded one's handler does nothing
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();  // max: none
+  std::chrono::steady_clock::time_point expiry_{};  // when the pending wait fires
+  bool timer_pending_ = false;
   Phase phase_ = Phase::kIdle;
   beast::flat_buffer buffer_;
   // Held only while a request is read, answered or refused: an idle
