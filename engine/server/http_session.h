@@ -174,7 +174,8 @@ class Session : public std::enable_shared_from_this<Session> {
   // Held only while a request is read, answered or refused: an idle
   // connection keeps no parser, no answer and no buffer.
   std::unique_ptr<http::request_parser<http::string_body>> parser_;
-  std::unique_ptr<http::response<http::string_body>> response_;
+  std::unique_ptr<http::response<http::string_body>> response_;  // a refusal's
+  std::string out_;  // an answer's bytes, header and body, as sent
   std::vector<char> discard_;
   uint64_t declared_ = 0;  // the body's declared length (or --max-body), for the discard after a 413
   uint64_t reserved_ = 0;  // body bytes this request holds of Shared::inflight_bytes
