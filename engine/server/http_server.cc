@@ -23,7 +23,7 @@ struct HttpServer::Impl {
   explicit Impl(net::io_context& ioc) : acceptor(net::make_strand(ioc)), backoff(acceptor.get_executor()) {}
   tcp::acceptor acceptor;
   net::steady_timer backoff;  // after a failed accept (out of descriptors): wait, then accept again
-  std::optional<net::executor_work_guard<net::io_context::executor_type>> guard;
+  std::vector<net::executor_work_guard<net::io_context::executor_type>> guards;  // one an io_context
   std::vector<std::thread> io_threads;
 };
 
@@ -31,7 +31,7 @@ HttpServer::HttpServer(Config config, Handler handler, Done done, Written writte
                        Inline inline_handler)
     : shared_(std::make_unique<Shared>(std::move(config), std::move(handler), std::move(done), std::move(written),
                                        std::move(refused), std::move(inline_handler))),
-      impl_(std::make_unique<Impl>(shared_->ioc)) {}
+      impl_(std::make_unique<Impl>(*shared_->iocs[0])) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
@@ -58,9 +58,9 @@ Status HttpServer::Start() {
   port_ = acc.local_endpoint().port();
   started_ = true;
   shared_->workers.Start(config.workers);
-  impl_->guard.emplace(shared_->ioc.get_executor());
+  for (auto& ioc : shared_->iocs) impl_->guards.push_back(net::make_work_guard(*ioc));
   Accept();  // no io thread runs yet: nothing else touches the acceptor
-  for (size_t i = 0; i < config.io_threads; ++i) impl_->io_threads.emplace_back([this] { RunIo(); });
+  for (auto& ioc : shared_->iocs) impl_->io_threads.emplace_back([this, c = ioc.get()] { RunIo(*c); });
   return Status::OK();
 }
 
@@ -88,10 +88,10 @@ void RefuseBusy(tcp::socket& socket, size_t max_connections) {
 // A session's steps catch their own exceptions (Session::Guarded); one
 // thrown elsewhere (an accept's, a session's construction) is counted here
 // and the thread runs on: an io thread never ends the process.
-void HttpServer::RunIo() {
+void HttpServer::RunIo(net::io_context& ioc) {
   for (;;) {
     try {
-      shared_->ioc.run();
+      ioc.run();
       return;
     } catch (...) {
       shared_->exceptions.fetch_add(1);
@@ -100,9 +100,11 @@ void HttpServer::RunIo() {
 }
 
 // Runs on the acceptor's strand: one accept pending at a time; each new
-// socket gets a strand of its own, the session's.
+// socket goes to the next io_context in turn, whose one thread runs all of
+// that session's steps.
 void HttpServer::Accept() {
-  impl_->acceptor.async_accept(net::make_strand(shared_->ioc), [this](const beast::error_code& ec, tcp::socket socket) {
+  auto& ioc = *shared_->iocs[shared_->next_ioc.fetch_add(1, std::memory_order_relaxed) % shared_->iocs.size()];
+  impl_->acceptor.async_accept(ioc, [this](const beast::error_code& ec, tcp::socket socket) {
     Shared& s = *shared_;
     if (s.stopping.load()) return;  // the socket closes as it goes out of scope
     if (ec) {
@@ -160,8 +162,8 @@ void HttpServer::Stop() {
     while (s.open.load() > 0) s.all_closed.Wait(&s.mu);
   }
   s.workers.Stop();
-  impl_->guard.reset();
-  s.ioc.stop();
+  impl_->guards.clear();
+  for (auto& ioc : s.iocs) ioc->stop();
   for (auto& t : impl_->io_threads) t.join();
   impl_->io_threads.clear();
 }
@@ -239,7 +241,7 @@ void HttpServer::AppendMetrics(std::string& out) const {
   AppendCounter(out, "fenec_http_requests_inline_total",
                 "Requests other than GETs answered on an io thread, with no hand-off to a worker (a POST /query get by id).",
                 static_cast<double>(st.answered_inline));
-  AppendGauge(out, "fenec_http_io_threads", "Threads running the io_context (--io-threads).",
+  AppendGauge(out, "fenec_http_io_threads", "Io threads, each running its own io_context (--io-threads).",
               static_cast<double>(c.io_threads));
   AppendGauge(out, "fenec_http_workers", "Threads running requests that may block (--workers).",
               static_cast<double>(c.workers));

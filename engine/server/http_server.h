@@ -1,5 +1,6 @@
 // fenec-server's HTTP/1.1 transport: Boost.Beast's asynchronous model, a
-// small pool of io threads running one io_context, and a pool of worker
+// small pool of io threads each running its own io_context (a connection
+// stays on one thread for its life), and a pool of worker
 // threads for the requests that may block in the engine.
 //
 // Why asynchronous: with a thread per connection and no timeouts,
@@ -60,6 +61,10 @@
 #include <vector>
 
 #include "fenec/status.h"
+
+namespace boost::asio {
+class io_context;
+}
 
 namespace fenec::server {
 
@@ -171,7 +176,7 @@ class HttpServer {
 
  private:
   void Accept();
-  void RunIo();  // an io thread's loop
+  void RunIo(boost::asio::io_context& ioc);  // an io thread's loop: that io_context alone
 
   std::unique_ptr<Shared> shared_;
   struct Impl;

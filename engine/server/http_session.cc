@@ -5,8 +5,8 @@
 //     ^                                                                  |
 //     +------------------- answer written, kept alive ---- writing <-----+
 //
-// Every step but the handler runs on the session's strand. Each wait arms
-// the one timer with its deadline; a deadline that passes closes the socket
+// Every step but the handler runs on the session's io thread. Each wait sets
+// its deadline on the one timer (Arm: moved only when it would fire late); a deadline that passes closes the socket
 // and counts why, and the read it interrupted then ends with an error that
 // finds the session already closed. An io thread never blocks here: reads,
 // writes and waits are all asynchronous, and a handler that may block (any
@@ -154,10 +154,24 @@ void Session::ReleaseBody() {
 }
 
 void Session::Arm(std::chrono::milliseconds deadline) {
+  deadline_ = std::chrono::steady_clock::now() + deadline;
+  if (timer_pending_ && expiry_ <= deadline_) return;  // it fires first, and then waits on for deadline_
+  StartTimer(deadline_);
+}
+
+void Session::Disarm() { deadline_ = std::chrono::steady_clock::time_point::max(); }
+
+void Session::StartTimer(std::chrono::steady_clock::time_point at) {
   const uint64_t armed = ++armed_;
-  timer_.expires_after(deadline);
+  expiry_ = at;
+  timer_pending_ = true;
+  timer_.expires_at(at);  // a wait pending on it ends with operation_aborted, superseded
   timer_.async_wait([self = shared_from_this(), armed](const beast::error_code& ec) {
-    if (!ec && armed == self->armed_ && self->phase_ != Phase::kClosed) self->Guarded([&] { self->OnDeadline(); });
+    if (armed != self->armed_) return;
+    self->timer_pending_ = false;
+    if (ec || self->phase_ == Phase::kClosed || self->deadline_ == std::chrono::steady_clock::time_point::max()) return;
+    if (std::chrono::steady_clock::now() >= self->deadline_) return self->Guarded([&] { self->OnDeadline(); });
+    self->Guarded([&] { self->StartTimer(self->deadline_); });  // fired early: the deadline moved later since
   });
 }
 
@@ -345,8 +359,7 @@ void Session::OnReadError(const beast::error_code& ec) {
 
 void Session::Dispatch() {
   phase_ = Phase::kHandling;
-  ++armed_;  // no deadline while the handler runs: the engine bounds it
-  timer_.cancel();
+  Disarm();  // no deadline while the handler runs: the engine bounds it
   auto& msg = parser_->get();
   req_.method = std::string(msg.method_string());
   req_.target = std::string(msg.target());
@@ -426,29 +439,47 @@ bool Session::RunHandler(bool try_inline) {
   return true;
 }
 
+// The answer, header and body, is formatted into one buffer and sent at
+// once with a non-blocking send: a fresh answer nearly always fits the
+// socket's empty send buffer, so it needs no wait, no deadline and no pass
+// through the reactor. What does not fit is written asynchronously, under
+// --write-timeout.
 void Session::Write() {
   if (phase_ == Phase::kClosed) return;
   const bool keep = keep_alive_ && !shared_.stopping.load();
-  response_ = std::make_unique<http::response<http::string_body>>(static_cast<http::status>(res_.status), version_);
-  response_->set(http::field::server, "fenec-server");
-  response_->set(http::field::content_type, res_.content_type);
-  response_->keep_alive(keep);
-  if (res_.retry_after_s > 0) response_->set(http::field::retry_after, std::to_string(res_.retry_after_s));
-  response_->body() = std::move(res_.body);
-  response_->prepare_payload();
+  const auto status = static_cast<http::status>(res_.status);
+  out_.clear();
+  out_.reserve(160 + res_.body.size());
+  fmt::format_to(std::back_inserter(out_), "HTTP/1.{} {} {}\r\nServer: fenec-server\r\nContent-Type: {}\r\n",
+                 version_ == 10 ? 0 : 1, res_.status, Sv(http::obsolete_reason(status)), res_.content_type);
+  // As Beast's keep_alive() writes it: HTTP/1.1 says only a close, HTTP/1.0 only a keep-alive.
+  if (version_ >= 11 && !keep) out_ += "Connection: close\r\n";
+  if (version_ < 11 && keep) out_ += "Connection: keep-alive\r\n";
+  if (res_.retry_after_s > 0) fmt::format_to(std::back_inserter(out_), "Retry-After: {}\r\n", res_.retry_after_s);
+  fmt::format_to(std::back_inserter(out_), "Content-Length: {}\r\n\r\n", res_.body.size());
+  out_ += res_.body;
+  res_.body = std::string();
   phase_ = Phase::kWriting;
-  Arm(shared_.config.write_timeout);
   write_start_ns_ = NowNs();
-  // Header and body in one buffer sequence: one sendmsg.
-  http::async_write(socket_, *response_, [self = shared_from_this(), keep](const beast::error_code& ec, size_t) {
-    self->Guarded([&] { self->OnWritten(ec, keep); });
-  });
+  beast::error_code ec;
+  size_t sent = 0;
+  if (!socket_.non_blocking()) socket_.non_blocking(true, ec);
+  if (!ec) sent = socket_.write_some(net::buffer(out_), ec);
+  if (ec && ec != net::error::would_block && ec != net::error::try_again) return OnWritten(ec, keep);
+  if (!ec && sent == out_.size()) return OnWritten(ec, keep);
+  if (ec) sent = 0;
+  Arm(shared_.config.write_timeout);
+  net::async_write(socket_, net::buffer(out_.data() + sent, out_.size() - sent),
+                   [self = shared_from_this(), keep](const beast::error_code& wec, size_t) {
+                     self->Guarded([&] { self->OnWritten(wec, keep); });
+                   });
 }
 
 void Session::OnWritten(const beast::error_code& ec, bool keep) {
   if (shared_.written && !refused_answer_) shared_.written(res_, NowNs() - write_start_ns_);
   refused_answer_ = false;
   response_.reset();
+  std::string().swap(out_);  // an idle connection holds no answer
   req_ = HttpRequest{};
   res_ = HttpResponse{};
   ReleaseBody();

@@ -2,14 +2,15 @@
 // stopping) and http_session.cc (one connection's life): the worker pool,
 // the state every session reads, and the session itself.
 //
-// A session's every step runs on its strand (the executor its socket was
-// accepted on), so its state needs no lock: the io threads never run two of
-// one session's handlers at once. The one exception is a handler run by a
+// A session's every step runs on its socket's executor: one io_context run
+// by one io thread, so its state needs no lock and its handlers never hand
+// off between threads. The one exception is a handler run by a
 // worker: it touches only the request and answer, while the session has no
 // operation pending and no deadline armed, and hands back by posting to the
 // strand (which orders the worker's writes before the strand's reads).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -70,7 +71,9 @@ struct HttpServer::Shared {
         done(std::move(d)),
         written(std::move(w)),
         refused(std::move(r)),
-        inline_handler(std::move(i)) {}
+        inline_handler(std::move(i)) {
+    for (size_t k = 0; k < std::max<size_t>(config.io_threads, 1); ++k) iocs.push_back(std::make_unique<net::io_context>(1));
+  }
 
   const std::vector<std::string> allowed_hosts;  // http_guard.h
   const Config config;
@@ -80,7 +83,13 @@ struct HttpServer::Shared {
   const Refused refused;
   const Inline inline_handler;
 
-  net::io_context ioc;
+  // One io_context a thread, each run by that thread alone (concurrency hint
+  // 1): a connection's handlers stay on one thread, so a request wakes no
+  // other io thread (RQ-1: with one io_context run by two threads, each
+  // request woke the second thread and back, four switches a request).
+  // Connections are dealt to them in turn; the acceptor lives on the first.
+  std::vector<std::unique_ptr<net::io_context>> iocs;
+  std::atomic<size_t> next_ioc{0};
   WorkerPool workers;
   std::atomic<bool> stopping{false};
 
@@ -142,7 +151,13 @@ class Session : public std::enable_shared_from_this<Session> {
   // dropping up to `discard` bytes) so the client reads the answer, not a reset.
   void Refuse(int status, const char* code, const std::string& message, uint64_t discard, int retry_after_s = 0);
   void Linger(uint64_t discard);
+  // Sets this phase's deadline. The timer is moved only when it would fire
+  // after it: one that fires early finds the deadline later and waits again,
+  // so a kept-alive connection re-arms its timer a few times a
+  // header-timeout, not at every phase (RQ-1: four timerfd_settime a request).
   void Arm(std::chrono::milliseconds deadline);
+  void Disarm();  // no deadline (the handler runs): a pending wait, when it fires, finds none
+  void StartTimer(std::chrono::steady_clock::time_point at);
   void OnDeadline();
   void Close();
 
@@ -150,13 +165,17 @@ class Session : public std::enable_shared_from_this<Session> {
   const uint64_t id_;
   tcp::socket socket_;
   net::steady_timer timer_;
-  uint64_t armed_ = 0;  // which Arm() the timer serves: an older deadline's handler does nothing
+  uint64_t armed_ = 0;  // which StartTimer() the pending wait serves: a superseded one's handler does nothing
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();  // max: none
+  std::chrono::steady_clock::time_point expiry_{};  // when the pending wait fires
+  bool timer_pending_ = false;
   Phase phase_ = Phase::kIdle;
   beast::flat_buffer buffer_;
   // Held only while a request is read, answered or refused: an idle
   // connection keeps no parser, no answer and no buffer.
   std::unique_ptr<http::request_parser<http::string_body>> parser_;
-  std::unique_ptr<http::response<http::string_body>> response_;
+  std::unique_ptr<http::response<http::string_body>> response_;  // a refusal's
+  std::string out_;  // an answer's bytes, header and body, as sent
   std::vector<char> discard_;
   uint64_t declared_ = 0;  // the body's declared length (or --max-body), for the discard after a 413
   uint64_t reserved_ = 0;  // body bytes this request holds of Shared::inflight_bytes

@@ -1,6 +1,7 @@
 #include "engine/src/base/testing.h"
 #include "iobench/kit/harness.h"
 #include "iobench/kit/interrupt.h"
+#include "iobench/kit/proc.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -328,3 +329,18 @@ TEST_F(HarnessTest, DestructorRemovesScratchWithoutFinish) {
 
 }  // namespace
 }  // namespace fenec::kit
+
+// The /proc reader requests-bench divides by its requests: a process's
+// threads' CPU, in nanoseconds, growing as it runs; -1 for no such process.
+TEST(ProcessCpu, GrowsAsThisProcessRunsAndIsUnknownForNoProcess) {
+  const double before = fenec::kit::process_cpu_seconds(static_cast<int>(getpid()));
+  ASSERT_GE(before, 0);
+  volatile uint64_t spin = 0;
+  double now = before;
+  while (now <= before) {
+    for (int i = 0; i < 1000000; ++i) spin = spin + static_cast<uint64_t>(i);
+    now = fenec::kit::process_cpu_seconds(static_cast<int>(getpid()));
+  }
+  EXPECT_GT(now, before);
+  EXPECT_EQ(fenec::kit::process_cpu_seconds(-1), -1);
+}

@@ -1,5 +1,6 @@
 #include "iobench/kit/proc.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -27,6 +28,24 @@ CpuTimes read_cpu_times() {
   t.steal = v[7];
   t.ok = true;
   return t;
+}
+
+double process_cpu_seconds(int pid) {
+  std::error_code ec;
+  std::filesystem::directory_iterator it("/proc/" + std::to_string(pid) + "/task", ec), end;
+  if (ec) return -1;
+  uint64_t ns = 0;
+  bool any = false;
+  for (; it != end; it.increment(ec)) {
+    if (ec) break;
+    std::ifstream in(it->path() / "schedstat");
+    uint64_t run = 0;
+    if (in >> run) {
+      ns += run;
+      any = true;
+    }
+  }
+  return any ? static_cast<double>(ns) / 1e9 : -1;
 }
 
 }  // namespace fenec::kit

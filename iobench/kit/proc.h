@@ -20,4 +20,10 @@ struct CpuTimes {
 };
 CpuTimes read_cpu_times();
 
+// The CPU time a process's threads have run so far, seconds, from each
+// thread's /proc/PID/task/TID/schedstat (nanoseconds, not clock ticks: a
+// short cell's few milliseconds are resolved). -1 where it is not readable.
+// A thread that exited before the call is not counted.
+double process_cpu_seconds(int pid);
+
 }  // namespace fenec::kit

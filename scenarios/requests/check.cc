@@ -1,6 +1,9 @@
 #include "scenarios/requests/check.h"
 
+#include <algorithm>
 #include <memory>
+#include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -30,6 +33,46 @@ std::string CheckLoaded(int port, const std::string& conninfo, const Dataset& d,
       }
     }
   }
+  return "";
+}
+
+std::string NearRecall(int port, const Dataset& d, double* recall) {
+  std::unique_ptr<Conn> fenec;
+  if (std::string err = ConnectFenec(port, d, &fenec); !err.empty()) return err;
+  // The draws that ask each query vector once (DrawQuery maps a draw to its vector).
+  std::vector<uint64_t> draws(d.queries.size(), 0);
+  std::vector<bool> seen(d.queries.size(), false);
+  size_t found = 0;
+  for (uint64_t draw = 0; found < d.queries.size() && draw < 64 * d.queries.size(); ++draw) {
+    const size_t q = DrawQuery(d, draw);
+    if (!seen[q]) seen[q] = true, draws[q] = draw, ++found;
+  }
+  double sum = 0;
+  size_t asked = 0;
+  std::vector<std::pair<float, int64_t>> dist(d.rows.size());
+  for (size_t q = 0; q < d.queries.size(); ++q) {
+    if (!seen[q]) continue;
+    std::vector<AnswerRow> rows;
+    if (std::string err = fenec->Do(Kind::kNear, draws[q], &rows); !err.empty()) return "fenec-server near: " + err;
+    for (size_t i = 0; i < d.rows.size(); ++i) {
+      float s = 0;
+      for (int j = 0; j < kDim; ++j) {
+        const float x = d.rows[i].vec[j] - d.queries[q][j];
+        s += x * x;
+      }
+      dist[i] = {s, static_cast<int64_t>(i + 1)};
+    }
+    const size_t k = std::min<size_t>(kLimit, dist.size());
+    std::partial_sort(dist.begin(), dist.begin() + static_cast<std::ptrdiff_t>(k), dist.end());
+    std::set<int64_t> exact;
+    for (size_t i = 0; i < k; ++i) exact.insert(dist[i].second);
+    size_t hit = 0;
+    for (const AnswerRow& r : rows) hit += exact.count(r.id);
+    sum += static_cast<double>(hit) / static_cast<double>(k);
+    ++asked;
+  }
+  if (asked == 0) return "no query vector asked";
+  *recall = sum / static_cast<double>(asked);
   return "";
 }
 

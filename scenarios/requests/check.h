@@ -13,4 +13,9 @@ namespace fenec::scenarios::requests {
 // filters and compares their rows. "" or the first difference.
 std::string CheckLoaded(int port, const std::string& conninfo, const Dataset& d, int draws);
 
+// fenec-server's NEAR (the @hnsw graph) against the exact top 10 over the
+// dataset's rows, computed here: the mean share of the exact ids it
+// answered, over every query vector. "" or why not.
+std::string NearRecall(int port, const Dataset& d, double* recall);
+
 }  // namespace fenec::scenarios::requests

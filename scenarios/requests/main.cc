@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
   h.flag("--server", &f.server, "the fenec-server binary", "").default_text("the one in this build tree");
   h.flag("--rows", &f.rows, "rows in both systems", 10000).range(100, 10000000);
   h.flag("--clients", &f.clients, "clients of the many-clients cells", 8).range(2, 256);
+  h.flag("--put-clients", &f.put_clients, "clients of the durable pair's third cell (puts a sync round)", 32)
+      .range(2, 90);
   h.flag("--seconds", &f.seconds, "seconds a cell", 1.5, 0.15).range(0.01, 600);
   h.flag("--wrk-seconds", &f.wrk_seconds, "seconds a wrk run, whole; 0: no wrk", 2, 1).range(0, 600);
   h.flag("--sync-ms", &f.sync_ms, "fenec-server --sync MS of the default pair", 250).range(1, 60000);

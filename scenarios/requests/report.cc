@@ -35,13 +35,19 @@ struct TableRow {
   bool durable;
 };
 
-std::vector<TableRow> AllRows(int clients) {
+std::vector<TableRow> AllRows(int clients, int put_clients) {
   std::vector<TableRow> rows;
   for (int c : {1, clients}) {
     for (Kind k : kKinds) rows.push_back({k, c, false});
   }
   for (int c : {1, clients}) rows.push_back({Kind::kPut, c, true});
+  if (put_clients != clients) rows.push_back({Kind::kPut, put_clients, true});
   return rows;
+}
+
+// "-" for a figure not measured (negative).
+std::string Num(const kit::Ratio& r, const char* spec = "{:.1f}") {
+  return r.known() && r.value > 0 ? fmt::format(fmt::runtime(spec), r.value) : "-";
 }
 
 }  // namespace
@@ -67,7 +73,7 @@ void AddRep(kit::Results& results, Cells& cells, const std::string& arm, const s
   cells[{arm, case_}].push_back(f);
 }
 
-void AddSummary(kit::Results& results, const Cells& cells, int clients) {
+void AddSummary(kit::Results& results, const Cells& cells, int clients, int put_clients) {
   for (const auto& [key, reps] : cells) {
     const auto& [arm, case_] = key;
     results.add_ratio(kFinding, arm, case_, "roundtrip_p50_us", Of(cells, arm, case_, &Figures::p50_us), "us");
@@ -76,14 +82,23 @@ void AddSummary(kit::Results& results, const Cells& cells, int clients) {
     if (reps.front().handle_mean_us > 0) {
       results.add_ratio(kFinding, arm, case_, "server_handle_mean_us", Of(cells, arm, case_, &Figures::handle_mean_us), "us");
     }
+    if (reps.front().server_cpu_us_per_request > 0) {
+      results.add_ratio(kFinding, arm, case_, "server_cpu_us_per_request",
+                        Of(cells, arm, case_, &Figures::server_cpu_us_per_request), "us");
+    }
+    if (reps.front().commits_per_sync > 0) {
+      results.add_ratio(kFinding, arm, case_, "commits_per_sync", Of(cells, arm, case_, &Figures::commits_per_sync),
+                        "commits");
+    }
     if (reps.front().cpu_us_per_request > 0) {
       results.add_ratio(kFinding, arm, case_, "client_cpu_us_per_request",
                         Of(cells, arm, case_, &Figures::cpu_us_per_request), "us");
     }
   }
   kit::Table t({"request", "clients", "commit", "fenec p50", "p99", "req/s", "server handling", "postgres p50", "p99",
-                "req/s", "fenec/pg p50", "fenec/pg req/s", "source pg p50"});
-  for (const TableRow& r : AllRows(clients)) {
+                "req/s", "fenec/pg p50", "fenec/pg req/s", "server CPU/req fenec", "pg", "fenec/pg CPU",
+                "commits/sync fenec", "pg", "source pg p50"});
+  for (const TableRow& r : AllRows(clients, put_clients)) {
     const std::string c = CaseName(r.kind, r.clients, r.durable), pg = PgArm(r.kind);
     const double source = r.clients != 1 || r.durable ? 0
                           : r.kind == Kind::kEmpty    ? kSourceEmptyUs
@@ -94,12 +109,17 @@ void AddSummary(kit::Results& results, const Cells& cells, int clients) {
     const kit::Ratio rate = Paired(cells, kFenec, pg, c, &Figures::per_s);
     results.add_ratio(kFinding, fmt::format("{}/{}", kFenec, pg), c, "roundtrip_p50_ratio", p50);
     results.add_ratio(kFinding, fmt::format("{}/{}", kFenec, pg), c, "requests_per_s_ratio", rate);
+    const kit::Ratio cpu = Paired(cells, kFenec, pg, c, &Figures::server_cpu_us_per_request);
+    results.add_ratio(kFinding, fmt::format("{}/{}", kFenec, pg), c, "server_cpu_ratio", cpu);
     t.row({KindName(r.kind), std::to_string(r.clients), r.durable ? "durable" : "sync 250 / off",
            Us(Of(cells, kFenec, c, &Figures::p50_us)), Us(Of(cells, kFenec, c, &Figures::p99_us)),
            kit::format_count(Of(cells, kFenec, c, &Figures::per_s).value),
            Us(Of(cells, kFenec, c, &Figures::handle_mean_us)), Us(Of(cells, pg, c, &Figures::p50_us)),
            Us(Of(cells, pg, c, &Figures::p99_us)), kit::format_count(Of(cells, pg, c, &Figures::per_s).value),
            p50.known() ? kit::format_ratio(p50) : "-", rate.known() ? kit::format_ratio(rate) : "-",
+           Us(Of(cells, kFenec, c, &Figures::server_cpu_us_per_request)),
+           Us(Of(cells, pg, c, &Figures::server_cpu_us_per_request)), cpu.known() ? kit::format_ratio(cpu) : "-",
+           Num(Of(cells, kFenec, c, &Figures::commits_per_sync)), Num(Of(cells, pg, c, &Figures::commits_per_sync)),
            source > 0 ? kit::format_us(source) : ""});
   }
   fmt::print("\n{}", t.str());
@@ -153,7 +173,7 @@ std::string WritePlot(kit::Harness& h, const Cells& cells, int clients) {
   return base + ".png";
 }
 
-std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, const std::string& plot,
+std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, int put_clients, const std::string& plot,
                                        const std::string& pg_skip, const std::string& wrk_skip,
                                        const std::string& wrk_unjudged) {
   const std::string by1 = CaseName(Kind::kGetById, 1, false), byn = CaseName(Kind::kGetById, clients, false),
@@ -209,6 +229,24 @@ std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, const st
                       kit::format_count(fig(kPostgres, putn, &Figures::per_s).value), kit::format_ratio(puts)),
           {{fmt::format("fenec/postgres durable puts/s, {} clients", clients), puts,
             findings::rq1::kPgPutsLine.value, true}}, pg_skip);
+
+  // The server's CPU a request, each kind at one client: PostgreSQL's is its backend's alone.
+  std::vector<kit::Check> cpu_checks;
+  std::string cpu_ours;
+  for (Kind k : kKinds) {
+    const std::string c = CaseName(k, 1, false);
+    const kit::Ratio r = Paired(cells, kFenec, PgArm(k), c, &Figures::server_cpu_us_per_request);
+    cpu_checks.push_back({fmt::format("fenec/postgres server CPU a request, {}, 1 client", KindName(k)), r,
+                          findings::rq1::kCpuLine.value, false});
+    cpu_ours += fmt::format("{}{} {} vs {}: {}", cpu_ours.empty() ? "" : "; ", KindName(k),
+                            Us(fig(kFenec, c, &Figures::server_cpu_us_per_request)),
+                            Us(fig(PgArm(k), c, &Figures::server_cpu_us_per_request)), kit::format_ratio(r));
+  }
+  const std::string putm = CaseName(Kind::kPut, put_clients, true);
+  cpu_ours += fmt::format("; durable puts, {} clients: {} commits a sync round (postgres {})", put_clients,
+                          Num(fig(kFenec, putm, &Figures::commits_per_sync)),
+                          Num(fig(kPostgres, putm, &Figures::commits_per_sync)));
+  verdict(findings::rq1::kCpu, cpu_ours, cpu_checks, pg_skip);
 
   const kit::Ratio wp50 = Paired(cells, kFenec, kWrk, by1, &Figures::p50_us);
   const kit::Ratio wrate = Paired(cells, kFenec, kWrk, byn, &Figures::per_s);

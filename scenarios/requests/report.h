@@ -13,7 +13,9 @@
 //     (most of the round trip is the loopback);
 //   RQ-1's targets (ours): fenec-server's get-by-id one-client p50 <= 0.7x
 //     PostgreSQL's; eight clients' get-by-id requests/s >= 1.5x; durable puts
-//     with eight clients >= 2x; and our client against wrk on get by id
+//     with eight clients >= 2x; fenec-server's CPU a request below
+//     PostgreSQL's backend's for each request kind at one client (RQ-1/cpu,
+//     commits a sync round beside); and our client against wrk on get by id
 //     (p50 at most 1.15x wrk's, requests/s at least 0.85x).
 #pragma once
 
@@ -43,6 +45,13 @@ struct Figures {
   double handle_mean_us = -1;  // fenec-server's own handling, from /metrics; -1 where none
   double handle_p50_us = -1;   // only where the server's summary held (almost) only this cell's requests
   double cpu_us_per_request = -1, cpu_cores = -1;  // the client threads' own CPU; -1 for wrk
+  // The server's CPU a request (warm-up included in both): fenec-server's
+  // every thread, PostgreSQL's backends of the cell's connections (its WAL
+  // writer and checkpointer not counted). -1 where /proc was not readable.
+  double server_cpu_us_per_request = -1;
+  // Commits a sync round (durable puts): fenec's commits / journal fsyncs
+  // (/metrics), PostgreSQL's puts / pg_stat_wal's wal_sync. -1: not a durable cell.
+  double commits_per_sync = -1;
 };
 
 // Every cell's figures, one a repetition, in order.
@@ -55,13 +64,13 @@ std::string CaseName(Kind k, int clients, bool durable);
 void AddRep(kit::Results& results, Cells& cells, const std::string& arm, const std::string& case_, int rep,
             const Figures& f);
 // Summary rows, ratio rows, the console table.
-void AddSummary(kit::Results& results, const Cells& cells, int clients);
+void AddSummary(kit::Results& results, const Cells& cells, int clients, int put_clients);
 // plots/requests/latency: round-trip p50 per request kind and system, 1 and
 // `clients` clients, the server's handling and the source's figures beside.
 std::string WritePlot(kit::Harness& h, const Cells& cells, int clients);
 // pg_skip / wrk_skip: why that arm did not run ("" when it did);
 // wrk_unjudged: why the wrk check is shown but not judged ("" to judge it).
-std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, const std::string& plot,
+std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, int put_clients, const std::string& plot,
                                        const std::string& pg_skip, const std::string& wrk_skip,
                                        const std::string& wrk_unjudged = "");
 

@@ -4,11 +4,14 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "iobench/kit/interrupt.h"
 #include "iobench/kit/console.h"
+#include "iobench/kit/proc.h"
+#include "scenarios/pg/pq.h"
 #include "scenarios/pg/pg_cluster.h"
 #include "scenarios/procs/metrics.h"
 #include "scenarios/procs/server_process.h"
@@ -26,6 +29,27 @@ using procs::PromValue;
 using Pool = std::vector<std::unique_ptr<Conn>>;
 
 bool Stop() { return kit::stop_requested(); }
+
+// The processes' CPU so far, seconds; -1 if one is unreadable (or none given).
+double CpuOf(const std::vector<int>& pids) {
+  double s = 0;
+  for (int pid : pids) {
+    const double one = kit::process_cpu_seconds(pid);
+    if (one < 0) return -1;
+    s += one;
+  }
+  return pids.empty() ? -1 : s;
+}
+
+// pg_stat_wal's wal_sync: the WAL fsyncs so far (a backend's own, once it
+// has published them; Conn::FlushStats), or -1.
+double WalSyncs(PGconn* mon) {
+  PGresult* r = nullptr;
+  if (mon == nullptr || !pg::Exec(mon, "SELECT wal_sync FROM pg_stat_wal", PGRES_TUPLES_OK, &r).empty()) return -1;
+  const double v = PQntuples(r) == 1 ? std::strtod(PQgetvalue(r, 0, 0), nullptr) : -1;
+  PQclear(r);
+  return v;
+}
 
 const auto kStart = std::chrono::steady_clock::now();
 // Seconds since the bench started, for the progress lines.
@@ -54,7 +78,10 @@ class Bench {
   Bench(kit::Harness& h, const Flags& f, const Dataset& d) : h_(h), f_(f), d_(d) {}
 
   // One cell of one arm, its rows added; false if a request failed (then the run is broken).
-  bool Cell(const std::string& arm, Pool& pool, Kind k, int clients, bool durable, int rep, int fenec_port) {
+  // cpu_pids: the processes that answer it (their CPU a request); pg_syncs:
+  // PostgreSQL's WAL syncs so far (durable cells; fenec's come from /metrics).
+  bool Cell(const std::string& arm, Pool& pool, Kind k, int clients, bool durable, int rep, int fenec_port,
+            const std::vector<int>& cpu_pids, const std::function<double()>& pg_syncs = nullptr) {
     CellConfig cfg;
     cfg.kind = k;
     cfg.clients = clients;
@@ -66,7 +93,15 @@ class Bench {
                static_cast<uint64_t>(clients) * 104729 + (durable ? 17 : 0);
     cfg.stop = Stop;
     const std::string before = fenec_port > 0 ? procs::FetchMetrics(fenec_port) : "";
+    auto syncs = [&](const std::string& metrics) {
+      if (!durable) return -1.0;
+      return fenec_port > 0 ? PromValue(metrics, "fenec_journal_fsyncs_total") : pg_syncs ? pg_syncs() : -1.0;
+    };
+    const double syncs0 = syncs(before), cpu0 = CpuOf(cpu_pids);
     CellResult r = RunCell(pool, cfg);
+    const double cpu1 = CpuOf(cpu_pids);
+    const std::string after = fenec_port > 0 ? procs::FetchMetrics(fenec_port) : "";
+    const double syncs1 = syncs(after);
     const std::string case_ = CaseName(k, clients, durable);
     if (!r.error.empty() || r.requests == 0) {
       if (!Stop()) {
@@ -82,12 +117,16 @@ class Bench {
     fig.per_s = r.per_s();
     fig.cpu_us_per_request = r.client_cpu_s * 1e6 / static_cast<double>(r.requests);
     fig.cpu_cores = r.wall_s > 0 ? r.client_cpu_s / r.wall_s : 0;
+    // Both counters run over the warm-up too: divided by every request asked.
+    const double asked = static_cast<double>(r.requests) + static_cast<double>(clients) * cfg.warmup_per_client;
+    if (cpu0 >= 0 && cpu1 >= cpu0) fig.server_cpu_us_per_request = (cpu1 - cpu0) * 1e6 / asked;
+    if (syncs0 >= 0 && syncs1 > syncs0) fig.commits_per_sync = asked / (syncs1 - syncs0);
     if (fenec_port > 0) {
       // The summary is over the server's life: this cell's share is the
       // difference of its sum and count (its warm-up included), a mean; its
       // p50 only where the series held next to nothing before this cell (the
       // load check's few requests: at most 5% of the cell's).
-      const std::string after = procs::FetchMetrics(fenec_port), name = "fenec_request_handle_seconds";
+      const std::string name = "fenec_request_handle_seconds";
       const double n0 = std::max(0.0, Prom(before, name + "_count", Series(k)));
       const double s0 = std::max(0.0, Prom(before, name + "_sum", Series(k)));
       const double n1 = Prom(after, name + "_count", Series(k)), s1 = Prom(after, name + "_sum", Series(k));
@@ -97,11 +136,13 @@ class Bench {
     }
     AddRep(h_.results(), cells_, arm, case_, rep, fig);
     fmt::print(
-        "rep {} {:>9} {:>2} client(s){} {:>14}: p50 {:>9} p99 {:>9} {:>8} req/s{}; client CPU {:.1f} us a request\n",
+        "rep {} {:>9} {:>2} client(s){} {:>14}: p50 {:>9} p99 {:>9} {:>8} req/s{}; CPU a request: client {:.1f} us, "
+        "server {:.1f} us{}\n",
         rep, KindName(k), clients, durable ? " durable" : "", arm, kit::format_us(fig.p50_us),
         kit::format_us(fig.p99_us), kit::format_count(fig.per_s),
         fig.handle_mean_us >= 0 ? fmt::format(", server handling {}", kit::format_us(fig.handle_mean_us)) : "",
-        fig.cpu_us_per_request);
+        fig.cpu_us_per_request, fig.server_cpu_us_per_request,
+        fig.commits_per_sync > 0 ? fmt::format("; {:.1f} commits a sync", fig.commits_per_sync) : "");
     std::fflush(stdout);
     return true;
   }
@@ -231,6 +272,16 @@ int run(kit::Harness& h, Flags& f) {
       fmt::print("both hold {} rows; by id and filter answered alike ({:.1f} s)\n", f.rows, Elapsed());
     }
   }
+  if (!broken) {
+    double recall = 0;
+    if (std::string err = NearRecall(server->port(), d, &recall); !err.empty()) {
+      fail("near's recall: " + err);
+    } else {
+      h.results().add(kFinding, kFenec, "request=near;recall=exact", "recall_at_10", recall, "fraction");
+      fmt::print("near: recall@10 {:.3f} against the exact scan, {} query vectors ({:.1f} s)\n", recall,
+                 d.queries.size(), Elapsed());
+    }
+  }
   const std::string wrk = f.wrk_seconds > 0 ? FindWrk() : "";
   const std::string wrk_skip = f.wrk_seconds == 0 ? "--wrk-seconds 0"
                                : wrk.empty()      ? "wrk is not installed here (scripts/setup.sh installs it)"
@@ -240,12 +291,12 @@ int run(kit::Harness& h, Flags& f) {
   Bench bench(h, f, d);
   Pool fenec_pool, pg_pool;
   auto open_pools = [&](bool durable) {
-    const int port = server->port();
+    const int port = server->port(), n = durable ? std::max(f.clients, f.put_clients) : f.clients;
     std::string err = OpenPool(
-        f.clients, [&](std::unique_ptr<Conn>* c) { return ConnectFenec(port, d, c); }, &fenec_pool);
+        n, [&](std::unique_ptr<Conn>* c) { return ConnectFenec(port, d, c); }, &fenec_pool);
     if (err.empty() && pg_skip.empty()) {
       err = OpenPool(
-          f.clients, [&](std::unique_ptr<Conn>* c) { return ConnectPg(pg.conninfo(), d, durable, c); }, &pg_pool);
+          n, [&](std::unique_ptr<Conn>* c) { return ConnectPg(pg.conninfo(), d, durable, c); }, &pg_pool);
     }
     if (!err.empty()) fail(err);
   };
@@ -262,13 +313,29 @@ int run(kit::Harness& h, Flags& f) {
       fail("pinning the one-client cells (--pin none runs them unpinned): " + err);
     }
   };
+  pg::PqConn mon;  // reads pg_stat_wal between the durable cells
+  if (pg_skip.empty() && !broken) {
+    std::string err;
+    mon.reset(pg::Connect(pg.conninfo(), &err));
+    if (!mon) fmt::print(stderr, "requests-bench: no monitor connection, no PostgreSQL syncs: {}\n", err);
+  }
   auto rep_cells = [&](int rep, bool durable) {
-    for (int clients : {1, f.clients}) {
+    std::vector<int> counts = {1, f.clients};
+    if (durable && f.put_clients != f.clients) counts.push_back(f.put_clients);
+    for (int clients : counts) {
       place_one_client(clients == 1);
+      std::vector<int> pg_pids;
+      for (int i = 0; i < clients && pg_skip.empty() && i < static_cast<int>(pg_pool.size()); ++i)
+        pg_pids.push_back(pg_pool[i]->ServerPid());
+      auto pg_syncs = [&]() {
+        for (int i = 0; i < clients; ++i) (void)pg_pool[i]->FlushStats();
+        return WalSyncs(mon.get());
+      };
       for (Kind k : kKinds) {
         if (broken || Stop() || (durable && k != Kind::kPut)) continue;
-        broken = !bench.Cell(kFenec, fenec_pool, k, clients, durable, rep, server->port());
-        if (!broken && pg_skip.empty()) broken = !bench.Cell(PgArm(k), pg_pool, k, clients, durable, rep, 0);
+        broken = !bench.Cell(kFenec, fenec_pool, k, clients, durable, rep, server->port(), {server->pid()});
+        if (!broken && pg_skip.empty())
+          broken = !bench.Cell(PgArm(k), pg_pool, k, clients, durable, rep, 0, pg_pids, pg_syncs);
         if (!broken && !durable && k == Kind::kGetById && wrk_skip.empty()) {
           broken = !bench.Wrk(wrk, server->port(), clients, rep);
         }
@@ -289,13 +356,14 @@ int run(kit::Harness& h, Flags& f) {
   }
   fenec_pool.clear();
   pg_pool.clear();
+  mon.reset();
   if (const int code = server->Stop(); code != 0 && !Stop())
     fail(fmt::format("fenec-server exited {} (see {})", code, log));
   // Before finish(), which removes the scratch folder holding the cluster: a
   // postmaster whose folder is gone cannot be stopped by pg_ctl any more.
   if (std::string err = pg.Stop(); !err.empty()) fmt::print(stderr, "requests-bench: stopping postgres: {}\n", err);
 
-  AddSummary(h.results(), bench.cells(), f.clients);
+  AddSummary(h.results(), bench.cells(), f.clients, f.put_clients);
   const std::string plot = WritePlot(h, bench.cells(), f.clients);
   // The wrk check asks for 15%; quick's few one-second wrk runs give
   // intervals about twice that wide, so in quick mode it is shown, not
@@ -306,7 +374,7 @@ int run(kit::Harness& h, Flags& f) {
                                              "(`make requests-bench`) judges it",
                                              h.reps(), f.wrk_seconds)
                                        : "";
-  for (auto& v : MakeVerdicts(bench.cells(), f.clients, plot, pg_skip, wrk_skip, wrk_unjudged))
+  for (auto& v : MakeVerdicts(bench.cells(), f.clients, f.put_clients, plot, pg_skip, wrk_skip, wrk_unjudged))
     h.results().verdict(std::move(v));
   return h.finish();
 }

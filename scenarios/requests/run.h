@@ -15,6 +15,7 @@ struct Flags {
   std::string server;  // empty: this build tree's fenec-server
   int rows = 0;
   int clients = 0;
+  int put_clients = 0;  // the durable pair's third client count
   double seconds = 0;
   int wrk_seconds = 0;  // 0: no wrk
   int sync_ms = 0;

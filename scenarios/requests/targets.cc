@@ -154,6 +154,10 @@ class PgConn : public Conn {
   }
 
   int ServerPid() const override { return PQbackendPID(c_.get()); }
+  // Published as the backend goes idle after this statement, before its answer.
+  std::string FlushStats() override {
+    return pg::Exec(c_.get(), "SELECT pg_stat_force_next_flush()", PGRES_TUPLES_OK);
+  }
 
   std::string Do(Kind k, uint64_t draw, std::vector<AnswerRow>* rows) override {
     PGresult* r = nullptr;

@@ -57,6 +57,10 @@ class Conn {
   // The process that answers this connection alone (PostgreSQL's backend),
   // 0 when the server is one process for every connection (fenec-server).
   virtual int ServerPid() const { return 0; }
+  // PostgreSQL's backend keeps its statistics (pg_stat_wal's syncs among
+  // them) to itself for up to a second: this has it publish them now, so a
+  // cell's counts read exact. "" or why not; nothing for fenec-server.
+  virtual std::string FlushStats() { return ""; }
 };
 
 // The parameters of draw `draw`, for both systems alike.
