@@ -115,7 +115,7 @@ void Send(int fd, const Message& m) { (void)!write(fd, &m, sizeof m); }
     if (!created.ok()) Fail(fd, created.status().ToString());
     index = std::move(created).value();
     // In pieces, so the parent sees progress (a cell it stops says how far it got).
-    constexpr size_t kPiece = 2048;
+    constexpr size_t kPiece = 512;  // one link batch: the call's copy of its vectors stays small
     std::vector<index::vec::InsertItem> items;
     for (size_t b = 0; b < d.size(); b += kPiece) {
       items.clear();
