@@ -218,6 +218,9 @@ MemoryCell RunCell(const std::string& parent, const std::string& arm, double fra
   c.peak_bytes = ReadNumber(cell + "/memory.max_usage_in_bytes");
   c.failcnt = ReadNumber(cell + "/memory.failcnt");
   rmdir(cell.c_str());
+  c.done = progress;
+  c.done_s = progress_s;
+  c.stopped = stopped;
   if (stopped) {
     c.error = fmt::format("stopped at the {:.0f} s cap: {} of {} vectors indexed by {:.1f} s", cap_s, progress,
                           d.size(), progress_s);

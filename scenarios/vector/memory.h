@@ -40,6 +40,15 @@ struct MemoryCell {
   uint64_t link_major_faults = 0, pages_preloaded = 0, vectors_preloaded = 0;  // the index's counters
   uint64_t peak_bytes = 0;         // memory.max_usage_in_bytes
   uint64_t failcnt = 0;            // memory.failcnt: times the limit was hit
+  // A build stopped at the cap: vectors indexed by its last progress report, and when.
+  uint64_t done = 0;
+  double done_s = 0;
+  bool stopped = false;
+  // Seconds a vector: the whole build's, or a stopped one's up to its last
+  // report (its early vectors met a smaller graph: a bound in its favour).
+  double seconds_per_vector(uint64_t n) const {
+    return error.empty() ? build_s / double(n) : stopped && done ? done_s / double(done) : 0;
+  }
 };
 
 struct MemoryRun {

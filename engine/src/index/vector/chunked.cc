@@ -87,12 +87,14 @@ Status VectorArena::Write(uint32_t node, const float* v) {
     done += static_cast<size_t>(w);
   }
   if ((node + 1) % kWriteback == 0) {
+    // This run's writeback started; the one kWritebackRuns back waited for
+    // (long done unless the disk lags): at most that many runs dirty.
     const off_t run = static_cast<off_t>(kWriteback * stride());
     const off_t end = static_cast<off_t>(store_.Offset(node + 1));
-    if (end >= 2 * run)  // the run before: written back by now (wait), then this one started
-      sync_file_range(store_.fd(), end - 2 * run, run,
-                      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
     sync_file_range(store_.fd(), end - run, run, SYNC_FILE_RANGE_WRITE);
+    if (end >= (kWritebackRuns + 1) * run)
+      sync_file_range(store_.fd(), end - (kWritebackRuns + 1) * run, run,
+                      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
   }
   return Status::OK();
 }

@@ -87,8 +87,8 @@ class ChunkedStore {
 // In a file (file non-empty): the same chunks mapped from the file, which
 // the page cache holds or not (a memory limit makes a cold vector a page
 // read). A new vector is written with pwrite (no fault on a page not yet
-// cached), and every kWriteback vectors the previous run's writeback is
-// waited for and this run's started (no durability: the file is rebuilt at
+// cached), and every kWriteback vectors this run's writeback is started and
+// the one kWritebackRuns before waited for (no durability: the file is rebuilt at
 // open), so dirty pages stay bounded: under a cgroup limit, dirty pages
 // the reclaim cannot write make it kill instead. Reads are advised
 // MADV_RANDOM (a fault reads its own pages, not 128 KB around them);
@@ -102,7 +102,7 @@ class VectorArena {
   Status TryGrow(size_t n) { return store_.TryGrow(n); }
   void Grow(size_t n) { store_.Grow(n); }
   bool file_backed() const { return store_.file_backed(); }
-  static constexpr uint32_t kWriteback = 64;
+  static constexpr uint32_t kWriteback = 64, kWritebackRuns = 8;
   // Writer: node's vector (the node addressable). Fails only in a file (pwrite: kIOError, kNoSpace).
   Status Write(uint32_t node, const float* v);
   // File-backed: starts writeback of nodes [first, first + n) (no wait).
