@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
   auto& spec = o.spec;
   auto& params = o.params;
   params.threads = std::max(1u, std::thread::hardware_concurrency());
-  const std::vector<std::string> parts = {"arms", "bq", "mm2"};
+  const std::vector<std::string> parts = {"arms", "bq", "mm2", "memory"};
   h.flag("--vectors", &spec.n, "vectors indexed", 100000, 20000).range(100, 1 << 26);
   h.flag("--queries", &spec.queries, "queries (exact top-10 by brute force)", spec.queries).range(1, 1 << 20);
   h.flag("--dim", &spec.dim, "dimensions", spec.dim).range(1, 4096);
@@ -70,7 +70,16 @@ int main(int argc, char** argv) {
   h.flag("--skip-bq", &o.skip_bq, "no binary-quantization part (VS-2 is then skipped)");
   h.flag("--parts", &o.parts,
          "parts to run: arms (VS-1, VS-ref: the insert arms, hnswlib, fenecdb), bq (VS-2), mm2 (MM-2: one graph "
-         "searched with each visited set; it builds its own graph when arms does not run)", parts).one_of(parts);
+         "searched with each visited set; it builds its own graph when arms does not run), memory (VS-3: builds "
+         "under a memory cgroup, vectors in a file)", parts).one_of(parts);
+  h.flag("--mem-vectors", &o.mem_n,
+         "VS-3 (part memory): vectors of its own data set (--mem-dim, the clusters and spread above), built with "
+         "their full vectors in a file under a cgroup v1 memory limit of 100%, 50% and 25% of the vector bytes",
+         20000, 3000).range(100, 1 << 24);
+  h.flag("--mem-dim", &o.mem_dim, "VS-3: dimensions of its data set (the source's 768)", o.mem_dim).range(1, 4096);
+  h.flag("--mem-cap-seconds", &o.mem_cap_s,
+         "VS-3: a build still running after this long is stopped and reported as stopped, with how far it got",
+         600, 120).range(1, 86400);
   h.flag("--mm2-seconds", &o.mm2_seconds,
          "MM-2: one thread's searches a cell (one visited set, one repetition), whole passes of the query set "
          "until this long has gone by", 0.5, 0.1).range(0, 600);

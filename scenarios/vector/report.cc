@@ -240,6 +240,18 @@ void add_rows(kit::Results& r, const Summary& s) {
             bq.plain.queries_per_s(), "queries/s");
       r.add(kVS2, "fenec-bq", fmt::format("ef={}", s.ef), "rescored_per_search",
             bq.rescored.queries ? double(bq.rescored_distances) / double(bq.rescored.queries) : 0.0, "count");
+      if (!bq.sq4_error.empty()) {
+        r.skip("fenec-sq4", c + ";code=sq4", bq.sq4_error);
+      } else {
+        r.add(kVS2, "fenec-sq4", acc + ";code=sq4;part=vectors_codes", "bytes_per_vector",
+              double(bq.sq4_memory.vectors_scalar4) / double(s.spec.n), "bytes");
+        r.add(kVS2, "fenec-sq4", build_case + ";code=sq4", "build_s", bq.sq4_build_s, "s");
+        for (const auto& pt : bq.sq4) {
+          const std::string cs = fmt::format("ef={};code=sq4;oversample={}", s.ef, pt.oversample);
+          r.add(kVS2, "fenec-sq4", cs, "recall_at_10", pt.rescored.recall(s.k), "ratio");
+          r.add(kVS2, "fenec-sq4", cs + ";threads=1", "queries_per_s", pt.rescored.queries_per_s(), "queries/s");
+        }
+      }
     }
   }
   r.add("", "exact", fmt::format("{};queries={};k={}", data, s.spec.queries, s.k), "brute_force_s", s.truth_s, "s");
@@ -272,6 +284,11 @@ void print_summary(const Summary& s) {
                "queries/s\n",
                "fenec-bq", b.memory.vectors_binary, b.memory.vectors_full, s.ef, recall_text(b.rescored.recall(s.k)),
                recall_text(b.plain.recall(s.k)), b.rescored.queries_per_s(), b.plain.queries_per_s());
+    if (b.sq4_error.empty())
+      for (const auto& pt : b.sq4)
+        fmt::print("{:<20} vectors {} B 4-bit; recall@10 ef{} {} rescored at oversample {}; {:.0f} queries/s\n",
+                   "fenec-sq4", b.sq4_memory.vectors_scalar4, s.ef, recall_text(pt.rescored.recall(s.k)),
+                   pt.oversample, pt.rescored.queries_per_s());
   }
   fmt::print("\n");
 }

@@ -11,6 +11,7 @@
 #include "engine/src/index/vector/distance.h"
 #include "iobench/kit/console.h"
 #include "scenarios/vector/fenecdb_arm.h"
+#include "scenarios/vector/memory_report.h"
 #include "scenarios/vector/mm2.h"
 #include "scenarios/vector/report.h"
 
@@ -116,15 +117,37 @@ int run(kit::Harness& h, Options& o) {
     progress.finish();
   }
   mm2_graph.reset();
+  // VS-3 on its own data (the source's 768-d), after every other part: its
+  // builds run in children, each in a memory cgroup of its own.
+  std::optional<MemoryRun> mem;
+  DataSpec mem_spec = spec;
+  mem_spec.n = o.mem_n;
+  mem_spec.dim = o.mem_dim;
+  mem_spec.queries = std::min<size_t>(spec.queries, 200);
+  if (wants("memory") && !kit::stop_requested()) {
+    kit::Progress progress(fmt::format("vector: VS-3, {} x {}-d under a memory cgroup", mem_spec.n, mem_spec.dim), 1);
+    Dataset md = make_clustered(mem_spec);
+    md.truth = exact_top_k(md, s.k, params.threads);
+    ArmParams mp = params;
+    mp.dim = mem_spec.dim;
+    mem = run_memory(md, mp, ef, s.k, h.data_dir(), {1.0, 0.5, 0.25}, !skip_row, !skip_hnswlib, o.mem_cap_s);
+    progress.finish();
+    set_memory_meta(h.results(), *mem, mem_spec);
+  }
   add_rows(h.results(), s);
+  if (mem) add_memory_rows(h.results(), *mem, mem_spec);
   if (mm2) add_mm2_rows(h.results(), *mm2);
   print_summary(s);
   if (mm2) print_mm2(*mm2);
+  if (mem) print_memory(*mem, mem_spec);
+  if (mem) write_memory_plot(h, *mem, mem_spec);
   if (!s.arms.empty() || s.bq) write_plots(h, s);
   if (mm2) write_mm2_plot(h, *mm2);
   for (auto& v : verdicts(h, s)) h.results().verdict(std::move(v));
   const std::string mm2_not_run = !wants("mm2") ? "not among --parts" : !mm2 ? "interrupted" : "";
   h.results().verdict(mm2_verdict(mm2 ? &*mm2 : nullptr, mm2_not_run, h.plot_path("mm2-visited") + ".png"));
+  h.results().verdict(memory_verdict(h, mem ? &*mem : nullptr, mem_spec,
+                                     !wants("memory") ? "not among --parts" : !mem ? "interrupted" : ""));
   return h.finish();
 }
 

@@ -21,6 +21,11 @@ struct Options {
   bool skip_hnswlib = false, skip_bq = false, skip_row = false, skip_db = false, durable = false;
   std::vector<std::string> parts;  // arms, bq, mm2
   double mm2_seconds = 0;
+  // VS-3 (memory.h): its own data, fenec-batch, fenec-row and hnswlib under
+  // a memory cgroup at each fraction of the vector bytes.
+  size_t mem_n = 0;
+  uint32_t mem_dim = 768;
+  double mem_cap_s = 0;
 };
 
 // Everything after h.parse(); returns h.finish().

@@ -186,6 +186,26 @@ BqRun run_bq(const Dataset& d, const ArmParams& p, size_t ef, size_t k, double m
   r.error = plain.load(graph, d);
   if (!r.error.empty()) return r;
   r.plain = search_passes(plain, d, ef, k, min_seconds);
+
+  FenecArm sq4(p, InsertArm::kBatch, Quantization::kScalar4, true);
+  sq4.options().oversample = kSq4Oversamples[0];
+  const auto t1 = Clock::now();
+  r.sq4_error = sq4.build(d);
+  r.sq4_build_s = seconds_since(t1);
+  if (!r.sq4_error.empty()) return r;
+  r.sq4_memory = sq4.index()->MemoryBytes();
+  r.sq4.push_back({kSq4Oversamples[0], search_passes(sq4, d, ef, k, min_seconds)});
+  std::vector<uint8_t> sq4_graph;
+  sq4.index()->Serialize(&sq4_graph);
+  for (size_t i = 1; i < std::size(kSq4Oversamples); ++i) {
+    FenecArm other(p, InsertArm::kBatch, Quantization::kScalar4, true);
+    other.options().oversample = kSq4Oversamples[i];
+    if (std::string e = other.load(sq4_graph, d); !e.empty()) {
+      r.sq4_error = e;
+      return r;
+    }
+    r.sq4.push_back({kSq4Oversamples[i], search_passes(other, d, ef, k, 0)});
+  }
   return r;
 }
 

@@ -57,6 +57,8 @@ class FenecArm final : public AnnArm {
            index::vec::Quantization q = index::vec::Quantization::kNone, bool rescore = true);
   std::string build(const Dataset& d) override;
   std::vector<uint64_t> search(std::span<const float> q, size_t k, size_t ef) override;
+  // The index's options, to change before build() or load().
+  index::vec::Options& options() { return o_; }
   // Null until build() (or load()) succeeds.
   const index::vec::VectorIndex* index() const { return index_.get(); }
   // Replaces the contents by `graph` (VectorIndex::Serialize), vectors from d.
@@ -106,7 +108,20 @@ struct BqRun {
   EfPoint rescored, plain;             // at ef
   uint64_t rescored_distances = 0;     // full distances of rescoring, over the query set
   uint32_t oversample = 0;             // the index's: the best oversample * k are rescored
+  // The 4-bit code (Quantization::kScalar4), rescored, at each oversample
+  // (the first built, the others the same graph loaded).
+  struct Sq4Point {
+    uint32_t oversample = 0;
+    EfPoint rescored;
+  };
+  std::string sq4_error;
+  double sq4_build_s = 0;
+  index::vec::MemoryBreakdown sq4_memory;
+  std::vector<Sq4Point> sq4;
 };
+// The oversamples the 4-bit code is searched at (the first: its headline,
+// VS-2's target of at most 4x).
+inline constexpr uint32_t kSq4Oversamples[] = {4, 2, 8};
 BqRun run_bq(const Dataset& d, const ArmParams& p, size_t ef, size_t k, double min_seconds = 0);
 
 }  // namespace fenec::scenarios::vector

@@ -120,9 +120,19 @@ enum class VectorOpen {
   kNaive,
 };
 
+// Where an @hnsw field's full vectors live while the database is open.
+enum class VectorStorage {
+  kMemory,  // anonymous memory
+  // VS-3: a file of the field's branch folder (vectors.fvec), mapped; the
+  // page cache holds what fits, and batch linking reads a step's vectors
+  // ahead. Rebuilt from the branch at every open (engine/doc/vectors.md).
+  kFile,
+};
+
 enum class VectorQuantization {
   kNone,    // searches compare full vectors
   kBinary,  // VS-2: searches walk on one bit a dimension, then rescore on full vectors
+  kScalar4, // VS-2: the same on 4 bits a dimension (a uniform quantizer per dimension)
 };
 
 struct HnswOptions {
@@ -136,6 +146,7 @@ struct HnswOptions {
   uint32_t oversample = 16;  // kBinary: rescore the best oversample * k (1..32; engine/doc/vectors.md)
   bool rescore = true;      // kBinary: false answers the codes' ranking (distances are estimates)
   uint32_t threads = 0;     // threads computing a batch's distances; 0: hardware_concurrency
+  VectorStorage storage = VectorStorage::kMemory;
   // Vectors landed but not yet linked, per index, at most (back-pressure: a
   // writer whose vectors would not fit waits before taking the write lock;
   // Stats::vector_queue_waits counts them). A NEAR scans these exactly, so

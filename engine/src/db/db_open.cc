@@ -82,7 +82,8 @@ Result<std::shared_ptr<CollectionState>> DbImpl::MakeCollection(uint32_t id, con
   c->schema = std::make_shared<const Schema>(schema);
   c->indexes = std::make_unique<FieldIndexes>(*c->schema);
   for (int f : IndexSet(c.get()).hnsw_fields()) {
-    auto vf = VectorField::Create(c->schema->fields[f], f, options_.hnsw);
+    auto vf = VectorField::Create(c->schema->fields[f], f, options_.hnsw,
+                                  BranchFolder(storage_->folder(), id, FieldIndexes::BranchField{f, false, true}));
     if (!vf.ok())
       return Status::InvalidArgument(fmt::format("collection '{}': @hnsw field '{}': {}", name,
                                                  c->schema->fields[f].name, vf.status().message()));
@@ -523,6 +524,9 @@ Stats DbImpl::GetStats() const {
       st.vector_rounds += v.index.rounds;
       st.vector_round_distances += v.index.round_distances_total;
       st.vector_round_distances_max = std::max(st.vector_round_distances_max, v.index.round_distances_max);
+      st.vector_preloaded += v.index.vectors_preloaded;
+      st.vector_pages_preloaded += v.index.pages_preloaded;
+      st.vector_link_major_faults += v.index.link_major_faults;
       st.vector_insert_distances += v.index.insert_distances;
       st.vector_searches += v.index.searches;
       st.vector_search_distances += v.index.search_distances;

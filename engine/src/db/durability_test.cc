@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
 #include <cerrno>
 #include <map>
 #include <mutex>
@@ -32,8 +33,9 @@ namespace {
 // through the pipe; a checkpointer runs beside them so kills land inside
 // checkpoints too. It never returns: the parent kills it.
 // vectors: the log holds an @hnsw vector too (VectorLogSchema).
-[[noreturn]] void ChildWriter(const std::string& dir, int fd, int writers, int64_t first_seq, bool vectors = false) {
-  auto db = Database::Open(dir, Options{});
+[[noreturn]] void ChildWriter(const std::string& dir, int fd, int writers, int64_t first_seq, bool vectors = false,
+                              const Options& options = {}) {
+  auto db = Database::Open(dir, options);
   if (!db.ok()) _exit(3);
   auto c = (*db)->FindCollection("log");
   if (!c.ok()) c = (*db)->CreateCollection("log", vectors ? VectorLogSchema() : LogSchema());
@@ -99,10 +101,29 @@ TEST(Durability, KillNineLosesNoAcknowledgedWrite) {
   }
 }
 
+// The @hnsw tests run on both places a field's full vectors live: anonymous
+// memory and the branch's vectors file (rebuilt at every open).
+class VectorDurability : public ::testing::TestWithParam<VectorStorage> {
+ protected:
+  static Options WithStorage(Options o) {
+    o.hnsw.storage = GetParam();
+    return o;
+  }
+  // Under kFile, the vectors file must have been made (the test ran on it).
+  static void ExpectVectorFile(const std::string& db) {
+    bool any = false;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(db))
+      any = any || e.path().filename() == "vectors.fvec";
+    EXPECT_EQ(any, GetParam() == VectorStorage::kFile);
+  }
+};
+INSTANTIATE_TEST_SUITE_P(Storage, VectorDurability, ::testing::Values(VectorStorage::kMemory, VectorStorage::kFile),
+                         [](const auto& info) { return info.param == VectorStorage::kFile ? "File" : "Memory"; });
+
 // An @hnsw collection: after each kill every acknowledged document is there
 // with its exact vector bytes, and a NEAR for its vector finds it. Kills
 // land anywhere: in a graph's checkpoint, with vectors queued unlinked.
-TEST(Durability, KillNineLosesNoAcknowledgedVector) {
+TEST_P(VectorDurability, KillNineLosesNoAcknowledgedVector) {
   const uint64_t seed = base::TestSeed();
   std::mt19937_64 rng(seed);
   base::ScratchDir dir;
@@ -115,11 +136,11 @@ TEST(Durability, KillNineLosesNoAcknowledgedVector) {
     co.kill_after = 50 + rng() % 400;
     co.seed = rng();
     const base::ChildRun run =
-        base::RunAckingChild(co, [&](int fd) { ChildWriter(path, fd, kWriters, first_seq, /*vectors=*/true); });
+        base::RunAckingChild(co, [&](int fd) { ChildWriter(path, fd, kWriters, first_seq, /*vectors=*/true, WithStorage({})); });
     ASSERT_TRUE(run.killed) << run.error << " (seed " << seed << ")";
     for (const base::WriteAck& a : run.acks) acks.push_back({static_cast<uint64_t>(a.id), a.writer, a.seq});
 
-    auto db = Database::Open(path, Options{});
+    auto db = Database::Open(path, WithStorage({}));
     ASSERT_TRUE(db.ok()) << db.status().ToString() << " (seed " << seed << ", round " << round << ")";
     auto c = (*db)->FindCollection("log");
     ASSERT_TRUE(c.ok());
@@ -137,6 +158,7 @@ TEST(Durability, KillNineLosesNoAcknowledgedVector) {
     auto rows = (*db)->Scan(*c, {}, 0);
     for (const Row& r : *rows) first_seq = std::max(first_seq, r.doc[1].int_value() + 1);
   }
+  ExpectVectorFile(path);
 }
 
 // --- power loss (FaultEnv) ------------------------------------------------
@@ -197,7 +219,7 @@ TEST(Durability, PowerLossKeepsEveryAcknowledgedCommit) {
 
 // The same with an @hnsw field: both journal modes, checkpoints (graphs
 // serialized) among the writes in every other round.
-TEST(Durability, PowerLossKeepsEveryAcknowledgedVector) {
+TEST_P(VectorDurability, PowerLossKeepsEveryAcknowledgedVector) {
   const uint64_t seed = base::TestSeed();
   std::mt19937_64 rng(seed);
   for (int round = 0; round < 4; ++round) {
@@ -205,7 +227,7 @@ TEST(Durability, PowerLossKeepsEveryAcknowledgedVector) {
     std::string path = dir.path() + "/db";
     FaultEnv env;
     std::vector<Ack> all;
-    Options o;
+    Options o = WithStorage({});
     o.write_buffer_bytes = 8192;
     o.journals = round < 2 ? Journals::kShared : Journals::kSeparate;
     for (int crash = 0; crash < 2; ++crash) {
@@ -227,6 +249,7 @@ TEST(Durability, PowerLossKeepsEveryAcknowledgedVector) {
                  (*db)->GetStats().branches_rebuilt);
       EXPECT_GE(found, 0.99) << "(seed " << seed << ")";
     }
+    ExpectVectorFile(path);
   }
 }
 

@@ -12,7 +12,9 @@ namespace fenec {
 
 namespace vec = index::vec;
 
-index::vec::Options IndexOptionsFor(const Field& field, const HnswOptions& o) {
+std::string VectorFileIn(const std::string& folder) { return folder + "/vectors.fvec"; }
+
+index::vec::Options IndexOptionsFor(const Field& field, const HnswOptions& o, const std::string& folder) {
   vec::Options v;
   v.dim = field.dim;
   switch (field.metric) {
@@ -28,9 +30,12 @@ index::vec::Options IndexOptionsFor(const Field& field, const HnswOptions& o) {
   v.threads = o.threads;
   v.table_arm = o.table == VectorTable::kSharded ? vec::TableArm::kSharded : vec::TableArm::kNaive;
   v.open_arm = o.open == VectorOpen::kKept ? vec::OpenArm::kKept : vec::OpenArm::kNaive;
-  v.quantization = o.quantization == VectorQuantization::kBinary ? vec::Quantization::kBinary : vec::Quantization::kNone;
+  v.quantization = o.quantization == VectorQuantization::kBinary    ? vec::Quantization::kBinary
+                   : o.quantization == VectorQuantization::kScalar4 ? vec::Quantization::kScalar4
+                                                                    : vec::Quantization::kNone;
   v.oversample = o.oversample;
   v.rescore = o.rescore;
+  if (o.storage == VectorStorage::kFile && !folder.empty()) v.vector_file = VectorFileIn(folder);
   return v;
 }
 
@@ -71,8 +76,9 @@ Status ValidateHnswOptions(const HnswOptions& o) {
   return Status::OK();
 }
 
-Result<std::unique_ptr<VectorField>> VectorField::Create(const Field& field, int index, const HnswOptions& options) {
-  auto vi = vec::VectorIndex::Create(IndexOptionsFor(field, options));
+Result<std::unique_ptr<VectorField>> VectorField::Create(const Field& field, int index, const HnswOptions& options,
+                                                         const std::string& folder) {
+  auto vi = vec::VectorIndex::Create(IndexOptionsFor(field, options, folder));
   if (!vi.ok()) return vi.status();
   std::unique_ptr<VectorField> f(new VectorField(field, index, std::move(vi).value()));
   f->bound_ = options.queue_bound;
@@ -373,6 +379,8 @@ vec::Stats Since(const vec::Stats& now, const vec::Stats& base) {
   s.rounds = sub(now.rounds, base.rounds);
   s.round_distances_total = sub(now.round_distances_total, base.round_distances_total);
   s.vectors_preloaded = sub(now.vectors_preloaded, base.vectors_preloaded);
+  s.pages_preloaded = sub(now.pages_preloaded, base.pages_preloaded);
+  s.link_major_faults = sub(now.link_major_faults, base.link_major_faults);
   s.table_growths = sub(now.table_growths, base.table_growths);
   s.table_entries_moved_total = sub(now.table_entries_moved_total, base.table_entries_moved_total);
   s.table_vectors_read = sub(now.table_vectors_read, base.table_vectors_read);

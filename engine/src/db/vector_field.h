@@ -84,9 +84,12 @@ class VectorField {
  public:
   static constexpr size_t kLinkBatch = 512;
 
-  // field: the schema's field (a vector with @hnsw), index: its position.
+  // field: the schema's field (a vector with @hnsw), index: its position,
+  // folder: its branch folder (under VectorStorage::kFile the vectors file
+  // lives there; it is made at the first insert or load).
   // Fails: kInvalidArgument (an option out of range).
-  static Result<std::unique_ptr<VectorField>> Create(const Field& field, int index, const HnswOptions& options);
+  static Result<std::unique_ptr<VectorField>> Create(const Field& field, int index, const HnswOptions& options,
+                                                     const std::string& folder = {});
   ~VectorField();  // stops the linker; what is still queued is dropped (it is in the journals)
 
   int field() const { return field_; }
@@ -196,8 +199,10 @@ class VectorField {
 // kCorruption.
 Status LoadFromBranch(const BranchState& st, VectorField* vf);
 
-// The library's options for a field, from the database's.
-index::vec::Options IndexOptionsFor(const Field& field, const HnswOptions& o);
+// The vectors file of an @hnsw branch folder under VectorStorage::kFile.
+std::string VectorFileIn(const std::string& folder);
+// The library's options for a field, from the database's (folder: as Create's).
+index::vec::Options IndexOptionsFor(const Field& field, const HnswOptions& o, const std::string& folder = {});
 // Database::Open's check of HnswOptions. Fails: kInvalidArgument.
 Status ValidateHnswOptions(const HnswOptions& o);
 

@@ -219,15 +219,27 @@ uint64_t IndexCore::RunGroup(std::span<InsertProcess> group) {
   const size_t bytes = size_t{opts_.dim} * sizeof(float);
   const auto entry = graph_.entry();
   for (InsertProcess& p : group) p.Begin(entry);
-  std::atomic<uint64_t> computed{0};
+  std::atomic<uint64_t> computed{0}, pages{0};
+  const bool file = arena_.file_backed() && preload_;
+  const uint64_t faults0 = arena_.file_backed() ? MajorFaults() : 0;
   Pool().ParallelFor(group.size(), kTaskProcesses, [&](size_t b, size_t e) {
     assert(e - b <= kTaskProcesses);  // ranges are at most the grain
     InsertProcess* procs[kTaskProcesses];
     size_t live = 0;
     for (size_t i = b; i < e; ++i)
       if (group[i].Advance() == InsertProcess::State::kNeedDistances) procs[live++] = &group[i];
-    uint64_t local = 0;
+    uint64_t local = 0, local_pages = 0;
+    std::vector<uint32_t> wanted;
     while (live > 0) {
+      // In a file, the step's vectors are read ahead first, all of them in
+      // file order, so their page reads are in flight together while the
+      // first distances are computed (the row arm meets them one by one).
+      if (file) {
+        wanted.clear();
+        for (size_t a = 0; a < live; ++a) wanted.insert(wanted.end(), procs[a]->request().begin(), procs[a]->request().end());
+        std::sort(wanted.begin(), wanted.end());
+        local_pages += arena_.Preload(wanted);
+      }
       for (size_t a = 0; a < live; ++a) {
         InsertProcess& p = *procs[a];
         std::span<const uint32_t> req = p.request();
@@ -248,7 +260,10 @@ uint64_t IndexCore::RunGroup(std::span<InsertProcess> group) {
       live = still;
     }
     computed.fetch_add(local, std::memory_order_relaxed);
+    pages.fetch_add(local_pages, std::memory_order_relaxed);
   });
+  counters_.Add(counters_.pages_preloaded, pages.load());
+  if (arena_.file_backed()) preload_ = pages.load() > 0 || MajorFaults() > faults0;
   return computed.load(std::memory_order_relaxed);
 }
 

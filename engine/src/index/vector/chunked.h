@@ -14,6 +14,12 @@
 //  - Only one writer grows a store (the index's write lock); any number of
 //    readers call At() for records they reached through a published link,
 //    which the writer made addressable before publishing.
+//  - File-backed (VectorArena's kFile storage): chunk c is the mapping
+//    (MAP_SHARED) of bytes [c, c + 1) * chunk of one file, fallocated before
+//    it is mapped, so a store through it never meets a hole or ENOSPC. The
+//    file is truncated when opened: it is a cache of what the journal and
+//    the branch's catalog hold, never read back at open (vectors.md, "Vectors
+//    in a file").
 // Why 4096 records a chunk: a chunk of 128-d vectors is 2 MB (one huge page
 // if the kernel grants it); the directory of a 4 G-node index is 8 MB.
 #pragma once
@@ -22,7 +28,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <string>
 #include <vector>
+
+#include "fenec/status.h"
 
 namespace fenec::index::vec {
 
@@ -32,12 +42,19 @@ class ChunkedStore {
   static constexpr uint32_t kPerChunk = uint32_t{1} << kChunkShift;
 
   // stride: bytes a record (a multiple of 8, so 64-bit fields stay aligned).
-  explicit ChunkedStore(size_t stride);
+  // file: the file backing the chunks ("": anonymous memory), created or
+  // truncated by the first growth.
+  explicit ChunkedStore(size_t stride, std::string file = {});
   ~ChunkedStore();
   ChunkedStore(const ChunkedStore&) = delete;
   ChunkedStore& operator=(const ChunkedStore&) = delete;
 
   // Writer only: makes records [0, n) addressable (zeroed). Never moves one.
+  // Fails: kIOError (the file could not be opened, allocated or mapped),
+  // kNoSpace; nothing is addressable then that was not before.
+  Status TryGrow(size_t n);
+  // TryGrow that throws std::bad_alloc on failure (anonymous stores, and a
+  // file store whose caller grew it with TryGrow first).
   void Grow(size_t n);
   uint8_t* At(uint32_t i) const {
     uint8_t* const* dir = dir_.load(std::memory_order_acquire);
@@ -48,9 +65,16 @@ class ChunkedStore {
   // Bytes mapped for chunks plus the directories (what the store reserves;
   // pages never written stay unbacked).
   size_t reserved_bytes() const;
+  bool file_backed() const { return !file_.empty(); }
+  // File-backed: the file's descriptor (-1 before the first growth) and a
+  // record's offset in it.
+  int fd() const { return fd_; }
+  uint64_t Offset(uint32_t i) const { return uint64_t{i} * stride_; }
 
  private:
   size_t stride_;
+  std::string file_;
+  int fd_ = -1;
   std::atomic<uint8_t**> dir_{nullptr};
   size_t chunks_ = 0, dir_capacity_ = 0;
   std::vector<std::unique_ptr<uint8_t*[]>> dirs_;  // every directory published, newest last
@@ -59,13 +83,34 @@ class ChunkedStore {
 // The vectors: dim floats a node, padded to a multiple of 4 floats (16
 // bytes; dims that are multiples of 16 stay 64-byte aligned: whole cache
 // lines, no AVX-512 load split across two).
+//
+// In a file (file non-empty): the same chunks mapped from the file, which
+// the page cache holds or not (a memory limit makes a cold vector a page
+// read). A new vector is written with pwrite (no fault on a page not yet
+// cached), and every kWriteback vectors this run's writeback is started and
+// the one kWritebackRuns before waited for (no durability: the file is rebuilt at
+// open), so dirty pages stay bounded: under a cgroup limit, dirty pages
+// the reclaim cannot write make it kill instead. Reads are advised
+// MADV_RANDOM (a fault reads its own pages, not 128 KB around them);
+// Preload reads a sorted set of vectors ahead with madvise(WILLNEED).
 class VectorArena {
  public:
-  explicit VectorArena(uint32_t dim) : dim_(dim), store_(Stride(dim)) {}
+  explicit VectorArena(uint32_t dim, std::string file = {}) : dim_(dim), store_(Stride(dim), std::move(file)) {}
   static size_t Stride(uint32_t dim) { return (size_t{dim} * sizeof(float) + 15) / 16 * 16; }
 
   uint32_t dim() const { return dim_; }
+  Status TryGrow(size_t n) { return store_.TryGrow(n); }
   void Grow(size_t n) { store_.Grow(n); }
+  bool file_backed() const { return store_.file_backed(); }
+  static constexpr uint32_t kWriteback = 64, kWritebackRuns = 8;
+  // Writer: node's vector (the node addressable). Fails only in a file (pwrite: kIOError, kNoSpace).
+  Status Write(uint32_t node, const float* v);
+  // File-backed: starts writeback of nodes [first, first + n) (no wait).
+  void Flush(uint32_t first, uint32_t n) const;
+  // File-backed: asks the kernel to read these nodes' pages that are not in
+  // the page cache (ids sorted ascending, duplicates allowed), merged into
+  // runs of adjacent pages, in file order. Returns the pages it asked for.
+  uint64_t Preload(std::span<const uint32_t> sorted_ids) const;
   size_t capacity() const { return store_.capacity(); }
   float* At(uint32_t node) const { return reinterpret_cast<float*>(store_.At(node)); }
   size_t stride() const { return store_.stride(); }

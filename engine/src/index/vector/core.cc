@@ -6,6 +6,8 @@
 #include <cstring>
 #include <string>
 
+#include <sys/resource.h>
+
 #include "engine/src/index/vector/insert.h"
 
 namespace fenec::index::vec {
@@ -15,12 +17,14 @@ IndexCore::IndexCore(const Options& resolved)
       kernels_(BestKernels()),
       dist_(resolved.metric == Metric::kL2 ? kernels_.l2 : kernels_.one_minus_dot),
       level_mult_(1.0 / std::log(double(resolved.m))),
-      arena_(resolved.dim),
+      arena_(resolved.dim, resolved.vector_file),
       graph_(resolved.m),
       table_(resolved.table_arm, &arena_),
       rng_(resolved.seed) {
   if (opts_.quantization == Quantization::kBinary)
     codes_ = std::make_unique<BinaryCodes>(opts_.dim, /*l2=*/opts_.metric == Metric::kL2);
+  if (opts_.quantization == Quantization::kScalar4)
+    sq4_ = std::make_unique<Scalar4Codes>(opts_.dim, /*l2=*/opts_.metric == Metric::kL2);
 }
 
 IndexCore::~IndexCore() = default;
@@ -45,6 +49,12 @@ Status IndexCore::Prepare(std::span<const float> in, float* out) const {
   return Status::OK();
 }
 
+uint64_t MajorFaults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<uint64_t>(u.ru_majflt);
+}
+
 const OwnerSlot* IndexCore::FindOwner(uint64_t owner) const {
   return owner_map_.FindIf(OwnerSlot::HashOf(owner), [&](const OwnerSlot& s) { return s.owner == owner; });
 }
@@ -54,11 +64,15 @@ uint32_t IndexCore::NewNode(uint64_t owner, const float* v, uint32_t tag) {
   int level = static_cast<int>(std::min<double>(Graph::kMaxLevel, std::floor(-std::log(u) * level_mult_)));
   const uint32_t id = graph_.size();
   arena_.Grow(size_t{id} + 1);
-  std::memcpy(arena_.At(id), v, size_t{opts_.dim} * sizeof(float));
+  // In memory it cannot fail; a file's pwrite failing after TryGrow
+  // reserved the room (fallocated) is a disk gone bad: stop, as a failed
+  // mapping would have.
+  if (!arena_.Write(id, v).ok()) throw std::bad_alloc();
   graph_.Add(level, owner, tag);
   table_.Insert(tag, id);
   owner_map_.Insert(OwnerSlot{owner, id, OwnerSlot::HashOf(owner)});
   if (codes_ && codes_->ready()) codes_->Add(arena_, id);
+  if (sq4_ && sq4_->ready()) sq4_->Add(arena_, id);
   counters_.Add(counters_.owners, 1);
   return id;
 }
@@ -136,6 +150,8 @@ Status IndexCore::Insert(std::span<const InsertItem> items) {
     tags[i] = TagOf(HashVector(&prepared[i * dim], opts_.dim));
   }
   base::MutexLock lock(&mu_);
+  // Room for every item first: a file that cannot grow fails the call before anything changes.
+  if (Status st = arena_.TryGrow(size_t{graph_.size()} + items.size()); !st.ok()) return st;
   EnsureTable();
   std::vector<uint32_t> fresh;
   uint64_t hits = 0;
@@ -161,12 +177,19 @@ Status IndexCore::Insert(std::span<const InsertItem> items) {
   counters_.Add(counters_.owner_hits, hits);
   if (codes_ && !codes_->ready() && graph_.size() >= BinaryCodes::kCenterSample)
     codes_->Activate(arena_, graph_.size());
+  if (sq4_ && !sq4_->ready() && graph_.size() >= Scalar4Codes::kSample) sq4_->Activate(arena_, graph_.size());
+  if (!fresh.empty()) arena_.Flush(fresh.front(), fresh.back() - fresh.front() + 1);
+  // Major faults of the whole process while linking: in a file they are
+  // the vectors the walk met cold (what a memory limit costs).
+  const bool faults = arena_.file_backed();
+  const uint64_t faults0 = faults ? MajorFaults() : 0;
   if (opts_.insert_arm == InsertArm::kRow) {
     for (uint32_t node : fresh) LinkRow(node);
   } else {
     for (size_t b = 0; b < fresh.size(); b += opts_.batch_size)
       LinkBatch(std::span<const uint32_t>(fresh).subspan(b, std::min<size_t>(opts_.batch_size, fresh.size() - b)));
   }
+  if (faults) counters_.Add(counters_.link_major_faults, MajorFaults() - faults0);
   return Status::OK();
 }
 
@@ -220,6 +243,8 @@ Stats IndexCore::GetStats() const {
   st.round_distances_total = get(c.round_distances_total);
   st.round_distances_max = get(c.round_distances_max);
   st.vectors_preloaded = get(c.vectors_preloaded);
+  st.pages_preloaded = get(c.pages_preloaded);
+  st.link_major_faults = get(c.link_major_faults);
   st.vectors_read_after_load = get(c.vectors_read_after_load);
   base::MutexLock lock(&mu_);
   TableStats t = table_.stats();
@@ -240,6 +265,7 @@ MemoryBreakdown IndexCore::Memory() const {
   const uint32_t n = graph_.size();
   m.vectors_full = uint64_t{n} * arena_.stride();
   if (codes_ && codes_->ready()) m.vectors_binary = codes_->bytes(n);
+  if (sq4_ && sq4_->ready()) m.vectors_scalar4 = sq4_->bytes(n);
   m.graph_links = graph_.links_bytes();
   m.node_meta = graph_.meta_bytes();
   m.table = table_.stats().memory_bytes;
@@ -249,6 +275,7 @@ MemoryBreakdown IndexCore::Memory() const {
     for (const auto& [node, owners] : extra_owners_) m.owners += 48 + owners.capacity() * sizeof(uint64_t);
   }
   m.reserved = arena_.reserved_bytes() + graph_.reserved_bytes() + (codes_ ? codes_->reserved_bytes() : 0) +
+               (sq4_ ? sq4_->reserved_bytes() : 0) +
                m.table + m.owners;
   return m;
 }

@@ -19,6 +19,7 @@
 #include "engine/src/index/vector/distance.h"
 #include "engine/src/index/vector/graph.h"
 #include "engine/src/index/vector/quantize.h"
+#include "engine/src/index/vector/scalar4.h"
 #include "engine/src/index/vector/table.h"
 #include "engine/src/index/vector/thread_pool.h"
 #include "engine/src/index/vector/vector_table.h"
@@ -48,6 +49,7 @@ struct Counters {
   std::atomic<uint64_t> other_distances{0};  // Cleanup's
   std::atomic<uint64_t> batches{0}, processes_run{0}, prelink_added{0}, prelink_pruned{0};
   std::atomic<uint64_t> rounds{0}, round_distances_total{0}, round_distances_max{0}, vectors_preloaded{0};
+  std::atomic<uint64_t> pages_preloaded{0}, link_major_faults{0};
   std::atomic<uint64_t> vectors_read_after_load{0};
   std::atomic<uint64_t> owners{0}, tombstones{0}, dead{0};
   void Add(std::atomic<uint64_t>& c, uint64_t v) { c.fetch_add(v, std::memory_order_relaxed); }
@@ -71,6 +73,9 @@ struct OwnerSlot {
 
 class InsertProcess;
 struct BatchScratch;
+
+// The process's major faults so far (getrusage: every thread's).
+uint64_t MajorFaults();
 
 // The batch being linked: which nodes are still in flight (their reverse
 // links wait in their process, see IndexCore::Link).
@@ -150,6 +155,7 @@ class IndexCore {
   VectorArena arena_;
   Graph graph_;
   std::unique_ptr<BinaryCodes> codes_;  // kBinary only
+  std::unique_ptr<Scalar4Codes> sq4_;   // kScalar4 only
   mutable Counters counters_;
 
   mutable base::Mutex mu_;  // the write lock
@@ -163,6 +169,11 @@ class IndexCore {
   // their heaps and visited sets are allocated once. The pool's workers
   // reach the pointee only during a call that holds mu_.
   std::unique_ptr<BatchScratch> batch_ FENEC_GUARDED_BY(mu_);
+  // Vectors in a file: whether the next group reads ahead. On while the
+  // last group faulted or read ahead any page; off while every vector it
+  // met was cached (a file that fits pays no mincore/madvise a step). A
+  // group run without it that faults turns it back on.
+  bool preload_ FENEC_GUARDED_BY(mu_) = true;
 
   // Owners beyond the first, of kMultiOwner nodes.
   mutable base::SharedMutex extra_mu_;

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <thread>
@@ -306,6 +307,42 @@ TEST(HnswBatch, SameGraphOnAnyThreadCount) {
       for (int layer = 0; layer <= built[0]->NodeLevel(i); ++layer)
         ASSERT_EQ(built[0]->Links(i, layer), built[b]->Links(i, layer)) << "node " << i << " layer " << layer;
     }
+  }
+}
+
+// Vectors in a file (Options::vector_file): the same graph as in memory, in
+// both arms, the file holding every vector's bytes; the batch arm counts its
+// read-ahead and the faults of its links, the memory arm neither.
+TEST(HnswFile, SameGraphAsInMemoryBothArms) {
+  const uint64_t seed = base::TestSeed();
+  base::ScratchDir dir;
+  Data d = testing::Clustered(2500, 24, 10, 0.5f, seed, seed + 1);
+  for (InsertArm arm : {InsertArm::kBatch, InsertArm::kRow}) {
+    Options o;
+    o.dim = 24;
+    o.seed = seed;
+    o.insert_arm = arm;
+    o.batch_size = 400;
+    std::unique_ptr<VectorIndex> mem = MustCreate(o);
+    o.vector_file = dir.path() + "/v" + std::string(InsertArmName(arm)) + ".fvec";
+    std::unique_ptr<VectorIndex> file = MustCreate(o);
+    ASSERT_TRUE(mem->InsertBatch(Items(d)).ok());
+    ASSERT_TRUE(file->InsertBatch(Items(d)).ok());
+    for (uint32_t i = 0; i < 2500; ++i) {
+      ASSERT_EQ(mem->NodeLevel(i), file->NodeLevel(i));
+      for (int layer = 0; layer <= mem->NodeLevel(i); ++layer)
+        ASSERT_EQ(mem->Links(i, layer), file->Links(i, layer)) << "node " << i << " layer " << layer;
+    }
+    std::FILE* f = std::fopen(o.vector_file.c_str(), "rb");
+    ASSERT_NE(f, nullptr);
+    std::vector<float> v(24);
+    ASSERT_EQ(std::fseek(f, 1234 * 96, SEEK_SET), 0);  // stride: 24 floats, 96 bytes
+    ASSERT_EQ(std::fread(v.data(), 4, 24, f), 24u);
+    std::fclose(f);
+    EXPECT_EQ(0, std::memcmp(v.data(), d.row(1234).data(), 96)) << "node 1234's bytes in the file";
+    EXPECT_EQ(mem->stats().link_major_faults, 0u);
+    EXPECT_EQ(mem->stats().pages_preloaded, 0u);
+    EXPECT_EQ(file->stats().vectors_preloaded > 0, arm == InsertArm::kBatch);
   }
 }
 

@@ -262,5 +262,51 @@ TEST(VectorQuantize, DISABLED_OversampleSweep768) {
   }
 }
 
+// The 4-bit code (kScalar4) at VS-2's bound: oversample 4 at 768-d on the
+// bench's spread (1.75: clusters overlap, a query's neighbours are a
+// cluster's nearest few), 20 clusters of 200. Its bytes are dim/2 a vector
+// (8x smaller than floats); a loaded graph recomputes the same quantizer
+// from nodes [0, 1024) and answers the same.
+TEST(VectorQuantize, Scalar4RecallAtOversample4) {
+  const uint64_t seed = base::TestSeed();
+  std::printf("seed %llu\n", (unsigned long long)seed);
+  constexpr size_t kN = 4000, kQ = 200;
+  constexpr uint32_t kDim = 768;
+  Data d = testing::Clustered(kN, kDim, 20, 1.75f, seed, seed + 1);
+  Data q = testing::Clustered(kQ, kDim, 20, 1.75f, seed, seed + 2);
+  auto truth = testing::Exact(d, q, kK);
+  Options o;
+  o.dim = kDim;
+  o.seed = seed;
+  o.quantization = Quantization::kScalar4;
+  o.oversample = 4;
+  std::unique_ptr<VectorIndex> index = MustCreate(o);
+  ASSERT_TRUE(index->InsertBatch(Items(d)).ok());
+  const uint64_t hits = Hits(*index, q, truth, kK, 0);
+  const MemoryBreakdown m = index->MemoryBytes();
+  std::printf("4-bit, rescored at oversample 4: recall@10 %llu/%zu; codes %llu bytes\n", (unsigned long long)hits,
+              kQ * kK, (unsigned long long)m.vectors_scalar4);
+  EXPECT_EQ(m.vectors_scalar4, kN * kDim / 2);
+  EXPECT_EQ(m.vectors_binary, 0u);
+  EXPECT_GE(hits, kQ * kK * 95 / 100);
+  EXPECT_EQ(index->stats().search_rescored, kQ * 4 * kK);
+  std::vector<uint8_t> bytes;
+  index->Serialize(&bytes);
+  std::unique_ptr<VectorIndex> loaded = MustCreate(o);
+  ASSERT_TRUE(loaded
+                  ->Load(bytes,
+                         [&](uint32_t, uint64_t owner, std::span<float> out) {
+                           std::copy_n(d.row(owner).data(), kDim, out.data());
+                           return Status::OK();
+                         })
+                  .ok());
+  for (size_t i = 0; i < 20; ++i) {
+    auto a = index->Search(q.row(i), kK), b = loaded->Search(q.row(i), kK);
+    ASSERT_TRUE(a.ok() && b.ok());
+    ASSERT_EQ(a->size(), b->size());
+    for (size_t j = 0; j < a->size(); ++j) EXPECT_EQ((*a)[j].owner, (*b)[j].owner);
+  }
+}
+
 }  // namespace
 }  // namespace fenec::index::vec

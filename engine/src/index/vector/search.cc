@@ -30,6 +30,14 @@ struct CodeScorer {
   void Prefetch(uint32_t id) const { _mm_prefetch(reinterpret_cast<const char*>(codes->At(id)), _MM_HINT_T0); }
 };
 
+// The query's estimated distance to a node's 4-bit code (scalar4.h).
+struct Scalar4Scorer {
+  const Scalar4Codes* codes;
+  const Scalar4Codes::Query* query;
+  float operator()(uint32_t id) const { return codes->Estimate(*query, id); }
+  void Prefetch(uint32_t id) const { _mm_prefetch(reinterpret_cast<const char*>(codes->At(id)), _MM_HINT_T0); }
+};
+
 // One per searching thread: the visited set (MM-2), the heaps and the
 // query's code table, kept between searches so a search allocates nothing
 // once warm. `hash` is VisitedSet::kHashCleared's set, made on first use
@@ -40,6 +48,7 @@ struct Scratch {
   std::vector<Neighbor> cand, top;
   std::vector<uint32_t> links, fresh;
   std::vector<float> table;
+  Scalar4Codes::Query sq4;
 };
 thread_local Scratch tls_scratch;
 thread_local bool tls_scratch_busy = false;
@@ -201,11 +210,18 @@ Result<std::vector<Hit>> IndexCore::Search(std::span<const float> query, size_t 
   std::vector<Neighbor> found;
   ScratchLease lease;
   Scratch& s = lease.get();
-  if (codes_ && codes_->ready()) {
+  const bool binary = codes_ && codes_->ready(), sq4 = sq4_ && sq4_->ready();
+  if (binary || sq4) {
     const size_t want = size_t{opts_.oversample} * k;
-    s.table.resize(codes_->table_floats());
-    CodeScorer score{codes_.get(), s.table.data(), codes_->FillTable(q.data(), s.table.data())};
-    WalkWith(visited, *this, score, std::max(ef, want), filter, s, &found, &counts);
+    if (binary) {
+      s.table.resize(codes_->table_floats());
+      CodeScorer score{codes_.get(), s.table.data(), codes_->FillTable(q.data(), s.table.data())};
+      WalkWith(visited, *this, score, std::max(ef, want), filter, s, &found, &counts);
+    } else {
+      sq4_->Prepare(q.data(), &s.sq4);
+      Scalar4Scorer score{sq4_.get(), &s.sq4};
+      WalkWith(visited, *this, score, std::max(ef, want), filter, s, &found, &counts);
+    }
     if (found.size() > want) found.resize(want);
     if (opts_.rescore) {
       // The pool's vectors are scattered over the arena and rarely cached

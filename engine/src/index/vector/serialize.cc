@@ -198,7 +198,7 @@ Status IndexCore::Load(std::span<const uint8_t> bytes,
 
   // The vectors: from the database for nodes with owners, from the bytes
   // for tombstones. The graph is untouched until all are in.
-  arena_.Grow(n);
+  if (Status st = arena_.TryGrow(n); !st.ok()) return st;
   std::vector<float> raw(dim);
   for (uint64_t i = 0; i < n; ++i) {
     const Node& nd = nodes[i];
@@ -255,6 +255,9 @@ Status IndexCore::Load(std::span<const uint8_t> bytes,
     table_.BuildFromTags(table_nodes, table_tags);  // GR-4: from the kept tags, no vector read
   else
     table_pending_ = true;  // the "before": the first write reads and hashes every vector
+  arena_.Flush(0, static_cast<uint32_t>(n));
+  // Recomputed from nodes [0, 1024), as first taken (scalar4.h).
+  if (sq4_ && n >= Scalar4Codes::kSample) sq4_->Activate(arena_, static_cast<uint32_t>(n));
   if (codes_ && (has_center || n >= BinaryCodes::kCenterSample))
     codes_->Activate(arena_, static_cast<uint32_t>(n), center, levels);
   counters_.owners.store(owners.size());

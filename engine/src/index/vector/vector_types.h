@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace fenec::index::vec {
@@ -42,7 +43,9 @@ enum class OpenArm : uint8_t { kKept, kNaive };
 // kBinary (VS-2): each vector is also kept as one bit a dimension; searches
 // walk the graph on the query's estimated distance to each code and rescore
 // the best on the full vectors (quantize.h).
-enum class Quantization : uint8_t { kNone, kBinary };
+// kScalar4 (VS-2): 4 bits a dimension, a uniform quantizer per dimension
+// (scalar4.h), walked and rescored the same way.
+enum class Quantization : uint8_t { kNone, kBinary, kScalar4 };
 
 // The visited set of a search's walk (MM-2). kBitmap is what ships: one
 // VisitedBitmap a thread (visited.h), cleared in O(1) by a version bump.
@@ -82,6 +85,11 @@ struct Options {
                                     // why 16: engine/doc/vectors.md, VS-2.
   bool rescore = true;              // kBinary: false returns the codes' ranking as is
                                     // (distances are then estimates, in the metric's units).
+  // Where the full vectors live: "" in anonymous memory (default); else in
+  // this file, mapped, truncated when the index first grows (a cache the
+  // caller rebuilds at open: engine/doc/vectors.md, "Vectors in a file").
+  // The batch arm then reads each step's vectors ahead (madvise WILLNEED).
+  std::string vector_file;
 };
 
 // One growth of a hash table of the index (the held-vector table, the owner map).
@@ -140,6 +148,9 @@ struct Stats {
   uint64_t round_distances_total = 0;  // distances computed in those rounds (gathered a step at a time)
   uint64_t round_distances_max = 0;    // the most in one round
   uint64_t vectors_preloaded = 0;      // vectors prefetched before their distances
+  // Vectors in a file (Options::vector_file); 0 in memory.
+  uint64_t pages_preloaded = 0;        // pages not in the page cache the batch arm read ahead
+  uint64_t link_major_faults = 0;      // the process's major faults while linking (getrusage)
   // The table of held vectors (GR-3) and its build after a load (GR-4).
   uint64_t table_growths = 0;
   uint64_t table_max_entries_moved = 0;
@@ -158,12 +169,13 @@ struct Stats {
 struct MemoryBreakdown {
   uint64_t vectors_full = 0;    // nodes * dim * 4 (rounded up to 16 bytes a vector)
   uint64_t vectors_binary = 0;  // kBinary: nodes * dim / 8 (rounded up to 8 bytes a vector)
+  uint64_t vectors_scalar4 = 0; // kScalar4: nodes * dim / 2 (rounded up to 16 bytes a vector)
   uint64_t graph_links = 0;     // level-0 records ((2 + 2m) * 4 bytes: seq, count, ids) + upper lists
   uint64_t table = 0;           // the held-vector table's slots
   uint64_t node_meta = 0;       // 25 bytes a node (owner, upper-list pointer, tag, level, flags)
   uint64_t owners = 0;          // the owner -> node map and extra owners
   uint64_t reserved = 0;        // every mapping and allocation, slack included
-  uint64_t total() const { return vectors_full + vectors_binary + graph_links + table + node_meta + owners; }
+  uint64_t total() const { return vectors_full + vectors_binary + vectors_scalar4 + graph_links + table + node_meta + owners; }
 };
 
 struct CleanupReport {
