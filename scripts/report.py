@@ -91,7 +91,10 @@ def summary(entries, runs):
             continue
         rows = by_id.get(e["id"], [])
         if rows:
-            main = next((v for _, v in rows if v["claim"] == e["claim"]), rows[0][1])
+            # The finding's first scenario speaks for it; fs-bench's verdicts (one a file system) come after.
+            first = (catalogue.scenarios_of(e) or [""])[0]
+            main = next((v for n, v in rows if v["claim"] == e["claim"] and n == first),
+                        next((v for _, v in rows if v["claim"] == e["claim"]), rows[0][1]))
             ours, verdict = headline(main), outcome_of([v for _, v in rows])
             plot = plot_link(next((v["plot"] for _, v in rows if v["plot"]), ""))
             if all(n == rows[0][0] for n, _ in rows):
