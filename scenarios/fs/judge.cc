@@ -50,6 +50,12 @@ const RatioDef* def_named(const std::string& name) {
 }
 
 std::string fmt_ratio(const kit::Ratio& r) { return r.known() ? kit::format_ratio(r) : "-"; }
+// A def's value as the table prints it: a ratio, or a figure with its unit.
+std::string fmt_def(const RatioDef& d, const kit::Ratio& r) {
+  if (!d.den_key.empty() || !r.known()) return fmt_ratio(r);
+  const bool us = d.num_metric.size() > 3 && d.num_metric.substr(d.num_metric.size() - 3) == "_us";
+  return kit::format_interval(r, us ? "us" : "", us ? 0 : 3);
+}
 
 double median_of(const Measured& m, const std::string& fs_name, const std::string& key, const std::string& metric) {
   std::vector<double> v = m.values(fs_name, key, metric);
@@ -238,7 +244,7 @@ std::string findings_table(const Measured& m, const std::vector<kit::Verdict>& v
   md += "\n" + sep + "\n";
   for (const RatioDef& d : ratio_defs()) {
     md += "| " + (d.finding.empty() ? "-" : d.finding) + " | " + d.what + " |";
-    for (const std::string& f : m.fs) md += " " + fmt_ratio(def_ratio(m, d, f)) + " |";
+    for (const std::string& f : m.fs) md += " " + fmt_def(d, def_ratio(m, d, f)) + " |";
     md += "\n";
   }
   std::vector<std::string> ids;
