@@ -121,6 +121,13 @@ def details(name, run, entries):
         out += [run["note"], ""]
     out.append(f"{'Quick' if quick else 'Full'} run of {run.get('metadata', {}).get('date', 'an unknown date')}.")
     out.append("")
+    # A run's own markdown for its section (a JSON string under a key ending
+    # in _markdown, e.g. fs-bench's table finding x file system), its
+    # headings moved under this section's.
+    for key, text in run.items():
+        if key.endswith("_markdown") and isinstance(text, str):
+            out += [("##" + line) if line.startswith("#") else line for line in text.rstrip("\n").split("\n")]
+            out.append("")
     for v in run.get("verdicts", []):
         e = next((x for x in entries if x["id"] == v["finding"] and x["claim"] == v["claim"]), None)
         e = e or next((x for x in entries if x["id"] == v["finding"] and x["row"] is None), None)

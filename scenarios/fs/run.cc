@@ -94,8 +94,8 @@ int run(kit::Harness& h, Config& c) {
   for (const auto& [f, cells] : m.cell_skipped)
     for (const auto& [key, why] : cells) skipped += fmt::format("- fs={} {}: {}\n", f, key, why);
   const std::string md = "# fs-bench: findings x file system\n\n" + table +
-                         "\n## Differences over 15% between file systems\n\n" + diff_md +
-                         (skipped.empty() ? "" : "\n## Cells without figures\n\n" + skipped);
+                         "\n# Differences over 15% between file systems\n\n" + diff_md +
+                         (skipped.empty() ? "" : "\n# Cells without figures\n\n" + skipped);
   std::cout << "\n" << md << "\n";
   h.results().attach_json("findings_by_fs_markdown", [&] {
     std::string j = "\"";
