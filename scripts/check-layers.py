@@ -17,6 +17,7 @@ Layers, bottom first (README.md, "Layers"):
   scenarios/pg           the scratch PostgreSQL cluster the benches start; the base only
   scenarios/procs        the child processes the benches start (fenec-server, conns-holder); the base, and
                          the public API and the kit for the engine's counters as result rows
+  scenarios/engines      the engine arms and workloads the benches share; the engine, the kit, scenarios/pg
   scenarios/<name>       the benches: anything below, findings, scenarios/pg, and their own folder
   fuzz                   the fuzz targets: anything
 
@@ -53,7 +54,11 @@ RULES += [
     # child processes: fenec-server, conns-holder) for those that start those.
     ('scenarios/pg/', BASE),
     ('scenarios/procs/', BASE + PUBLIC + ['iobench/kit/']),
-    ('scenarios/', BASE + PUBLIC + ['engine/', 'iobench/', 'findings/', 'scenarios/pg/', 'scenarios/procs/']),
+    # scenarios/engines/ (the engine arms and the workloads that drive them,
+    # not a scenario) is there for every scenario that runs engines.
+    ('scenarios/engines/', BASE + PUBLIC + ['engine/', 'iobench/', 'findings/', 'scenarios/pg/']),
+    ('scenarios/', BASE + PUBLIC + ['engine/', 'iobench/', 'findings/', 'scenarios/pg/', 'scenarios/procs/',
+                    'scenarios/engines/']),
     # The fuzz targets feed every input path, so they reach into every layer.
     ('fuzz/', BASE + PUBLIC + ['engine/', 'iobench/', 'findings/', 'scenarios/']),
 ]
