@@ -9,6 +9,7 @@
 #   make fuzz FUZZ_SECONDS=N  build the libFuzzer targets with clang (build-fuzz) and run each N s
 #   make bench                quick mode of every scenario, then results/REPORT.md
 #   make <name>-bench         one scenario in full; QUICK=1 for its quick mode
+#   make advise               iobench advise, verified against the engines (= make advise-bench)
 #   make report               rebuild results/REPORT.md from results/*/
 #   make stability RUNS=K     the quick suite K times; results/stability/STABILITY.md marks verdicts that differ
 #   make ci-charts            CI regression charts vs results/baseline/ (the checkout stays clean; make record appends history)
@@ -38,9 +39,9 @@ RUNS ?= 5
 QFLAG := $(if $(filter 1 yes true,$(QUICK)),--quick,)
 # The scenarios (make NAME-bench): scenarios/scenarios.txt's names, in its
 # order; the `scenarios` test fails when they differ.
-SCENARIOS := io concurrency growth recon journals commit smaps micro vector conns requests load fs soak
+SCENARIOS := io concurrency growth recon journals commit smaps micro vector conns requests load fs soak advise
 
-.PHONY: all setup build fuzz test bench report stability clean postgres-up postgres-down ci-charts record ci-baseline \
+.PHONY: advise all setup build fuzz test bench report stability clean postgres-up postgres-down ci-charts record ci-baseline \
         $(addsuffix -bench,$(SCENARIOS))
 
 all: build
@@ -74,6 +75,9 @@ bench: build
 
 $(addsuffix -bench,$(SCENARIOS)): %-bench: build
 	@bash scripts/run-bench.sh $(BUILD) $* $(QFLAG) $(ARGS)
+
+# iobench advise verified against the engines, on the scratch folder (QUICK=1 for its quick mode).
+advise: advise-bench
 
 report:
 	@bash scripts/report.sh

@@ -43,5 +43,6 @@ RunFn register_syncmethods(CLI::App& root);
 RunFn register_lies(CLI::App& root);
 RunFn register_coherence(CLI::App& root);
 RunFn register_diskcheck(CLI::App& root);
+RunFn register_advise(CLI::App& root);
 
 }  // namespace fenec::iobench

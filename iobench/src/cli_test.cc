@@ -94,6 +94,9 @@ TEST_F(Cli, BadFlagsAndValuesExitTwoWithOneLine) {
       {"sweep", "--dir", dir_.path(), "--batch", "x"},
       {"coherence", "--dir", dir_.path(), "--rounds", "0"},
       {"diskcheck", "write", "--dir", dir_.path(), "--mode", "buffered"},
+      {"advise", "--dir", dir_.path(), "--engines", "mysql"},
+      {"advise", "--dir", dir_.path(), "--cpu-us", "fenecdb=fast"},
+      {"advise", "--dir", dir_.path(), "--writers", "0"},
   };
   for (const auto& args : bad) {
     Outcome r = run(args, dir_);
@@ -112,7 +115,7 @@ TEST_F(Cli, DirectSizeOffAlignmentSaysWhich) {
 }
 
 TEST_F(Cli, EveryCommandHasHelp) {
-  for (const char* cmd : {"sweep", "syncmethods", "probe", "lies", "coherence", "diskcheck"}) {
+  for (const char* cmd : {"sweep", "syncmethods", "probe", "lies", "coherence", "diskcheck", "advise"}) {
     Outcome r = run({cmd, "--help"}, dir_);
     EXPECT_EQ(r.code, 0) << cmd;
     EXPECT_NE(r.out.find("--dir"), std::string::npos) << cmd << " help mentions --dir";
@@ -192,6 +195,21 @@ TEST_F(Cli, DataOnStdoutIsTheDataAlone) {
   Outcome r = run(both, dir_);
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(lines(r.err), 1u) << r.err;
+}
+
+// advise end to end over the null path: the measurements run, the advice is
+// printed (to stderr, stdout being the JSON's), and the JSON is one document.
+TEST_F(Cli, NullAdviseIsTheWholeCommand) {
+  Outcome r = run({"advise", "--dir", dir_.path(), "--submit", "null", "--quick", "--engines", "fenecdb,sqlite",
+                   "--writers", "1,4", "--cpu-us", "fenecdb=5", "--seed", "3", "--json", "-"},
+                  dir_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_FALSE(r.out.empty());
+  EXPECT_EQ(r.out.front(), '{');
+  EXPECT_EQ(r.out[r.out.find_last_not_of('\n')], '}');
+  EXPECT_NE(r.out.find("\"predictions\":["), std::string::npos);
+  EXPECT_NE(r.err.find("options.commit_window_us"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("PRAGMA journal_mode = WAL;"), std::string::npos) << r.err;
 }
 
 TEST_F(Cli, DirectOnTmpfsIsSkippedWithTheReason) {

@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
       "  probe        what the filesystem and device support and require (tried, not assumed)\n"
       "  lies         is a durable write plausibly durable here? (IO-4)\n"
       "  coherence    read-after-direct-write staleness check (IO-5)\n"
-      "  diskcheck    serve|write|verify: prove durability across a power cut",
+      "  diskcheck    serve|write|verify: prove durability across a power cut\n"
+      "  advise       the settings each engine should use here, and the durable commits/s to expect",
       "iobench"};
   app.require_subcommand(1);
   std::map<std::string, RunFn> runs;
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   runs["lies"] = register_lies(app);
   runs["coherence"] = register_coherence(app);
   runs["diskcheck"] = register_diskcheck(app);
+  runs["advise"] = register_advise(app);
   if (int rc = fenec::base::ParseFlags(app, argc, argv); rc >= 0) return rc;
   fenec::kit::install_stop_handlers();
   try {

@@ -119,6 +119,16 @@ std::unique_ptr<Store> open_fenecdb(const ArmSpec& arm, const std::string& part,
   // cost the run time, it is not part of any measurement.
   o.checkpoint_on_close = false;
   if (arm.append_journal) o.journal_zero_ahead = 0;
+  for (const auto& [name, value] : arm.settings) {
+    if (name == "journal_zero_ahead") {
+      o.journal_zero_ahead = std::stoull(value);
+    } else if (name == "data_flush" && (value == "kPwrite" || value == "kGlobalRing")) {
+      o.data_flush = value == "kPwrite" ? DataFlush::kPwrite : DataFlush::kGlobalRing;
+    } else {
+      *err = fmt::format("fenecdb: setting {}={} is not one this arm applies", name, value);
+      return nullptr;
+    }
+  }
   if (arm.naive) {
     if (part == "writers") o.commit_mode = CommitMode::kNaive;          // CC-1
     else if (part == "readers") o.buffer_write = BufferWrite::kUnderLock;  // CC-4

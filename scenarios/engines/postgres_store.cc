@@ -44,7 +44,8 @@ class PgSession : public Session {
 
 class PgStore : public Store {
  public:
-  PgStore(std::string conninfo, bool durable) : conninfo_(std::move(conninfo)), durable_(durable) {}
+  PgStore(std::string conninfo, bool durable, std::map<std::string, std::string> settings)
+      : conninfo_(std::move(conninfo)), durable_(durable), settings_(std::move(settings)) {}
   ~PgStore() override { (void)close(); }
 
   std::string create() {
@@ -52,6 +53,7 @@ class PgStore : public Store {
     admin_ = pg::Connect(conninfo_, &err);
     if (admin_ == nullptr) return err;
     table_ = fmt::format("docs_{}_{}", getpid(), g_tables.fetch_add(1));
+    if (auto e = apply_settings(); !e.empty()) return e;
     return pg::Exec(admin_, fmt::format("CREATE TABLE {} (id bigserial PRIMARY KEY, body text NOT NULL, n bigint NOT NULL)",
                                     table_));
   }
@@ -61,6 +63,8 @@ class PgStore : public Store {
     if (c == nullptr) return nullptr;
     auto s = std::make_unique<PgSession>(this, c);
     if (*err = s->prepare(table_, durable_); !err->empty()) return nullptr;
+    for (const auto& [name, value] : session_settings_)
+      if (*err = pg::Exec(c, fmt::format("SET {} = {}", name, literal(value))); !err->empty()) return nullptr;
     return s;
   }
 
@@ -82,6 +86,11 @@ class PgStore : public Store {
   std::string close() override {
     if (admin_ == nullptr) return "";
     std::string err = table_.empty() ? "" : pg::Exec(admin_, "DROP TABLE IF EXISTS " + table_);
+    // The cluster's own settings back as they were, for the next store.
+    for (const std::string& name : altered_) {
+      if (auto e = pg::Exec(admin_, "ALTER SYSTEM RESET " + name); !e.empty() && err.empty()) err = e;
+    }
+    if (!altered_.empty()) (void)reload();
     PQfinish(admin_);
     admin_ = nullptr;
     return err;
@@ -90,8 +99,51 @@ class PgStore : public Store {
   void count_commit() { commits_.fetch_add(1, std::memory_order_relaxed); }
 
  private:
+  static std::string literal(const std::string& v) {
+    std::string q = "'";
+    for (char ch : v) q += ch == '\'' ? std::string("''") : std::string(1, ch);
+    return q + "'";
+  }
+
+  std::string reload() {
+    PGresult* r = nullptr;
+    std::string e = pg::Exec(admin_, "SELECT pg_reload_conf()", PGRES_TUPLES_OK, &r);
+    if (r) PQclear(r);
+    // The postmaster rereads the file on the signal; backends started after it inherit the values.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    return e;
+  }
+
+  // Each setting by its context (pg_settings): user and superuser ones SET on
+  // every session; sighup ones ALTER SYSTEM + reload; a restart is refused.
+  std::string apply_settings() {
+    for (const auto& [name, value] : settings_) {
+      PGresult* r = nullptr;
+      if (auto e = pg::Exec(admin_, fmt::format("SELECT context FROM pg_settings WHERE name = {}", literal(name)),
+                            PGRES_TUPLES_OK, &r);
+          !e.empty())
+        return e;
+      const std::string context = PQntuples(r) == 1 ? PQgetvalue(r, 0, 0) : "";
+      PQclear(r);
+      if (context.empty()) return "postgres: no setting " + name;
+      if (context == "postmaster" || context == "internal")
+        return fmt::format("postgres: {} needs a server restart ({})", name, context);
+      if (context == "sighup") {
+        if (auto e = pg::Exec(admin_, fmt::format("ALTER SYSTEM SET {} = {}", name, literal(value))); !e.empty())
+          return e;
+        altered_.push_back(name);
+      } else {
+        session_settings_.emplace_back(name, value);
+      }
+    }
+    return altered_.empty() ? "" : reload();
+  }
+
   std::string conninfo_;
   bool durable_;
+  std::map<std::string, std::string> settings_;
+  std::vector<std::pair<std::string, std::string>> session_settings_;
+  std::vector<std::string> altered_;
   PGconn* admin_ = nullptr;
   std::string table_;
   std::atomic<uint64_t> commits_{0};
@@ -210,7 +262,7 @@ std::unique_ptr<Store> open_postgres(const ArmSpec& arm, const std::string& conn
     *err = "no PostgreSQL cluster for this run";
     return nullptr;
   }
-  auto store = std::make_unique<PgStore>(conninfo, arm.durable);
+  auto store = std::make_unique<PgStore>(conninfo, arm.durable, arm.settings);
   if (*err = store->create(); !err->empty()) return nullptr;
   store->reset_counters();
   return store;

@@ -6,6 +6,7 @@
 // endian, so ids sort in insertion order); the value is n then the body.
 // fsyncs are RocksDB's own WAL_FILE_SYNCED ticker.
 #include <fmt/format.h>
+#include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
 #include <rocksdb/iterator.h>
 #include <rocksdb/options.h>
@@ -61,9 +62,20 @@ class RocksStore : public Store {
   explicit RocksStore(bool durable) { write_.sync = durable; }
   ~RocksStore() override { (void)close(); }
 
-  std::string open(const std::string& path) {
+  std::string open(const std::string& path, const std::map<std::string, std::string>& settings) {
     rocksdb::Options o;
     o.create_if_missing = true;
+    if (!settings.empty()) {
+      // The arm's settings as RocksDB's own option string: DB and column family options alike.
+      std::string text;
+      for (const auto& [name, value] : settings) text += name + "=" + value + ";";
+      rocksdb::ConfigOptions config;
+      config.ignore_unknown_options = false;
+      rocksdb::Options set;
+      const rocksdb::Status s = rocksdb::GetOptionsFromString(config, o, text, &set);
+      if (!s.ok()) return "rocksdb options " + text + ": " + s.ToString();
+      o = set;
+    }
     o.statistics = rocksdb::CreateDBStatistics();
     stats_ = o.statistics;
     rocksdb::DB* db = nullptr;
@@ -158,7 +170,7 @@ std::unique_ptr<Store> open_rocksdb(const ArmSpec& arm, const std::string& dir, 
     return nullptr;
   }
   auto store = std::make_unique<RocksStore>(arm.durable);
-  if (*err = store->open(dir + "/rocksdb"); !err->empty()) return nullptr;
+  if (*err = store->open(dir + "/rocksdb", arm.settings); !err->empty()) return nullptr;
   store->reset_counters();
   return store;
 }

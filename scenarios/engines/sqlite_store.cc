@@ -39,7 +39,7 @@ class Stmt {
 // Opens one connection with the arm's settings. The journal mode is a
 // property of the database file (set once at creation); synchronous and
 // the busy timeout are per connection.
-std::string open_connection(const std::string& path, bool full, sqlite3** out) {
+std::string open_connection(const std::string& path, bool full, const std::string& extra_pragmas, sqlite3** out) {
   const char* vfs = counting_vfs_name();
   if (!vfs) return "sqlite: cannot register the sync-counting VFS";
   sqlite3* db = nullptr;
@@ -50,7 +50,7 @@ std::string open_connection(const std::string& path, bool full, sqlite3** out) {
     return err;
   }
   sqlite3_busy_timeout(db, kBusyTimeoutMs);
-  const std::string pragmas = fmt::format("PRAGMA synchronous={};", full ? "FULL" : "NORMAL");
+  const std::string pragmas = fmt::format("PRAGMA synchronous={};", full ? "FULL" : "NORMAL") + extra_pragmas;
   if (sqlite3_exec(db, pragmas.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
     std::string err = sqlite_error(db, "pragma");
     sqlite3_close(db);
@@ -95,23 +95,32 @@ class SqliteSession : public Session {
 
 class SqliteStore : public Store {
  public:
-  SqliteStore(std::string path, bool full) : path_(std::move(path)), full_(full) {}
+  // settings: journal_mode is the file's, set at creation (WAL unless given);
+  // every other one a pragma each connection runs after synchronous.
+  SqliteStore(std::string path, bool full, const std::map<std::string, std::string>& settings)
+      : path_(std::move(path)), full_(full) {
+    for (const auto& [name, value] : settings) {
+      if (name == "journal_mode") journal_mode_ = value;
+      else pragmas_ += fmt::format("PRAGMA {}={};", name, value);
+    }
+  }
 
   std::string create() {
     sqlite3* db = nullptr;
-    if (auto err = open_connection(path_, full_, &db); !err.empty()) return err;
-    const char* kSetup =
-        "PRAGMA journal_mode=WAL;"
-        "CREATE TABLE IF NOT EXISTS docs(id INTEGER PRIMARY KEY, body TEXT NOT NULL, n INTEGER NOT NULL);";
+    if (auto err = open_connection(path_, full_, pragmas_, &db); !err.empty()) return err;
+    const std::string setup = fmt::format(
+        "PRAGMA journal_mode={};"
+        "CREATE TABLE IF NOT EXISTS docs(id INTEGER PRIMARY KEY, body TEXT NOT NULL, n INTEGER NOT NULL);",
+        journal_mode_);
     std::string err;
-    if (sqlite3_exec(db, kSetup, nullptr, nullptr, nullptr) != SQLITE_OK) err = sqlite_error(db, "setup");
+    if (sqlite3_exec(db, setup.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) err = sqlite_error(db, "setup");
     sqlite3_close(db);
     return err;
   }
 
   std::unique_ptr<Session> session(std::string* err) override {
     sqlite3* db = nullptr;
-    if (*err = open_connection(path_, full_, &db); !err->empty()) return nullptr;
+    if (*err = open_connection(path_, full_, pragmas_, &db); !err->empty()) return nullptr;
     auto s = std::make_unique<SqliteSession>(this, db);
     if (*err = s->prepare(); !err->empty()) return nullptr;
     return s;
@@ -139,6 +148,7 @@ class SqliteStore : public Store {
  private:
   std::string path_;
   bool full_;
+  std::string journal_mode_ = "WAL", pragmas_;
   std::atomic<uint64_t> commits_{0};
   SyncCounts base_{};
 };
@@ -216,7 +226,7 @@ std::unique_ptr<Store> open_sqlite(const ArmSpec& arm, const std::string& dir, s
     *err = fmt::format("mkdir {}: {}", dir, ec.message());
     return nullptr;
   }
-  auto store = std::make_unique<SqliteStore>(dir + "/bench.sqlite", arm.durable);
+  auto store = std::make_unique<SqliteStore>(dir + "/bench.sqlite", arm.durable, arm.settings);
   if (*err = store->create(); !err->empty()) return nullptr;
   store->reset_counters();
   return store;

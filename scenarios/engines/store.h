@@ -77,6 +77,13 @@ struct ArmSpec {
   // fenecdb: Options::journal_zero_ahead = 0, the journal only appended (its
   // fdatasyncs commit the file's new size each time): what zero ahead buys.
   bool append_journal = false;
+  // Engine settings by the engine's own names, applied by the arm on top of
+  // the above (a name the arm cannot apply fails the open, saying so):
+  // fenecdb Options fields (journal_zero_ahead, data_flush); SQLite pragmas,
+  // journal_mode at creation and the rest on every connection; RocksDB
+  // option strings (GetOptionsFromString); PostgreSQL GUCs, SET on every
+  // session, or ALTER SYSTEM + reload for sighup ones (reset at close).
+  std::map<std::string, std::string> settings;
 };
 
 // The folder (fenecdb) or file (SQLite) the store lives in is under dir.

@@ -1,0 +1,179 @@
+// `iobench advise`: from this disk's measured costs, the settings each
+// engine should use here and the durable commits/s to expect
+// (iobench/doc/advise.md states the model and where it breaks).
+//
+// Three layers, each usable alone:
+//   measure()  runs sweep cells, syncmethods, lies and probe (their code,
+//              called) plus a short I/O-priority control: the disk's figures;
+//   figures_of() + advise()  the model and the recommendations: pure
+//              arithmetic on DiskFigures and each engine's CPU a commit, so
+//              tests pin it on fixed inputs;
+//   advise_report.cc  the text a user pastes, JSON, tidy rows, Markdown + plots.
+// The verifying half (engines run at default vs recommended settings) sits
+// above iobench in scenarios/advise, which links this library; `iobench
+// advise --verify` execs that scenario's binary.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "iobench/src/lies.h"
+#include "iobench/src/probe.h"
+#include "iobench/src/sweep.h"
+#include "iobench/src/syncmethods.h"
+
+namespace fenec::kit {
+class Results;
+}
+
+namespace fenec::iobench::advise {
+
+enum class Engine { kFenecdb, kPostgres, kRocksdb, kSqlite };
+inline constexpr Engine kAllEngines[] = {Engine::kFenecdb, Engine::kPostgres, Engine::kRocksdb, Engine::kSqlite};
+const char* engine_name(Engine e);  // "fenecdb", "postgres", "rocksdb", "sqlite"
+bool parse_engine(const std::string& name, Engine* out);
+bool parse_engine_list(const std::string& text, std::vector<Engine>* out, std::string* err);
+
+// One size's durable-write costs: write+fdatasync into fresh (fallocated,
+// unwritten) blocks, which commits metadata as an appended file's growth
+// does; the same over blocks the file already has; O_DIRECT|O_DSYNC there.
+struct SyncCosts {
+  uint64_t size = 0;
+  CellResult append, overwrite, direct;
+};
+
+// Whether the scheduler honours I/O priority: a foreground 4 KiB
+// write+fdatasync loop alone, beside an O_DIRECT background writer at the
+// foreground's priority, and beside the same writer in the IDLE class.
+struct PrioControl {
+  std::string skipped;
+  double alone_p50_us = 0, equal_p50_us = 0, idle_p50_us = 0;
+  double equal_bg_mb_s = 0, idle_bg_mb_s = 0;
+  // IDLE protected the foreground: its p50 beside IDLE at most 0.8x its p50
+  // beside the equal-priority writer, and the background actually slowed it.
+  bool honoured = false;
+};
+
+struct Measurement {
+  ProbeResult probe;
+  unsigned cores = 1;
+  std::vector<SyncCosts> sizes;     // 4 KiB (a small record's page), 8 KiB (the WAL page), 1 MiB
+  std::vector<CellResult> overlap;  // 8 KiB write+fdatasync over written blocks, a file a job, at each job count
+  std::vector<CellResult> overlap_append;  // the same into fresh blocks
+  LiesResult lies;
+  SyncMethodsResult syncmethods;
+  PrioControl prio;
+  double seconds = 0;               // wall time of measure()
+};
+
+struct MeasureOptions {
+  std::string dir;
+  SubmitKind submit = SubmitKind::kPwrite;  // kNull: no disk (tests); lies, syncmethods, prio skipped
+  double cell_s = 1;                        // per sweep cell
+  std::vector<unsigned> jobs = {1, 4, 16};  // the overlap cells
+  uint64_t seed = 1;
+  bool (*stop)() = kit::stop_requested;
+};
+Measurement measure(const MeasureOptions& o);
+
+// What the model reads: medians (us) of one durable commit's write + sync.
+struct DiskFigures {
+  double append_us = 0;      // 4 KiB write+fdatasync into fresh blocks
+  double overwrite_us = 0;   // 4 KiB write+fdatasync over allocated blocks
+  double direct_us = 0;      // 4 KiB O_DIRECT|O_DSYNC overwrite; 0: no O_DIRECT here
+  double wal8k_fdatasync_us = 0, wal8k_dsync_us = 0;  // syncmethods' "one 8k write", 0 if not run
+  bool wal8k_dsync_direct = false;                    // the dsync figure had O_DIRECT
+  double big_us = 0;         // 1 MiB write+fdatasync overwrite (a checkpoint's flush)
+  std::vector<std::pair<unsigned, double>> overlap;   // jobs -> ops/s over one job's
+  // jobs -> a commit's p50 with that many syncing at once, over one job's
+  // alone: a sync's time depends on what else runs (the model's T at N writers).
+  std::vector<std::pair<unsigned, double>> overwrite_scale, append_scale;
+  unsigned cores = 1;
+  bool memory_backed = false, o_direct = false;
+  Durability lies = Durability::kUnknown;
+  std::vector<std::string> lies_reasons;
+  std::string scheduler = "unknown";
+  bool prio_known = false, prio_honoured = false;
+  double prio_equal_us = 0, prio_idle_us = 0;
+};
+DiskFigures figures_of(const Measurement& m);
+
+// One engine's calibration: the CPU a commit costs the machine outside its
+// sync (from a buffered run of that engine, or --cpu-us); <= 0: unknown,
+// and the model is then sync-bound only (said in the output).
+struct EngineCpu {
+  Engine engine = Engine::kFenecdb;
+  double cpu_us = 0;
+  std::string source;  // "calibrated", "given", "unknown"
+};
+
+// A setting an arm applies: name -> value, as the engine spells it
+// (PostgreSQL GUCs, RocksDB option strings, SQLite pragmas, fenecdb Options fields).
+using Settings = std::map<std::string, std::string>;
+
+struct Recommendation {
+  Engine engine = Engine::kFenecdb;
+  std::string name, value, default_value;
+  std::string reason;         // one line, quoting the measured figure it rests on
+  bool changes_default = false;
+  bool tradeoff = false;      // gives up something (durability): stated, never applied by --verify
+  double predicted_gain = 0;  // at the largest writer count; 0 where the model has none
+};
+
+// The model's answer for one engine, config and writer count.
+struct Prediction {
+  Engine engine = Engine::kFenecdb;
+  std::string config;          // "default" or "recommended"
+  unsigned writers = 1;
+  double round_us = 0;         // one sync round: the commit's write + sync, plus any window waited
+  double commits_per_round = 1;
+  double commits_per_s = 0;
+  bool cpu_bound = false;
+};
+
+struct Advice {
+  std::vector<std::string> warnings;  // first in every output: the lies verdict, memory-backed dirs
+  std::vector<Recommendation> recs;
+  std::vector<Prediction> predictions;
+  std::map<Engine, Settings> recommended;  // what changes a default and is not a trade-off
+};
+
+// The model (iobench/doc/advise.md): R(N) = min(N / (x + (N / c) * T), cores / x).
+double commits_per_s(double x_us, double round_us, double per_round, unsigned writers, unsigned cores,
+                     bool* cpu_bound = nullptr);
+// Commits one round carries at N writers: 1 at one writer; without a window a
+// group commit carries about half (those released by round k arrive while
+// round k+1 syncs); with a window that waits for them, all N.
+double commits_per_round(unsigned writers, bool group_commit, bool window);
+// The wait a window adds to a round: the released writers' CPU to come back
+// (N/2 of them over the cores), capped by the window itself.
+double window_wait_us(double window_us, double x_us, unsigned writers, unsigned cores);
+// The scale at the largest measured job count <= writers (1 if none).
+double scale_at(const std::vector<std::pair<unsigned, double>>& scale, unsigned writers);
+
+// The settings a verify run's "default" config starts from: the engine's own
+// defaults, spelled out where the arm's baseline differs (SQLite's arm is WAL).
+Settings default_settings(Engine e);
+
+Advice advise(const DiskFigures& d, const std::vector<EngineCpu>& cpu, const std::vector<unsigned>& writers);
+
+// Output (advise_report.cc).
+std::string advice_text(const DiskFigures& d, const std::vector<EngineCpu>& cpu, const Advice& a);
+std::string advice_json(const Measurement* m, const DiskFigures& d, const std::vector<EngineCpu>& cpu,
+                        const Advice& a, const std::string& verify_json = "");
+void add_advice_rows(kit::Results& r, const Measurement* m, const DiskFigures& d, const Advice& a);
+// <dir>/advise.md and its plots (sync latency CDFs append vs overwrite;
+// predicted vs measured when `measured` has rows: engine/config/writers -> commits/s).
+struct MeasuredPoint {
+  Engine engine;
+  std::string config;
+  unsigned writers;
+  double commits_per_s, lo, hi;  // median of repetitions and its 95% interval
+};
+std::string write_report(const std::string& dir, const Measurement& m, const DiskFigures& d,
+                         const std::vector<EngineCpu>& cpu, const Advice& a,
+                         const std::vector<MeasuredPoint>& measured, const std::string& verify_md);
+
+}  // namespace fenec::iobench::advise
