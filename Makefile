@@ -39,7 +39,7 @@ RUNS ?= 5
 QFLAG := $(if $(filter 1 yes true,$(QUICK)),--quick,)
 # The scenarios (make NAME-bench): scenarios/scenarios.txt's names, in its
 # order; the `scenarios` test fails when they differ.
-SCENARIOS := io concurrency growth recon journals commit smaps micro vector conns requests load soak advise
+SCENARIOS := io concurrency growth recon journals commit smaps micro vector conns requests load fs soak advise
 
 .PHONY: advise all setup build fuzz test bench report stability clean postgres-up postgres-down ci-charts record ci-baseline \
         $(addsuffix -bench,$(SCENARIOS))

@@ -17,7 +17,8 @@ Layers, bottom first (README.md, "Layers"):
   scenarios/pg           the scratch PostgreSQL cluster the benches start; the base only
   scenarios/procs        the child processes the benches start (fenec-server, conns-holder); the base, and
                          the public API and the kit for the engine's counters as result rows
-  scenarios/engines      the engine arms the benches share; the base, the public API, the kit, scenarios/pg
+  scenarios/engines      the engine arms and workloads the benches share; the base, the public API, the kit,
+                         scenarios/pg, and engine/src/io (JR-1's workload counts syscalls through a PosixEnv)
   scenarios/<name>       the benches: anything below, findings, scenarios/pg, scenarios/engines, and their own folder
   fuzz                   the fuzz targets: anything
 
@@ -54,8 +55,9 @@ RULES += [
     # child processes: fenec-server, conns-holder) for those that start those.
     ('scenarios/pg/', BASE),
     ('scenarios/procs/', BASE + PUBLIC + ['iobench/kit/']),
-    # scenarios/engines/: the engine arms every scenario that runs engines shares.
-    ('scenarios/engines/', BASE + PUBLIC + ['iobench/kit/', 'scenarios/pg/']),
+    # scenarios/engines/: the engine arms every scenario that runs engines
+    # shares, and JR-1's workload (its PosixEnv counts the cell's syscalls).
+    ('scenarios/engines/', BASE + PUBLIC + ['iobench/kit/', 'scenarios/pg/', 'engine/src/io/']),
     ('scenarios/', BASE + PUBLIC + ['engine/', 'iobench/', 'findings/', 'scenarios/pg/', 'scenarios/procs/',
                     'scenarios/engines/']),
     # The fuzz targets feed every input path, so they reach into every layer.

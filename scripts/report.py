@@ -91,7 +91,10 @@ def summary(entries, runs):
             continue
         rows = by_id.get(e["id"], [])
         if rows:
-            main = next((v for _, v in rows if v["claim"] == e["claim"]), rows[0][1])
+            # The finding's first scenario speaks for it; fs-bench's verdicts (one a file system) come after.
+            first = (catalogue.scenarios_of(e) or [""])[0]
+            main = next((v for n, v in rows if v["claim"] == e["claim"] and n == first),
+                        next((v for _, v in rows if v["claim"] == e["claim"]), rows[0][1]))
             ours, verdict = headline(main), outcome_of([v for _, v in rows])
             plot = plot_link(next((v["plot"] for _, v in rows if v["plot"]), ""))
             if all(n == rows[0][0] for n, _ in rows):
@@ -118,6 +121,13 @@ def details(name, run, entries):
         out += [run["note"], ""]
     out.append(f"{'Quick' if quick else 'Full'} run of {run.get('metadata', {}).get('date', 'an unknown date')}.")
     out.append("")
+    # A run's own markdown for its section (a JSON string under a key ending
+    # in _markdown, e.g. fs-bench's table finding x file system), its
+    # headings moved under this section's.
+    for key, text in run.items():
+        if key.endswith("_markdown") and isinstance(text, str):
+            out += [("##" + line) if line.startswith("#") else line for line in text.rstrip("\n").split("\n")]
+            out.append("")
     for v in run.get("verdicts", []):
         e = next((x for x in entries if x["id"] == v["finding"] and x["claim"] == v["claim"]), None)
         e = e or next((x for x in entries if x["id"] == v["finding"] and x["row"] is None), None)

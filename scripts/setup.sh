@@ -16,10 +16,12 @@ PKGS=(
   libboost-system-dev libboost-filesystem-dev
   libsqlite3-dev sqlite3 libsimdjson-dev libcpp-httplib-dev libxxhash-dev
   libabsl-dev libhnswlib-dev fio jq valgrind procps util-linux e2fsprogs
+  xfsprogs btrfs-progs  # fs-bench: xfs and btrfs on loop devices beside ext4
   postgresql-15 postgresql-client-15 libpq-dev  # the PostgreSQL arms (a scratch cluster on loopback)
   wrk  # requests-bench: the check of its HTTP client
   librocksdb-dev rocksdb-tools  # the RocksDB arms, and db_bench to check them against
   libre2-dev libpcre2-dev  # MM-4 on the matchers people share across threads
+  ccache  # meson compiles through it when present: a second build of the same sources is a cache hit
 )
 
 missing=()

@@ -75,8 +75,39 @@ std::string loop_unavailable_reason() {
   return "";
 }
 
+static bool on_path(const std::string& exe) {
+  for (const char* d : {"/usr/sbin/", "/sbin/", "/usr/bin/", "/bin/"})
+    if (access((d + exe).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+std::string fs_unavailable_reason(const std::string& fs_type) {
+  if (std::string why = loop_unavailable_reason(); !why.empty()) return why;
+  if (fs_type != "ext4" && fs_type != "xfs" && fs_type != "btrfs")
+    return fmt::format("{}: not a file system LoopFs builds (ext4, xfs, btrfs)", fs_type);
+  bool listed = false;
+  std::ifstream in("/proc/filesystems");
+  for (std::string line; std::getline(in, line);)
+    if (line.size() >= fs_type.size() && line.substr(line.size() - fs_type.size()) == fs_type &&
+        (line.size() == fs_type.size() || line[line.size() - fs_type.size() - 1] == '\t'))
+      listed = true;
+  if (!listed)
+    return fmt::format("the kernel has no {} (not in /proc/filesystems)", fs_type);
+  if (!on_path("mkfs." + fs_type))
+    return fmt::format("mkfs.{} not installed ({})", fs_type,
+                       fs_type == "ext4" ? "e2fsprogs" : fs_type == "xfs" ? "xfsprogs" : "btrfs-progs");
+  return "";
+}
+
+std::vector<std::string> default_mkfs_options(const std::string& fs_type) {
+  if (fs_type == "ext4") return {"-q", "-F", "-m", "0", "-E", "lazy_itable_init=0,lazy_journal_init=0,nodiscard"};
+  if (fs_type == "xfs") return {"-q", "-f", "-K"};
+  if (fs_type == "btrfs") return {"-q", "-f", "-K"};
+  return {};
+}
+
 std::unique_ptr<LoopFs> LoopFs::Create(const LoopFsOptions& o, std::string* why_not) {
-  *why_not = loop_unavailable_reason();
+  *why_not = fs_unavailable_reason(o.fs_type);
   if (!why_not->empty()) return nullptr;
   std::unique_ptr<LoopFs> l(new LoopFs);
   // From here on every return of nullptr destroys l, which tears down what was built.
@@ -103,18 +134,22 @@ std::unique_ptr<LoopFs> LoopFs::Create(const LoopFsOptions& o, std::string* why_
   l->dev_ = dev;
   if (l->dev_.rfind("/dev/loop", 0) != 0) return fail("losetup printed no device: " + dev);
   if (o.fail_after == "losetup") return fail("simulated failure after losetup");
-  // Inode tables and the journal initialised now, not by ext4lazyinit's
-  // thread writing behind the measurement; no reserved blocks, no discard.
-  if (std::string e = run({"mkfs.ext4", "-q", "-F", "-m", "0", "-E",
-                           "lazy_itable_init=0,lazy_journal_init=0,nodiscard", l->dev_});
-      !e.empty())
-    return fail(e);
+  l->fs_type_ = o.fs_type;
+  l->mount_options_ = o.mount_options;
+  std::vector<std::string> mkfs{"mkfs." + o.fs_type};
+  for (const std::string& a : o.mkfs_options.empty() ? default_mkfs_options(o.fs_type) : o.mkfs_options)
+    mkfs.push_back(a);
+  mkfs.push_back(l->dev_);
+  for (const std::string& a : mkfs) l->mkfs_ += (l->mkfs_.empty() ? "" : " ") + a;
+  if (std::string e = run(mkfs); !e.empty()) return fail(e);
   if (o.fail_after == "mkfs") return fail("simulated failure after mkfs");
   l->mnt_ = o.dir + "/mnt";
   fs::create_directories(l->mnt_, ec);
   if (ec) return fail(fmt::format("mkdir {}: {}", l->mnt_, ec.message()));
-  if (::mount(l->dev_.c_str(), l->mnt_.c_str(), "ext4", 0, nullptr) != 0)
-    return fail(fmt::format("mount {} on {}: {}", l->dev_, l->mnt_, std::strerror(errno)));
+  if (::mount(l->dev_.c_str(), l->mnt_.c_str(), o.fs_type.c_str(), 0,
+              o.mount_options.empty() ? nullptr : o.mount_options.c_str()) != 0)
+    return fail(fmt::format("mount -t {} -o '{}' {} on {}: {}", o.fs_type, o.mount_options, l->dev_, l->mnt_,
+                            std::strerror(errno)));
   l->mounted_ = true;
   if (o.fail_after == "mount") return fail("simulated failure after mount");
   const std::string name = l->name();
@@ -131,6 +166,19 @@ std::unique_ptr<LoopFs> LoopFs::Create(const LoopFsOptions& o, std::string* why_
     return fail(fmt::format("{} kept scheduler {} after writing {}", name, l->scheduler_, o.scheduler));
   if (o.fail_after == "scheduler") return fail("simulated failure after setting the scheduler");
   return l;
+}
+
+std::string LoopFs::loop_settings() const {
+  const std::string n = name();
+  auto read = [&](const std::string& rel) {
+    std::ifstream in("/sys/block/" + n + "/" + rel);
+    std::string v;
+    std::getline(in, v);
+    return v.empty() ? std::string("unknown") : v;
+  };
+  return fmt::format("{} dio={} logical_block={} physical_block={} scheduler={} backing={} sectors={}", dev_,
+                     read("loop/dio"), read("queue/logical_block_size"), read("queue/physical_block_size"),
+                     kit::read_block_schedulers(n).active, img_, read("size"));
 }
 
 std::string LoopFs::name() const { return dev_.empty() ? "" : fs::path(dev_).filename().string(); }
@@ -168,7 +216,7 @@ std::string LoopFs::Teardown() {
 }
 
 LoopFs::~LoopFs() {
-  if (std::string e = Teardown(); !e.empty()) std::cerr << "journals-bench: loop clean-up: " << e << "\n";
+  if (std::string e = Teardown(); !e.empty()) std::cerr << "loopfs: clean-up: " << e << "\n";
 }
 
 int loop_devices_backed_by(const std::string& path) {

@@ -64,6 +64,7 @@ IoError create_preallocated(const std::string& path, uint64_t bytes, bool* fell_
   Fd fd;
   IoError e = open_file(path, O_RDWR | O_CREAT | O_TRUNC, &fd);
   if (!e.ok()) return e;
+  if (bytes == 0) return {};  // an empty file (fallocate refuses a zero length)
   int r;
   do {
     r = ::fallocate(fd.get(), 0, 0, static_cast<off_t>(bytes));

@@ -275,7 +275,8 @@ CellResult run_cell(const CellSpec& spec, const SweepEnv& env) {
   for (unsigned f = 0; f < plan.files; ++f) {
     std::string path = fmt::format("{}/iobench-{}-c{}-f{}.dat", env.dir, ::getpid(), cell_no, f);
     bool fell_back = false;
-    IoError e = create_preallocated(path, plan.file_bytes, &fell_back);
+    IoError e = spec.append ? create_preallocated(path, 0, &fell_back)
+                            : create_preallocated(path, plan.file_bytes, &fell_back);
     if (e.ok() && spec.prefill) {
       e = fill_file(path, plan.file_bytes, env.seed + f);
       if (!e.ok()) ::unlink(path.c_str());
@@ -296,6 +297,7 @@ CellResult run_cell(const CellSpec& spec, const SweepEnv& env) {
   std::vector<JobOut> outs(spec.jobs);
   std::latch ready(spec.jobs + 1);
   std::atomic<uint64_t> start{0};
+  if (env.on_start) env.on_start();
   start.store(now_ns());
   std::vector<std::thread> threads;
   for (unsigned j = 0; j < spec.jobs; ++j) {

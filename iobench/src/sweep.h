@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,9 +43,14 @@ struct CellSpec {
   // instead of converting fresh fallocated extents (which costs ext4 journal
   // commits on every durable write).
   bool prefill = false;
+  // Start the files empty instead (no fallocate, no prefill): every write
+  // extends its file, so each durable write must also commit the new size,
+  // as a journal that is only appended to does.
+  bool append = false;
 
   std::string arm() const { return arm_name(mode, submit); }
-  std::string case_() const { return case_name(size, jobs, layout, batch, depth) + (prefill ? ";prefilled" : ""); }
+  std::string case_() const { return case_name(size, jobs, layout, batch, depth) + (prefill ? ";prefilled" : "") +
+                                       (append ? ";append" : ""); }
 };
 
 // What a cell does when the byte total (not the duration) bounds it.
@@ -97,6 +103,10 @@ struct SweepEnv {
   uint64_t seed = 1;
   const ProbeResult* probe = nullptr;  // what to skip; null = no checks (null path)
   bool (*stop)() = kit::stop_requested;
+  // Called once the files are ready (preallocated, prefilled and synced),
+  // just before the clock starts: a caller reading device counters around
+  // the writes alone reads its first sample here.
+  std::function<void()> on_start;
 };
 
 // Why this cell cannot run here ("" if it can): an O_DIRECT mode on tmpfs or a

@@ -13,7 +13,7 @@
 
 #include "engine/src/base/testing.h"
 #include "scenarios/journals/report.h"
-#include "scenarios/journals/workload.h"
+#include "scenarios/engines/journals_workload.h"
 
 namespace fenec::scenarios::journals {
 namespace {

@@ -1,6 +1,5 @@
-// JR-3's machinery: the loop device is set up and always torn down (no loop
-// device, mount or backing file left, also after a failure at any step), the
-// I/O priority helpers set what they say, a cell's counts add up, and the
+// JR-3's machinery (the loop device's own tests: iobench/kit/loopfs_test.cc):
+// the I/O priority helpers set what they say, a cell's counts add up, and the
 // verdict is gated by the positive control. Counts and rules, never times.
 #include <gtest/gtest.h>
 
@@ -22,78 +21,6 @@ namespace fenec::scenarios::journals {
 namespace {
 
 namespace fs = std::filesystem;
-
-// What must be gone after a teardown: checked through the kernel's own lists.
-void ExpectNothingLeft(const std::string& img, const std::string& mnt) {
-  EXPECT_EQ(kit::loop_devices_backed_by(img), 0) << "a loop device still backed by " << img << " (see losetup -a)";
-  EXPECT_FALSE(kit::is_mounted(mnt)) << mnt << " still in /proc/mounts";
-  EXPECT_FALSE(fs::exists(img)) << img;
-  EXPECT_FALSE(fs::exists(mnt)) << mnt;
-}
-
-TEST(LoopFs, SetUpAndTearDownLeaveNothing) {
-  if (std::string why = kit::loop_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
-  base::ScratchDir dir("jr3-loop");
-  ASSERT_TRUE(dir.ok()) << dir.error();
-  kit::LoopFsOptions o;
-  o.dir = dir.path("loop");
-  o.bytes = 256ull << 20;
-  std::string why;
-  std::unique_ptr<kit::LoopFs> l = kit::LoopFs::Create(o, &why);
-  if (!l && why.find("does not offer") != std::string::npos) GTEST_SKIP() << why;
-  ASSERT_TRUE(l) << why;
-  const std::string img = l->backing_file(), mnt = l->mount_point();
-  EXPECT_EQ(kit::loop_devices_backed_by(img), 1);
-  EXPECT_TRUE(kit::is_mounted(mnt));
-  EXPECT_EQ(l->scheduler(), "bfq");
-  EXPECT_EQ(kit::read_block_schedulers(l->name()).active, "bfq");
-  {
-    std::ofstream f(mnt + "/probe");
-    f << "written";
-  }
-  EXPECT_TRUE(fs::exists(mnt + "/probe"));
-  l.reset();
-  ExpectNothingLeft(img, mnt);
-}
-
-TEST(LoopFs, TornDownAfterAFailureAtEveryStep) {
-  if (std::string why = kit::loop_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
-  base::ScratchDir dir("jr3-fail");
-  ASSERT_TRUE(dir.ok()) << dir.error();
-  const int loops_before = kit::loop_devices_backed_by(dir.path());
-  for (const char* step : {"losetup", "mkfs", "mount", "scheduler"}) {
-    SCOPED_TRACE(step);
-    kit::LoopFsOptions o;
-    o.dir = dir.path(std::string("loop-") + step);
-    o.bytes = 128ull << 20;
-    o.fail_after = step;
-    std::string why;
-    std::unique_ptr<kit::LoopFs> l = kit::LoopFs::Create(o, &why);
-    if (!l && why.find("does not offer") != std::string::npos) GTEST_SKIP() << why;
-    EXPECT_FALSE(l);
-    EXPECT_NE(why.find("simulated failure after"), std::string::npos) << why;
-    EXPECT_EQ(why.find("clean-up"), std::string::npos) << why;
-    ExpectNothingLeft(o.dir + "/loop.img", o.dir + "/mnt");
-  }
-  EXPECT_EQ(kit::loop_devices_backed_by(dir.path()), loops_before);
-}
-
-TEST(LoopFs, TeardownIsIdempotent) {
-  if (std::string why = kit::loop_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
-  base::ScratchDir dir("jr3-twice");
-  ASSERT_TRUE(dir.ok()) << dir.error();
-  kit::LoopFsOptions o;
-  o.dir = dir.path("loop");
-  o.bytes = 128ull << 20;
-  o.scheduler = "";  // the default scheduler: the set-up without bfq works too
-  std::string why;
-  std::unique_ptr<kit::LoopFs> l = kit::LoopFs::Create(o, &why);
-  ASSERT_TRUE(l) << why;
-  const std::string img = l->backing_file(), mnt = l->mount_point();
-  EXPECT_EQ(l->Teardown(), "");
-  EXPECT_EQ(l->Teardown(), "");
-  ExpectNothingLeft(img, mnt);
-}
 
 TEST(Priority, ThreadIoprioSetAndRead) {
   int got = -1;

@@ -10,7 +10,7 @@
 #include "iobench/kit/harness.h"
 #include "iobench/kit/results.h"
 #include "iobench/kit/stats.h"
-#include "scenarios/journals/workload.h"
+#include "scenarios/engines/journals_workload.h"
 
 namespace fenec::scenarios::journals {
 

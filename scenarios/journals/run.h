@@ -8,7 +8,7 @@
 
 #include "iobench/kit/harness.h"
 #include "scenarios/journals/jr3.h"
-#include "scenarios/journals/workload.h"
+#include "scenarios/engines/journals_workload.h"
 
 namespace fenec::scenarios::journals {
 

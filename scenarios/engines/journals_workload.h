@@ -1,4 +1,5 @@
-// journals-bench's workload (JR-1): durable single-row puts into a collection
+// JR-1's workload, journals-bench's first and fs-bench's on each file
+// system (hence here, shared): durable single-row puts into a collection
 // with 0..16 indexed fields, each field a branch storage, under
 // Options::journals = kSeparate or kShared; and a kill -9 recovery round.
 //

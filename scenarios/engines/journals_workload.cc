@@ -1,4 +1,4 @@
-#include "scenarios/journals/workload.h"
+#include "scenarios/engines/journals_workload.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
