@@ -13,6 +13,12 @@ namespace {
 
 double p50_us(const base::Histogram& h) { return h.count() ? h.Percentile(50) / 1000.0 : 0; }
 
+// Every engine advised keeps one log with one sync in flight, its other
+// writers waiting: a round costs one sync as one job sees it, whatever the
+// writer count. N independent jobs syncing at once measure the device's
+// overlap, not a group commit's round (a verify run showed rounds of one
+// job's sync at 16 writers where the 16-job figure was several times it).
+constexpr unsigned kSyncsInFlight = 1;
 // A window shorter than this is not worth a timer's wake-up.
 constexpr double kMinWindowUs = 20;
 // A choice between two measured costs must beat the other by this much to be made.
@@ -43,36 +49,36 @@ double pg_sync_us(const DiskFigures& d, const std::string& method) {
   return d.wal8k_fdatasync_us > 0 ? d.wal8k_fdatasync_us : d.overwrite_us;
 }
 
-EngineModel model_of(Engine e, const Settings& s, const DiskFigures& d, unsigned n) {
+EngineModel model_of(Engine e, const Settings& s, const DiskFigures& d) {
   EngineModel m;
   switch (e) {
     case Engine::kFenecdb:
       // Zero ahead (the default) keeps the journal's fdatasyncs over allocated blocks.
-      m.sync_us = num(s, "journal_zero_ahead", 1 << 20) > 0 ? d.overwrite_us * scale_at(d.overwrite_scale, n)
-                                                            : d.append_us * scale_at(d.append_scale, n);
+      m.sync_us = num(s, "journal_zero_ahead", 1 << 20) > 0 ? d.overwrite_us * scale_at(d.overwrite_scale, kSyncsInFlight)
+                                                            : d.append_us * scale_at(d.append_scale, kSyncsInFlight);
       m.window_us = num(s, "commit_window_us", 0);
       break;
     case Engine::kPostgres:
       // The WAL segment is zero-filled when made (wal_init_zero) and recycled: its syncs overwrite.
-      m.sync_us = pg_sync_us(d, str(s, "wal_sync_method", "fdatasync")) * scale_at(d.overwrite_scale, n);
+      m.sync_us = pg_sync_us(d, str(s, "wal_sync_method", "fdatasync")) * scale_at(d.overwrite_scale, kSyncsInFlight);
       if (str(s, "wal_init_zero", "on") == "off" && str(s, "wal_recycle", "on") == "off")
-        m.sync_us = d.append_us * scale_at(d.append_scale, n);
+        m.sync_us = d.append_us * scale_at(d.append_scale, kSyncsInFlight);
       m.window_us = num(s, "commit_delay", 0);
       m.window_fixed = true;
       m.siblings = static_cast<unsigned>(num(s, "commit_siblings", 5));
       break;
     case Engine::kRocksdb:
       // A fresh WAL file grows with every write (its fdatasync commits the size); a recycled one is overwritten.
-      m.sync_us = num(s, "recycle_log_file_num", 0) > 0 ? d.overwrite_us * scale_at(d.overwrite_scale, n)
-                                                        : d.append_us * scale_at(d.append_scale, n);
+      m.sync_us = num(s, "recycle_log_file_num", 0) > 0 ? d.overwrite_us * scale_at(d.overwrite_scale, kSyncsInFlight)
+                                                        : d.append_us * scale_at(d.append_scale, kSyncsInFlight);
       break;
     case Engine::kSqlite:
       m.group = false;  // a commit syncs under the write lock: one commit a sync
       // WAL: frames overwrite the WAL file once a checkpoint has reset it. DELETE (SQLite's default):
       // the journal written into a new file and synced, the page overwritten and synced, the journal unlinked.
       m.sync_us = str(s, "journal_mode", "DELETE") == "WAL"
-                      ? d.overwrite_us * scale_at(d.overwrite_scale, n)
-                      : (2 * d.append_us * scale_at(d.append_scale, n) + d.overwrite_us * scale_at(d.overwrite_scale, n));
+                      ? d.overwrite_us * scale_at(d.overwrite_scale, kSyncsInFlight)
+                      : (2 * d.append_us * scale_at(d.append_scale, kSyncsInFlight) + d.overwrite_us * scale_at(d.overwrite_scale, kSyncsInFlight));
       break;
   }
   return m;
@@ -81,7 +87,7 @@ EngineModel model_of(Engine e, const Settings& s, const DiskFigures& d, unsigned
 
 Prediction predict(Engine e, const std::string& config, const Settings& s, const DiskFigures& d, double x_us,
                    unsigned n) {
-  const EngineModel m = model_of(e, s, d, n);
+  const EngineModel m = model_of(e, s, d);
   Prediction p;
   p.engine = e;
   p.config = config;
@@ -234,7 +240,7 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCpu>& cpu, const std
       recs.push_back(std::move(r));
     };
     // A window matters at many writers: half the sync a round takes there.
-    const double top_scale = scale_at(d.overwrite_scale, top);
+    const double top_scale = scale_at(d.overwrite_scale, kSyncsInFlight);
     const double t_top = d.overwrite_us * top_scale;
     const std::string half_sync = fmt::format("{:.0f}", std::max(kMinWindowUs, std::round(t_top / 2)));
     switch (e) {

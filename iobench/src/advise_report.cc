@@ -70,7 +70,7 @@ std::string advice_text(const DiskFigures& d, const std::vector<EngineCpu>& cpu,
     out += "one job's ops/s\n";
   }
   if (!d.overwrite_scale.empty()) {
-    out += "a commit's time with N syncing at once, over one alone (the model's T at N writers): ";
+    out += "a commit's time with N files syncing at once, over one alone (the device's overlap; one log syncs one at a time): ";
     for (const auto& [j, s] : d.overwrite_scale) out += fmt::format("{} jobs {:.2f}x  ", j, s);
     out += "over written blocks; ";
     for (const auto& [j, s] : d.append_scale) out += fmt::format("{} jobs {:.2f}x  ", j, s);
