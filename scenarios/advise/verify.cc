@@ -194,7 +194,7 @@ int run(kit::Harness& h, const Config& c) {
     cell.error = one_cell(arm_of(cell.engine, cell.settings, true), h.data_dir() + "/cell", pg, cell.writers,
                           c.seconds, h.seed(1000 + i * 100 + rep), &r, &own);
     if (!cell.error.empty()) return;
-    cell.rates.push_back(r.writes / r.seconds);
+    cell.rates.push_back(r.per_s());
     cell.per_round.push_back(r.counters.fsyncs ? static_cast<double>(r.counters.commits) / r.counters.fsyncs : 0);
     const std::string arm = fmt::format("{}-{}", ia::engine_name(cell.engine), cell.config);
     const std::string cs = fmt::format("writers={};rep={}", cell.writers, rep);

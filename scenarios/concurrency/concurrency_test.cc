@@ -9,6 +9,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 #include "engine/src/base/testing.h"
 #include "scenarios/concurrency/report.h"
@@ -120,6 +123,53 @@ TEST_F(ScratchDir, WritersCountWhatTheyWrote) {
   int64_t expected = 0;
   for (size_t w = 0; w < 4; ++w) expected += static_cast<int64_t>(w * r.per_writer[w]);
   EXPECT_EQ(a.sum, expected);
+}
+
+// A store whose writer 0 is still inside its first put when the budget ends
+// (a SQLite writer asleep in its busy handler): the rate counts only what
+// was acknowledged by the deadline, over the time to it.
+class SlowFirstPutStore : public Store {
+  class S : public Session {
+   public:
+    S(SlowFirstPutStore* st, bool slow) : st_(st), slow_(slow) {}
+    std::string put(const Doc&) override {
+      if (slow_ && !slept_) {
+        slept_ = true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(400));
+      }
+      ++st_->commits;
+      return "";
+    }
+    std::string put_batch(const std::vector<Doc>&) override { return "unused"; }
+    std::string get(uint64_t, Doc*, bool*) override { return "unused"; }
+    std::string aggregate(Aggregate*) override { return "unused"; }
+
+   private:
+    SlowFirstPutStore* st_;
+    bool slow_, slept_ = false;
+  };
+
+ public:
+  std::unique_ptr<Session> session(std::string*) override { return std::make_unique<S>(this, sessions++ == 0); }
+  void reset_counters() override { commits = 0; }
+  Counters counters() const override { return Counters{commits.load(), 0, {}}; }
+  std::string close() override { return ""; }
+  std::atomic<uint64_t> commits{0};
+  int sessions = 0;
+};
+
+TEST(Workload, WritersRateEndsAtTheDeadline) {
+  SlowFirstPutStore store;
+  const WritersResult r = run_writers(store, 2, Budget{0.1, UINT64_MAX / 2}, test_seed());
+  ASSERT_EQ(r.error, "");
+  EXPECT_GE(r.seconds, 0.4);                // the slow writer's return
+  EXPECT_EQ(r.budget_seconds, 0.1);         // the rate's span
+  EXPECT_EQ(r.per_writer[0], 1u);           // acknowledged after the deadline ...
+  // ... so only writer 1's count, less its last put if that returned past the deadline.
+  EXPECT_LE(r.writes_in_budget, r.per_writer[1]);
+  EXPECT_GE(r.writes_in_budget + 1, r.per_writer[1]);
+  EXPECT_EQ(r.writes, r.per_writer[0] + r.per_writer[1]);
+  EXPECT_EQ(r.counters.commits, r.writes);
 }
 
 TEST_F(ScratchDir, PreloadAndLongReadAgreeOnTheSum) {

@@ -78,10 +78,11 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
           sum.failed = !run.cell("writers", arm, cs, [&](fc::Store& s) -> std::string {
             const fc::WritersResult res = fc::run_writers(s, w, b, h.seed() + w + 1000 * r + 100'000 * k);
             if (!res.error.empty()) return res.error;
-            const double rate = res.writes / res.seconds;
-            sum.round_rates.push_back(rate);
+            sum.round_rates.push_back(res.per_s());
             sum.res.writes += res.writes;
             sum.res.seconds += res.seconds;
+            sum.res.writes_in_budget += res.writes_in_budget;
+            sum.res.budget_seconds += res.budget_seconds;
             sum.res.write_ns.Merge(res.write_ns);
             sum.res.counters.commits += res.counters.commits;
             sum.res.counters.fsyncs += res.counters.fsyncs;
@@ -102,7 +103,7 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
     if (sum.failed || rounds < static_cast<size_t>(arm.durable ? 1 : c.rounds)) continue;
     const std::string f = finding_of("writers", arm);
     const std::string cs = rep_case(fmt::format("writers={}", w), r);
-    const double wps = sum.res.writes / sum.res.seconds;
+    const double wps = sum.res.per_s();
     const auto [round_min, round_max] = std::minmax_element(sum.round_rates.begin(), sum.round_rates.end());
     auto& res = h.results();
     res.add(f, arm_name, cs, "writes_per_s", wps, "ops/s");

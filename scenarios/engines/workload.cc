@@ -124,7 +124,7 @@ WritersResult run_writers(Store& store, int writers, const Budget& budget, uint6
   Shared sh;
   sh.max_ops = budget.max_ops;
   std::vector<Histogram> hists(writers);
-  std::vector<uint64_t> counts(writers, 0);
+  std::vector<uint64_t> counts(writers, 0), in_budget(writers, 0);
   std::vector<Body> bodies;
   for (int w = 0; w < writers; ++w) {
     bodies.push_back([&, w](Session& s) {
@@ -133,13 +133,17 @@ WritersResult run_writers(Store& store, int writers, const Budget& budget, uint6
         const Doc d = make_doc(rng, counts[w], w);
         const auto t0 = Clock::now();
         if (auto e = s.put(d); !e.empty()) return sh.fail("put: " + e);
-        hists[w].Record(ns_between(t0, Clock::now()));
+        const auto t1 = Clock::now();
+        hists[w].Record(ns_between(t0, t1));
         ++counts[w];
+        if (t1 <= sh.deadline) ++in_budget[w];
       }
     });
   }
   WritersResult r;
   r.seconds = run_threads(store, sh, bodies, budget.seconds);
+  for (uint64_t n : in_budget) r.writes_in_budget += n;
+  r.budget_seconds = budget.seconds > 0 ? std::min(r.seconds, budget.seconds) : r.seconds;
   r.machine_cpu_s = std::max(0.0, machine_busy_seconds_since(sh.cpu_at_start));
   r.counters = store.counters();
   r.error = sh.error;

@@ -35,7 +35,14 @@ struct WritersResult {
   std::string error;
   uint64_t writes = 0;
   std::vector<uint64_t> per_writer;  // writer w wrote per_writer[w] rows, each with n = w
-  double seconds = 0;
+  double seconds = 0;                // start to the last thread's return: what writes and counters cover
+  // The rate's own span: writes acknowledged by the time budget's end, over
+  // the time to it. A writer still inside a call at the deadline (SQLite's
+  // busy handler sleeping) would otherwise stretch `seconds` for every arm.
+  // When the op cap ends the cell first, these are writes and seconds.
+  uint64_t writes_in_budget = 0;
+  double budget_seconds = 0;
+  double per_s() const { return budget_seconds > 0 ? writes_in_budget / budget_seconds : 0; }
   base::Histogram write_ns;
   Counters counters;
   // Busy CPU of the whole machine over the cell, every process's: ours and a

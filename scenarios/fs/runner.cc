@@ -398,7 +398,7 @@ std::string RealRunner::run_engine(const engines::ArmSpec& arm, int writers, Sit
   if (!closed.empty()) return "close: " + closed;
   if (r.writes == 0 || r.seconds <= 0) return "no write completed";
   const double commits = r.counters.commits ? static_cast<double>(r.counters.commits) : r.writes;
-  out->set("writes_per_s", r.writes / r.seconds, "writes/s");
+  out->set("writes_per_s", r.per_s(), "writes/s");
   out->set("write_p50_us", p_us(r.write_ns, 50), "us");
   out->set("write_p99_us", p_us(r.write_ns, 99), "us");
   out->set("commits", commits, "count");
