@@ -100,13 +100,23 @@ struct DiskFigures {
 };
 DiskFigures figures_of(const Measurement& m);
 
-// One engine's calibration: the CPU a commit costs the machine outside its
-// sync (from a buffered run of that engine, or --cpu-us); <= 0: unknown,
-// and the model is then sync-bound only (said in the output).
-struct EngineCpu {
+// One engine's calibration (scenarios/advise runs it; iobench alone has only
+// --cpu-us). Every field <= 0 is unknown, and the model then falls back to
+// the disk's own figures for it (said in the output).
+struct EngineCalibration {
   Engine engine = Engine::kFenecdb;
-  double cpu_us = 0;
-  std::string source;  // "calibrated", "given", "unknown"
+  double cpu_us = 0;     // x: CPU a commit outside its sync (a buffered run of that engine, or given)
+  std::string source;    // "calibrated", "given", "unknown"
+  // One writer, durable, default settings: a commit's time, call to return.
+  // Its part beyond x over the disk's sync for those settings is the
+  // engine's own factor on every sync it makes (k in the doc).
+  double commit_us = 0;
+  // `at_writers` durable writers, default settings: commits/s and commits a
+  // sync there (the serial cost each commit adds to a round, s), and the CPU
+  // a durable commit costs there, wake-ups included (what a window waits
+  // for the released writers to spend).
+  unsigned at_writers = 0;
+  double rate_per_s = 0, per_round = 0, busy_cpu_us = 0;
 };
 
 // A setting an arm applies: name -> value, as the engine spells it
@@ -133,23 +143,38 @@ struct Prediction {
   bool cpu_bound = false;
 };
 
+// What the model took from an engine's calibration (iobench/doc/advise.md).
+struct EngineFit {
+  Engine engine = Engine::kFenecdb;
+  bool calibrated = false;  // false: k = 1, s = 0, the disk's figures alone
+  double k = 1;             // the engine's sync over the disk's, at one writer
+  double s_us = 0;          // serial time a commit adds to a round (SQLite: a writer adds to a commit)
+  double busy_cpu_us = 0;   // CPU a durable commit at many writers (the window's wait, the CPU cap)
+  std::string note;         // the figures each came from, one line
+};
+
 struct Advice {
   std::vector<std::string> warnings;  // first in every output: the lies verdict, memory-backed dirs
   std::vector<Recommendation> recs;
   std::vector<Prediction> predictions;
   std::map<Engine, Settings> recommended;  // what changes a default and is not a trade-off
+  std::vector<EngineFit> fits;
 };
 
-// The model (iobench/doc/advise.md): R(N) = min(N / (x + (N / c) * T), cores / x).
+// The model (iobench/doc/advise.md): R(N) = min(N / (x + (N / c) * round), cores / x_busy),
+// round = k*T + (c - 1)*s + wait (SQLite: c = 1, round = k*T + (N - 1)*s).
 double commits_per_s(double x_us, double round_us, double per_round, unsigned writers, unsigned cores,
-                     bool* cpu_bound = nullptr);
+                     double cap_cpu_us, bool* cpu_bound = nullptr);
 // Commits one round carries at N writers: 1 at one writer; without a window a
 // group commit carries about half (those released by round k arrive while
 // round k+1 syncs); with a window that waits for them, all N.
 double commits_per_round(unsigned writers, bool group_commit, bool window);
-// The wait a window adds to a round: the released writers' CPU to come back
-// (N/2 of them over the cores), capped by the window itself.
-double window_wait_us(double window_us, double x_us, unsigned writers, unsigned cores);
+// The wait a window adds to a round: every writer was released by the last
+// round (it carried them all), and each spends its durable commit's CPU to
+// come back, over the cores; capped by the window itself.
+double window_wait_us(double window_us, double busy_cpu_us, unsigned writers, unsigned cores);
+// k, s and the busy CPU from a calibration (k = 1, s = 0 where it has none).
+EngineFit fit_of(const EngineCalibration& c, const DiskFigures& d);
 // The scale at the largest measured job count <= writers (1 if none).
 double scale_at(const std::vector<std::pair<unsigned, double>>& scale, unsigned writers);
 
@@ -157,11 +182,14 @@ double scale_at(const std::vector<std::pair<unsigned, double>>& scale, unsigned 
 // defaults, spelled out where the arm's baseline differs (SQLite's arm is WAL).
 Settings default_settings(Engine e);
 
-Advice advise(const DiskFigures& d, const std::vector<EngineCpu>& cpu, const std::vector<unsigned>& writers);
+Advice advise(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, const std::vector<unsigned>& writers);
+// The writer count of the many-writer calibration: between the default
+// 4 and 16, so neither is predicted from its own measurement.
+inline constexpr unsigned kCalibrationWriters = 8;
 
 // Output (advise_report.cc).
-std::string advice_text(const DiskFigures& d, const std::vector<EngineCpu>& cpu, const Advice& a);
-std::string advice_json(const Measurement* m, const DiskFigures& d, const std::vector<EngineCpu>& cpu,
+std::string advice_text(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, const Advice& a);
+std::string advice_json(const Measurement* m, const DiskFigures& d, const std::vector<EngineCalibration>& cpu,
                         const Advice& a, const std::string& verify_json = "");
 void add_advice_rows(kit::Results& r, const Measurement* m, const DiskFigures& d, const Advice& a);
 // <dir>/advise.md and its plots (sync latency CDFs append vs overwrite;
@@ -173,7 +201,7 @@ struct MeasuredPoint {
   double commits_per_s, lo, hi;  // median of repetitions and its 95% interval
 };
 std::string write_report(const std::string& dir, const Measurement& m, const DiskFigures& d,
-                         const std::vector<EngineCpu>& cpu, const Advice& a,
+                         const std::vector<EngineCalibration>& cpu, const Advice& a,
                          const std::vector<MeasuredPoint>& measured, const std::string& verify_md);
 
 }  // namespace fenec::iobench::advise

@@ -86,7 +86,7 @@ EngineModel model_of(Engine e, const Settings& s, const DiskFigures& d) {
 
 
 Prediction predict(Engine e, const std::string& config, const Settings& s, const DiskFigures& d, double x_us,
-                   unsigned n) {
+                   const EngineFit& fit, unsigned n) {
   const EngineModel m = model_of(e, s, d);
   Prediction p;
   p.engine = e;
@@ -94,9 +94,10 @@ Prediction predict(Engine e, const std::string& config, const Settings& s, const
   p.writers = n;
   const bool window = m.window_us > 0 && n > 1 && n > m.siblings;
   p.commits_per_round = commits_per_round(n, m.group, window);
-  p.round_us = m.sync_us;
-  if (window) p.round_us += m.window_fixed ? m.window_us : window_wait_us(m.window_us, x_us, n, d.cores);
-  p.commits_per_s = commits_per_s(x_us, p.round_us, p.commits_per_round, n, d.cores, &p.cpu_bound);
+  const double serial = m.group ? p.commits_per_round - 1 : std::max(0u, n - 1);
+  p.round_us = fit.k * m.sync_us + serial * fit.s_us;
+  if (window) p.round_us += m.window_fixed ? m.window_us : window_wait_us(m.window_us, fit.busy_cpu_us, n, d.cores);
+  p.commits_per_s = commits_per_s(x_us, p.round_us, p.commits_per_round, n, d.cores, fit.busy_cpu_us, &p.cpu_bound);
   return p;
 }
 
@@ -197,23 +198,57 @@ double commits_per_round(unsigned writers, bool group_commit, bool window) {
   return window ? writers : std::max(1.0, writers / 2.0);
 }
 
-double window_wait_us(double window_us, double x_us, unsigned writers, unsigned cores) {
-  const double back = x_us * (writers / 2.0) / std::max(1u, cores);
+double window_wait_us(double window_us, double busy_cpu_us, unsigned writers, unsigned cores) {
+  const double back = std::max(0.0, busy_cpu_us) * writers / std::max(1u, cores);
   return std::min(window_us, back);
 }
 
 double commits_per_s(double x_us, double round_us, double per_round, unsigned writers, unsigned cores,
-                     bool* cpu_bound) {
+                     double cap_cpu_us, bool* cpu_bound) {
   const double n = std::max(1u, writers);
   const double x = std::max(0.0, x_us);
   const double cycle_us = x + n / std::max(1.0, per_round) * round_us;  // one writer's commit, call to return
   const double sync_bound = cycle_us > 0 ? n * 1e6 / cycle_us : 0;
-  const double cpu_cap = x > 0 ? std::max(1u, cores) * 1e6 / x : INFINITY;
+  const double cap_x = std::max(x, cap_cpu_us);
+  const double cpu_cap = cap_x > 0 ? std::max(1u, cores) * 1e6 / cap_x : INFINITY;
   if (cpu_bound) *cpu_bound = cpu_cap < sync_bound;
   return std::min(sync_bound, cpu_cap);
 }
 
-Advice advise(const DiskFigures& d, const std::vector<EngineCpu>& cpu, const std::vector<unsigned>& writers) {
+EngineFit fit_of(const EngineCalibration& c, const DiskFigures& d) {
+  EngineFit f;
+  f.engine = c.engine;
+  f.busy_cpu_us = std::max(0.0, c.busy_cpu_us > 0 ? c.busy_cpu_us : c.cpu_us);
+  const EngineModel m = model_of(c.engine, default_settings(c.engine), d);
+  const double x = std::max(0.0, c.cpu_us);
+  if (c.commit_us <= 0 || m.sync_us <= 0) {
+    f.note = "not calibrated: the disk's sync alone, no serial cost in a round";
+    return f;
+  }
+  f.calibrated = true;
+  // A factor, not an offset: the engine's extra writes and syncs scale with
+  // the disk's, so settings that change the disk's figure change it alike.
+  f.k = std::max(0.25, (c.commit_us - x) / m.sync_us);
+  const double t = f.k * m.sync_us;
+  f.note = fmt::format("one writer's commit {} against the disk's {} sync: k = {:.2f}", us(c.commit_us), us(m.sync_us),
+                       f.k);
+  if (c.at_writers > 1 && c.rate_per_s > 0) {
+    if (m.group && c.per_round > 1) {
+      const double round = c.per_round * 1e6 / c.rate_per_s;
+      f.s_us = std::max(0.0, (round - t) / (c.per_round - 1));
+      f.note += fmt::format("; {} writers: {:.1f} commits a {} round, s = {} a commit", c.at_writers, c.per_round,
+                            us(round), us(f.s_us));
+    } else if (!m.group) {
+      const double commit = 1e6 / c.rate_per_s;  // one at a time under the lock
+      f.s_us = std::max(0.0, (commit - c.commit_us) / (c.at_writers - 1));
+      f.note += fmt::format("; {} writers: a commit every {}, s = {} a writer", c.at_writers, us(commit), us(f.s_us));
+    }
+  }
+  if (c.busy_cpu_us > 0) f.note += fmt::format("; {} CPU a durable commit there", us(c.busy_cpu_us));
+  return f;
+}
+
+Advice advise(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, const std::vector<unsigned>& writers) {
   Advice a;
   if (d.memory_backed)
     a.warnings.push_back("this folder is memory-backed: nothing here survives a power cut, and a sync costs nothing; "
@@ -224,9 +259,11 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCpu>& cpu, const std
                                      durability_name(d.lies), fmt::join(d.lies_reasons, "; ")));
   const unsigned top = writers.empty() ? 1 : *std::max_element(writers.begin(), writers.end());
   const double append_ratio = d.overwrite_us > 0 ? d.append_us / d.overwrite_us : 0;
-  for (const EngineCpu& ec : cpu) {
+  for (const EngineCalibration& ec : cpu) {
     const Engine e = ec.engine;
     const double x = ec.cpu_us;
+    const EngineFit fit = fit_of(ec, d);
+    a.fits.push_back(fit);
     std::vector<Recommendation> recs;
     auto rec = [&](std::string name, std::string value, std::string dflt, std::string reason, bool tradeoff = false) {
       Recommendation r;
@@ -339,7 +376,7 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCpu>& cpu, const std
         Settings one = base;
         one[r.name] = r.value;
         if (e == Engine::kPostgres && window) one["commit_siblings"] = "2";
-        const double g = predict(e, "one", one, d, x, top).commits_per_s / predict(e, "d", base, d, x, top).commits_per_s;
+        const double g = predict(e, "one", one, d, x, fit, top).commits_per_s / predict(e, "d", base, d, x, fit, top).commits_per_s;
         if (g >= (window ? 1.05 : 0.98)) continue;
         r.reason += window ? fmt::format("; but the model gives a {} us window {:.2f}x at {} writers, so it stays off",
                                          r.value, g, top)
@@ -359,14 +396,14 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCpu>& cpu, const std
     for (const Recommendation& r : recs)
       if (r.changes_default && !r.tradeoff) chosen[r.name] = r.value;
     for (unsigned n : writers) {
-      a.predictions.push_back(predict(e, "default", dflt, d, x, n));
-      a.predictions.push_back(predict(e, "recommended", chosen, d, x, n));
+      a.predictions.push_back(predict(e, "default", dflt, d, x, fit, n));
+      a.predictions.push_back(predict(e, "recommended", chosen, d, x, fit, n));
     }
     for (Recommendation& r : recs) {
       if (!r.changes_default) continue;
       Settings one = dflt;
       one[r.name] = r.value;
-      const Prediction p0 = predict(e, "default", dflt, d, x, top), p1 = predict(e, "one", one, d, x, top);
+      const Prediction p0 = predict(e, "default", dflt, d, x, fit, top), p1 = predict(e, "one", one, d, x, fit, top);
       if (p0.commits_per_s > 0 && !r.tradeoff) r.predicted_gain = p1.commits_per_s / p0.commits_per_s;
     }
     Settings applied;

@@ -47,14 +47,14 @@ const char* file_of(Engine e) {
   return "";
 }
 
-std::string cpu_text(const EngineCpu& c) {
+std::string cpu_text(const EngineCalibration& c) {
   return c.cpu_us > 0 ? fmt::format("{:.1f} us CPU a commit ({})", c.cpu_us, c.source)
                       : "CPU a commit unknown: sync-bound only (give --cpu-us, or run --verify)";
 }
 
 }  // namespace
 
-std::string advice_text(const DiskFigures& d, const std::vector<EngineCpu>& cpu, const Advice& a) {
+std::string advice_text(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, const Advice& a) {
   std::string out;
   for (const std::string& w : a.warnings) out += fmt::format("WARNING: {}\n", w);
   if (!a.warnings.empty()) out += "\n";
@@ -76,11 +76,13 @@ std::string advice_text(const DiskFigures& d, const std::vector<EngineCpu>& cpu,
     for (const auto& [j, s] : d.append_scale) out += fmt::format("{} jobs {:.2f}x  ", j, s);
     out += "into fresh ones\n";
   }
-  for (const EngineCpu& c : cpu) {
+  for (const EngineCalibration& c : cpu) {
     std::vector<const Recommendation*> recs;
     for (const Recommendation& r : a.recs)
       if (r.engine == c.engine) recs.push_back(&r);
     out += fmt::format("\n## {} ({}; {})\n", engine_name(c.engine), file_of(c.engine), cpu_text(c));
+    for (const EngineFit& f : a.fits)
+      if (f.engine == c.engine) out += fmt::format("model: {}\n", f.note);
     out += paste_block(c.engine, recs);
     kit::Table t({"writers", "default /s", "recommended /s", "commits a round", "round", "bound"});
     for (const Prediction& p : a.predictions) {
@@ -97,7 +99,7 @@ std::string advice_text(const DiskFigures& d, const std::vector<EngineCpu>& cpu,
   return out;
 }
 
-std::string advice_json(const Measurement* m, const DiskFigures& d, const std::vector<EngineCpu>& cpu,
+std::string advice_json(const Measurement* m, const DiskFigures& d, const std::vector<EngineCalibration>& cpu,
                         const Advice& a, const std::string& verify_json) {
   std::string j = "{\"warnings\":[";
   for (size_t i = 0; i < a.warnings.size(); ++i) j += (i ? "," : "") + q(a.warnings[i]);
@@ -113,8 +115,16 @@ std::string advice_json(const Measurement* m, const DiskFigures& d, const std::v
     j += fmt::format("{}{{\"jobs\":{},\"speedup\":{:.3f}}}", i ? "," : "", d.overlap[i].first, d.overlap[i].second);
   j += "]},\"cpu\":[";
   for (size_t i = 0; i < cpu.size(); ++i)
-    j += fmt::format("{}{{\"engine\":{},\"cpu_us\":{:.2f},\"source\":{}}}", i ? "," : "", q(engine_name(cpu[i].engine)),
-                     cpu[i].cpu_us, q(cpu[i].source));
+    j += fmt::format("{}{{\"engine\":{},\"cpu_us\":{:.2f},\"source\":{},\"commit_us\":{:.2f},\"at_writers\":{},"
+                     "\"rate_per_s\":{:.1f},\"per_round\":{:.3f},\"busy_cpu_us\":{:.2f}}}",
+                     i ? "," : "", q(engine_name(cpu[i].engine)), cpu[i].cpu_us, q(cpu[i].source), cpu[i].commit_us,
+                     cpu[i].at_writers, cpu[i].rate_per_s, cpu[i].per_round, cpu[i].busy_cpu_us);
+  j += "],\"fits\":[";
+  for (size_t i = 0; i < a.fits.size(); ++i)
+    j += fmt::format("{}{{\"engine\":{},\"calibrated\":{},\"k\":{:.3f},\"s_us\":{:.2f},\"busy_cpu_us\":{:.2f},"
+                     "\"note\":{}}}",
+                     i ? "," : "", q(engine_name(a.fits[i].engine)), a.fits[i].calibrated, a.fits[i].k,
+                     a.fits[i].s_us, a.fits[i].busy_cpu_us, q(a.fits[i].note));
   j += "],\"recommendations\":[";
   for (size_t i = 0; i < a.recs.size(); ++i) {
     const Recommendation& r = a.recs[i];
@@ -172,7 +182,7 @@ void add_advice_rows(kit::Results& r, const Measurement* m, const DiskFigures& d
 }
 
 std::string write_report(const std::string& dir, const Measurement& m, const DiskFigures& d,
-                         const std::vector<EngineCpu>& cpu, const Advice& a,
+                         const std::vector<EngineCalibration>& cpu, const Advice& a,
                          const std::vector<MeasuredPoint>& measured, const std::string& verify_md) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -211,7 +221,7 @@ std::string write_report(const std::string& dir, const Measurement& m, const Dis
     pm.ylabel = "commits/s";
     pm.logx = true;
     pm.logy = true;
-    for (const EngineCpu& c : cpu)
+    for (const EngineCalibration& c : cpu)
       for (const char* config : {"default", "recommended"}) {
         kit::Series pred, meas;
         pred.title = fmt::format("{} {} predicted", engine_name(c.engine), config);

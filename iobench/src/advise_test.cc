@@ -44,22 +44,25 @@ const Recommendation& rec(const Advice& a, Engine e, const std::string& name) {
 
 TEST(AdviseModel, Arithmetic) {
   // One writer: its CPU then its sync, in series.
-  EXPECT_DOUBLE_EQ(commits_per_s(50, 200, 1, 1, 2), 1e6 / 250);
+  EXPECT_DOUBLE_EQ(commits_per_s(50, 200, 1, 1, 2, 0), 1e6 / 250);
   // 16 writers, 8 a round of 200 us, 10 us CPU: 16 / (10 + 2 * 200) us.
-  EXPECT_DOUBLE_EQ(commits_per_s(10, 200, 8, 16, 2), 16e6 / 410);
+  EXPECT_DOUBLE_EQ(commits_per_s(10, 200, 8, 16, 2, 0), 16e6 / 410);
   // The CPU bound: 2 cores at 100 us a commit cap it at 20 000/s.
   bool cpu = false;
-  EXPECT_DOUBLE_EQ(commits_per_s(100, 10, 16, 16, 2, &cpu), 20000);
+  EXPECT_DOUBLE_EQ(commits_per_s(100, 10, 16, 16, 2, 0, &cpu), 20000);
   EXPECT_TRUE(cpu);
   // CPU unknown: the sync bound alone.
-  EXPECT_DOUBLE_EQ(commits_per_s(0, 200, 8, 16, 2, &cpu), 16e6 / 400);
+  EXPECT_DOUBLE_EQ(commits_per_s(0, 200, 8, 16, 2, 0, &cpu), 16e6 / 400);
   EXPECT_FALSE(cpu);
   EXPECT_EQ(commits_per_round(1, true, false), 1);
   EXPECT_EQ(commits_per_round(16, true, false), 8);
   EXPECT_EQ(commits_per_round(16, true, true), 16);
   EXPECT_EQ(commits_per_round(16, false, true), 1);
-  // The window's wait: 8 released writers at 10 us over 2 cores = 40 us, under the 100 us window.
-  EXPECT_DOUBLE_EQ(window_wait_us(100, 10, 16, 2), 40);
+  // The cap's CPU is the larger of x and the busy CPU a commit: 2 cores at 50 us cap it at 40 000/s.
+  EXPECT_DOUBLE_EQ(commits_per_s(10, 10, 16, 16, 2, 50, &cpu), 40000);
+  EXPECT_TRUE(cpu);
+  // The window's wait: all 16 writers released, each 10 us of CPU, over 2 cores = 80 us, under the 100 us window.
+  EXPECT_DOUBLE_EQ(window_wait_us(100, 10, 16, 2), 80);
   EXPECT_DOUBLE_EQ(window_wait_us(20, 10, 16, 2), 20);
   // T at N writers: the scale measured at the largest job count not above N.
   const std::vector<std::pair<unsigned, double>> scale = {{1, 1}, {4, 0.25}, {16, 0.5}};
@@ -79,22 +82,22 @@ TEST(AdviseModel, ARoundIsOneSyncWhateverTheWriters) {
 
 TEST(AdviseModel, RecommendationsOnFixedFigures) {
   const DiskFigures d = fixed();
-  const std::vector<EngineCpu> cpu = {{Engine::kFenecdb, 10, "given"},
+  const std::vector<EngineCalibration> cpu = {{Engine::kFenecdb, 10, "given"},
                                       {Engine::kPostgres, 100, "given"},
                                       {Engine::kRocksdb, 10, "given"},
                                       {Engine::kSqlite, 20, "given"}};
   const Advice a = advise(d, cpu, {1, 4, 16});
   EXPECT_TRUE(a.warnings.empty());
   // fenecdb: a window of one overwrite sync (it ends when the writers are in); at 16 writers all 16
-  // in a round of 200 + 40 us.
+  // in a round of 200 + 80 us (16 writers' 10 us over 2 cores).
   EXPECT_EQ(rec(a, Engine::kFenecdb, "commit_window_us").value, "200");
   const Prediction& f0 = find(a, Engine::kFenecdb, "default", 16);
   const Prediction& f1 = find(a, Engine::kFenecdb, "recommended", 16);
   EXPECT_DOUBLE_EQ(f0.commits_per_s, 16e6 / (10 + 2 * 200));
   EXPECT_DOUBLE_EQ(f1.commits_per_round, 16);
-  EXPECT_DOUBLE_EQ(f1.round_us, 240);
-  EXPECT_DOUBLE_EQ(f1.commits_per_s, 16e6 / (10 + 240));
-  EXPECT_NEAR(rec(a, Engine::kFenecdb, "commit_window_us").predicted_gain, 410.0 / 250, 1e-9);
+  EXPECT_DOUBLE_EQ(f1.round_us, 280);
+  EXPECT_DOUBLE_EQ(f1.commits_per_s, 16e6 / (10 + 280));
+  EXPECT_NEAR(rec(a, Engine::kFenecdb, "commit_window_us").predicted_gain, 410.0 / 290, 1e-9);
   // One writer: the window never waits.
   EXPECT_DOUBLE_EQ(find(a, Engine::kFenecdb, "recommended", 1).commits_per_s, 1e6 / 210);
   // PostgreSQL: open_datasync is the clear win (150 < 0.9 * 220); the delay is half of it.
@@ -123,6 +126,47 @@ TEST(AdviseModel, RecommendationsOnFixedFigures) {
   EXPECT_DOUBLE_EQ(find(a, Engine::kSqlite, "recommended", 4).commits_per_s, 4e6 / (20 + 4 * 200));
   EXPECT_EQ(a.recommended.at(Engine::kSqlite).at("journal_mode"), "WAL");
   EXPECT_EQ(default_settings(Engine::kSqlite).at("journal_mode"), "DELETE");
+}
+
+// A calibration scales the disk's sync by the engine's own (k) and adds the
+// serial time each commit costs a round (s); without one, k = 1 and s = 0.
+TEST(AdviseModel, CalibrationGivesKAndS) {
+  const DiskFigures d = fixed();  // 4 KiB overwrite sync 200 us
+  EngineCalibration c{Engine::kFenecdb, 10, "calibrated"};
+  EXPECT_FALSE(fit_of(c, d).calibrated);
+  EXPECT_DOUBLE_EQ(fit_of(c, d).k, 1);
+  // One writer: 410 us a commit, 10 of them CPU: the engine's sync is 400 us, 2x the disk's.
+  c.commit_us = 410;
+  // 8 writers: 4 commits a sync at 8 000/s is a 500 us round: 400 + 3 * s, s = 33.3 us.
+  c.at_writers = 8;
+  c.rate_per_s = 8000;
+  c.per_round = 4;
+  c.busy_cpu_us = 25;
+  const EngineFit f = fit_of(c, d);
+  EXPECT_TRUE(f.calibrated);
+  EXPECT_DOUBLE_EQ(f.k, 2);
+  EXPECT_NEAR(f.s_us, 100.0 / 3, 1e-9);
+  EXPECT_DOUBLE_EQ(f.busy_cpu_us, 25);
+  const Advice a = advise(d, {c}, {1, 16});
+  // One writer: the calibration's own commit back.
+  EXPECT_DOUBLE_EQ(find(a, Engine::kFenecdb, "default", 1).commits_per_s, 1e6 / 410);
+  // 16 writers: 8 a round of 400 + 7 s.
+  const Prediction& p = find(a, Engine::kFenecdb, "default", 16);
+  EXPECT_NEAR(p.round_us, 400 + 7 * 100.0 / 3, 1e-9);
+  EXPECT_NEAR(p.commits_per_s, 16e6 / (10 + 2 * p.round_us), 1e-6);
+  // With the window: all 16, 15 s, and the wait for 16 writers' 25 us over 2 cores (200 us), under the 200 us window.
+  const Prediction& w = find(a, Engine::kFenecdb, "recommended", 16);
+  EXPECT_DOUBLE_EQ(w.commits_per_round, 16);
+  EXPECT_NEAR(w.round_us, 400 + 15 * 100.0 / 3 + 200, 1e-9);
+  // SQLite takes no group: s is what each writer adds to a commit under the lock.
+  EngineCalibration q{Engine::kSqlite, 20, "calibrated", 1000, 8, 500, 1, 30};  // DELETE: 2 ms at 8 writers
+  const EngineFit fq = fit_of(q, d);
+  EXPECT_NEAR(fq.k, 980.0 / 800, 1e-9);
+  EXPECT_NEAR(fq.s_us, 1000.0 / 7, 1e-9);
+  const Advice aq = advise(d, {q}, {1, 16});
+  // One commit a round, each writer's CPU outside the lock: 16 / (x + 16 rounds).
+  EXPECT_NEAR(find(aq, Engine::kSqlite, "default", 16).commits_per_s, 16e6 / (20 + 16 * (980 + 15 * 1000.0 / 7)),
+              1e-6);
 }
 
 TEST(AdviseModel, FiguresThatChangeTheAdvice) {
@@ -182,7 +226,7 @@ TEST(AdviseNull, WholeCommandWithoutADisk) {
   EXPECT_FALSE(m.prio.skipped.empty());
   const DiskFigures d = figures_of(m);
   EXPECT_EQ(d.overlap.size(), 2u);
-  const std::vector<EngineCpu> cpu = {{Engine::kFenecdb, 5, "given"}, {Engine::kSqlite, 0, "unknown"}};
+  const std::vector<EngineCalibration> cpu = {{Engine::kFenecdb, 5, "given"}, {Engine::kSqlite, 0, "unknown"}};
   const Advice a = advise(d, cpu, {1, 4});
   EXPECT_EQ(a.predictions.size(), 2u * 2 * 2);
   const std::string text = advice_text(d, cpu, a);

@@ -58,8 +58,8 @@ std::string advise_bench_path() {
                                        bin, std::strerror(errno)));
 }
 
-std::vector<advise::EngineCpu> parse_cpu(const std::vector<advise::Engine>& engines, const std::string& text) {
-  std::vector<advise::EngineCpu> out;
+std::vector<advise::EngineCalibration> parse_cpu(const std::vector<advise::Engine>& engines, const std::string& text) {
+  std::vector<advise::EngineCalibration> out;
   for (advise::Engine e : engines) out.push_back({e, 0, "unknown"});
   size_t pos = 0;
   while (!text.empty() && pos <= text.size()) {
@@ -71,7 +71,7 @@ std::vector<advise::EngineCpu> parse_cpu(const std::vector<advise::Engine>& engi
     const double v = eq == std::string::npos ? 0 : std::strtod(item.c_str() + eq + 1, &end);
     if (eq == std::string::npos || !advise::parse_engine(item.substr(0, eq), &e) || !end || *end || v <= 0)
       throw UsageError(fmt::format("--cpu-us: '{}' is not engine=microseconds (e.g. fenecdb=12.5)", item));
-    for (advise::EngineCpu& c : out)
+    for (advise::EngineCalibration& c : out)
       if (c.engine == e) c = {e, v, "given"};
     pos = comma + 1;
   }
@@ -84,7 +84,7 @@ int run_advise(const AdviseOpts& o) {
   std::string err;
   if (!advise::parse_engine_list(o.engines, &engines, &err)) throw UsageError("--engines: " + err);
   if (!parse_count_list(o.writers, &writers, &err)) throw UsageError("--writers: " + err);
-  std::vector<advise::EngineCpu> cpu = parse_cpu(engines, o.cpu_us);
+  std::vector<advise::EngineCalibration> cpu = parse_cpu(engines, o.cpu_us);
   std::vector<SubmitKind> kinds;
   if (!parse_submit_list(o.submit, &kinds, &err) || kinds.size() != 1)
     throw UsageError("--submit: " + (err.empty() ? "one path" : err));

@@ -51,6 +51,11 @@ Verdicts judge(const ia::Advice& a, const std::vector<Cell>& cells, kit::Results
     std::vector<double> rel;
     for (double r : c.rates) rel.push_back(r / p->commits_per_s);
     const kit::Ratio vs_model = kit::of_reps(rel);
+    // The default settings at 1 and kCalibrationWriters writers are what the
+    // calibration ran: their ratio shows run-to-run spread, not the model.
+    const bool calibrated = c.config == "default" &&
+                            (c.writers == 1 || c.writers == static_cast<int>(ia::kCalibrationWriters));
+    const std::string verdict = band(vs_model) + (calibrated ? " (calibrated)" : "");
     const double per_round = kit::median(c.per_round);
     std::string vs_default = "-";
     kit::Ratio gain;
@@ -67,7 +72,7 @@ Verdicts judge(const ia::Advice& a, const std::vector<Cell>& cells, kit::Results
                                  p->commits_per_s / prediction(a, c.engine, "default", c.writers)->commits_per_s);
         }
     t.row({ia::engine_name(c.engine), std::to_string(c.writers), c.config, kit::format_interval(rate, "/s", 0),
-           fmt::format("{:.0f}", p->commits_per_s), kit::format_ratio(vs_model), band(vs_model),
+           fmt::format("{:.0f}", p->commits_per_s), kit::format_ratio(vs_model), verdict,
            fmt::format("{:.1f} ({:.1f})", per_round, p->commits_per_round), vs_default});
     res.add_ratio("", arm, cs, "measured_over_predicted", vs_model);
     res.add("", arm, cs, "predicted_commits_per_s", p->commits_per_s, "ops/s");
@@ -82,9 +87,12 @@ Verdicts judge(const ia::Advice& a, const std::vector<Cell>& cells, kit::Results
         "\"gain_lo\":{:.3f},\"gain_hi\":{:.3f}}}",
         json.size() > 1 ? "," : "", ia::engine_name(c.engine), c.config, c.writers, rate.value,
         rate.ci95.known() ? rate.ci95.lo : 0, rate.ci95.known() ? rate.ci95.hi : 0, p->commits_per_s,
-        vs_model.value, band(vs_model), per_round, p->commits_per_round, gain.known() ? gain.value : 0,
+        vs_model.value, verdict, per_round, p->commits_per_round, gain.known() ? gain.value : 0,
         gain.ci95.known() ? gain.ci95.lo : 0, gain.ci95.known() ? gain.ci95.hi : 0);
   }
+  plain += fmt::format("- \"(calibrated)\": the default settings at 1 and {} writers are the cells each engine's "
+                       "calibration ran; their band shows run-to-run spread, not the model.\n",
+                       ia::kCalibrationWriters);
   v.table = t.str() + plain;
   v.markdown = "```\n" + t.str() + "```\n\n" + plain;
   v.json = json + "]";

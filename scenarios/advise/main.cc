@@ -1,10 +1,12 @@
 // advise-bench: `iobench advise` checked against the engines. Measures the
-// disk under --dir with iobench's advise library, calibrates each engine's
-// CPU a commit, prints the advice, then runs every engine present at its
-// default and its recommended settings at each writer count (the cells
-// interleaved over the repetitions) and says, with 95% intervals, how the
+// disk under --dir with iobench's advise library, calibrates each engine
+// (its CPU a commit, its own sync, a round's serial cost), prints the advice,
+// then runs every engine present at its default and its recommended settings
+// at each writer count (the cells interleaved over the repetitions) and says, with 95% intervals, how the
 // model's predictions and the recommendations held up. `make advise` runs
 // it on the scratch folder; `iobench advise --verify` execs it.
+#include <fmt/format.h>
+
 #include "iobench/kit/harness.h"
 #include "scenarios/advise/verify.h"
 
@@ -25,7 +27,10 @@ int main(int argc, char** argv) {
   h.flag("--writers", &c.writers, "writer counts", {1, 4, 16}).range(1, 256);
   h.flag("--seconds", &c.seconds, "time a verify cell", 2, 0.5).range(0.05, 600);
   h.flag("--measure-seconds", &c.measure_seconds, "time a measuring sweep cell", 1.5, 0.5).range(0.05, 60);
-  h.flag("--calibrate-seconds", &c.calibrate_seconds, "time of each engine's CPU calibration (one buffered writer)",
+  h.flag("--calibrate-seconds", &c.calibrate_seconds,
+         fmt::format("time of each of an engine's three calibration cells (a buffered writer, a durable one, {} "
+                     "durable ones)",
+                     fenec::iobench::advise::kCalibrationWriters),
          1, 0.3).range(0.05, 60);
   h.flag("--cpu-us", &c.cpu_us, "CPU a commit per engine instead of calibrating, e.g. postgres=90", std::string());
   h.flag("--report", &c.report, "folder for advise.md and its plots (default: plots/advise)", std::string());

@@ -89,29 +89,71 @@ std::string one_cell(const ArmSpec& arm, const std::string& dir, const std::stri
   return close_err;
 }
 
-std::vector<ia::EngineCpu> calibrate(kit::Harness& h, const Config& c, const std::vector<ia::Engine>& engines,
-                                     const std::string& pg) {
-  std::vector<ia::EngineCpu> cpu;
+// One calibration cell: commits/s, commits a sync and the CPU a commit
+// (ours, plus PostgreSQL's cluster processes: its commits run in backends).
+struct Calibrated {
+  std::string error;
+  double rate = 0, per_round = 0, cpu_us = 0;
+};
+Calibrated calibrate_cell(kit::Harness& h, ia::Engine e, bool durable, int writers, double seconds,
+                          const std::string& pg, uint64_t seed) {
+  Calibrated out;
+  engines::WritersResult r;
+  double own = 0;
+  const bool is_pg = e == ia::Engine::kPostgres;
+  const double pg0 = is_pg ? cluster_cpu_s(h.data_dir() + "/pg") : 0;
+  out.error = one_cell(arm_of(e, ia::default_settings(e), durable), h.data_dir() + "/calibrate", pg, writers, seconds,
+                       seed, &r, &own);
+  const double pg_s = is_pg ? cluster_cpu_s(h.data_dir() + "/pg") - pg0 : 0;
+  if (out.error.empty() && (r.writes == 0 || pg0 < 0)) out.error = "no commits, or the cluster's CPU unreadable";
+  if (!out.error.empty()) return out;
+  out.rate = r.per_s();
+  out.per_round = r.counters.fsyncs ? static_cast<double>(r.counters.commits) / r.counters.fsyncs : 0;
+  out.cpu_us = (own + pg_s) * 1e6 / static_cast<double>(r.writes);
+  return out;
+}
+
+// Each engine at its default settings: one buffered writer (the CPU a commit
+// outside its sync), one durable writer (its own sync, k) and
+// kCalibrationWriters durable writers (the serial time a commit adds to a
+// round, s, and the CPU a durable commit there). The verify cells that follow
+// are separate runs.
+std::vector<ia::EngineCalibration> calibrate(kit::Harness& h, const Config& c, const std::vector<ia::Engine>& engines,
+                                             const std::string& pg) {
+  std::vector<ia::EngineCalibration> cal;
+  auto& res = h.results();
   for (ia::Engine e : engines) {
-    ia::EngineCpu ec{e, 0, "unknown"};
-    engines::WritersResult r;
-    double own = 0;
-    // Buffered: the commit's CPU without its sync. PostgreSQL's is in its
-    // backends, so the cluster's processes count for it beside our client's.
-    const bool is_pg = e == ia::Engine::kPostgres;
-    const double pg0 = is_pg ? cluster_cpu_s(h.data_dir() + "/pg") : 0;
-    const std::string err = one_cell(arm_of(e, {}, false), h.data_dir() + "/calibrate", pg, 1, c.calibrate_seconds,
-                                     h.seed(7), &r, &own);
-    const double pg_s = is_pg ? cluster_cpu_s(h.data_dir() + "/pg") - pg0 : 0;
-    if (err.empty() && r.writes > 0 && pg0 >= 0) {
-      ec = {e, (own + pg_s) * 1e6 / static_cast<double>(r.writes),
-            is_pg ? "calibrated: client + cluster processes" : "calibrated, process CPU"};
-    } else {
-      fmt::print(stderr, "advise: calibrating {}: {}\n", ia::engine_name(e), err);
+    ia::EngineCalibration ec{e, 0, "unknown"};
+    const std::string arm = fmt::format("{}-calibration", ia::engine_name(e));
+    const Calibrated buffered = calibrate_cell(h, e, false, 1, c.calibrate_seconds, pg, h.seed(7));
+    const Calibrated one = calibrate_cell(h, e, true, 1, c.calibrate_seconds, pg, h.seed(8));
+    const Calibrated many =
+        calibrate_cell(h, e, true, static_cast<int>(ia::kCalibrationWriters), c.calibrate_seconds, pg, h.seed(9));
+    for (const auto& [what, x] : {std::pair{"buffered", &buffered}, std::pair{"durable 1 writer", &one},
+                                  std::pair{"durable many writers", &many}})
+      if (!x->error.empty()) fmt::print(stderr, "advise: calibrating {} ({}): {}\n", ia::engine_name(e), what, x->error);
+    if (buffered.error.empty()) {
+      ec.cpu_us = buffered.cpu_us;
+      ec.source = e == ia::Engine::kPostgres ? "calibrated: client + cluster processes" : "calibrated, process CPU";
+      res.add("", arm, "writers=1;durable=0", "cpu_us_per_commit", buffered.cpu_us, "us");
     }
-    cpu.push_back(ec);
+    if (one.error.empty() && one.rate > 0) {
+      ec.commit_us = 1e6 / one.rate;
+      res.add("", arm, "writers=1;durable=1", "commit_us", ec.commit_us, "us");
+    }
+    if (many.error.empty() && many.rate > 0) {
+      ec.at_writers = ia::kCalibrationWriters;
+      ec.rate_per_s = many.rate;
+      ec.per_round = many.per_round;
+      ec.busy_cpu_us = many.cpu_us;
+      const std::string cs = fmt::format("writers={};durable=1", ia::kCalibrationWriters);
+      res.add("", arm, cs, "commits_per_s", many.rate, "ops/s");
+      res.add("", arm, cs, "commits_per_fsync", many.per_round, "count");
+      res.add("", arm, cs, "cpu_us_per_commit", many.cpu_us, "us");
+    }
+    cal.push_back(ec);
   }
-  return cpu;
+  return cal;
 }
 
 }  // namespace
@@ -161,12 +203,15 @@ int run(kit::Harness& h, const Config& c) {
     }
   }
   meta.set("rocksdb", engines::rocksdb_version());
-  std::vector<ia::EngineCpu> cpu = calibrate(h, c, engines, pg);
+  std::vector<ia::EngineCalibration> cpu = calibrate(h, c, engines, pg);
   if (!c.cpu_us.empty())
-    for (ia::EngineCpu& ec : cpu) {
+    for (ia::EngineCalibration& ec : cpu) {
       const std::string key = std::string(ia::engine_name(ec.engine)) + "=";
       const size_t at = c.cpu_us.find(key);
-      if (at != std::string::npos) ec = {ec.engine, std::atof(c.cpu_us.c_str() + at + key.size()), "given"};
+      if (at != std::string::npos) {
+        ec.cpu_us = std::atof(c.cpu_us.c_str() + at + key.size());
+        ec.source = "given";
+      }
     }
 
   // 3. The advice.

@@ -1,6 +1,6 @@
 // advise's verifying half: iobench's advice (iobench/src/advise.h, linked)
 // checked against the engines themselves, through the shared arms
-// (scenarios/engines): each engine calibrated for its CPU a commit, then at
+// (scenarios/engines): each engine calibrated (iobench/doc/advise.md), then at
 // its default and its recommended settings at each writer count, the cells
 // interleaved over the repetitions, so each ratio has a 95% interval.
 #pragma once
