@@ -3,8 +3,8 @@
 // (iobench/doc/advise.md states the model and where it breaks).
 //
 // Three layers, each usable alone:
-//   measure()  runs sweep cells, syncmethods, lies and probe (their code,
-//              called) plus a short I/O-priority control: the disk's figures;
+//   measure()  runs sweep cells, syncmethods, lies, probe and JR-3's
+//              priority cells (their code, called): the disk's figures;
 //   figures_of() + advise()  the model and the recommendations: pure
 //              arithmetic on DiskFigures and each engine's CPU a commit, so
 //              tests pin it on fixed inputs;
@@ -44,9 +44,9 @@ struct SyncCosts {
   CellResult append, overwrite, direct;
 };
 
-// Whether the scheduler honours I/O priority: a foreground 4 KiB
-// write+fdatasync loop alone, beside an O_DIRECT background writer at the
-// foreground's priority, and beside the same writer in the IDLE class.
+// Whether the scheduler honours I/O priority: JR-3's journal cell (4 KiB
+// appends + fdatasync, iobench/src/prio.h) alone, beside an O_DIRECT
+// background at the journal's priority, and beside the same in the IDLE class.
 struct PrioControl {
   std::string skipped;
   double alone_p50_us = 0, equal_p50_us = 0, idle_p50_us = 0;
