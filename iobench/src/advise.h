@@ -6,7 +6,7 @@
 //   measure()  runs sweep cells, syncmethods, lies, probe and JR-3's
 //              priority cells (their code, called): the disk's figures;
 //   figures_of() + advise()  the model and the recommendations: pure
-//              arithmetic on DiskFigures and each engine's CPU a commit, so
+//              arithmetic on DiskFigures and each engine's calibration, so
 //              tests pin it on fixed inputs;
 //   advise_report.cc  the text a user pastes, JSON, tidy rows, Markdown + plots.
 // The verifying half (engines run at default vs recommended settings) sits
@@ -36,9 +36,10 @@ const char* engine_name(Engine e);  // "fenecdb", "postgres", "rocksdb", "sqlite
 bool parse_engine(const std::string& name, Engine* out);
 bool parse_engine_list(const std::string& text, std::vector<Engine>* out, std::string* err);
 
-// One size's durable-write costs: write+fdatasync into fresh (fallocated,
-// unwritten) blocks, which commits metadata as an appended file's growth
-// does; the same over blocks the file already has; O_DIRECT|O_DSYNC there.
+// One size's durable-write costs: write+fdatasync appending to a file that
+// grows with each write (each sync commits its new size, as an engine's
+// log that is only appended to does); the same over blocks the file already
+// has; O_DIRECT|O_DSYNC there.
 struct SyncCosts {
   uint64_t size = 0;
   CellResult append, overwrite, direct;
@@ -61,7 +62,7 @@ struct Measurement {
   unsigned cores = 1;
   std::vector<SyncCosts> sizes;     // 4 KiB (a small record's page), 8 KiB (the WAL page), 1 MiB
   std::vector<CellResult> overlap;  // 8 KiB write+fdatasync over written blocks, a file a job, at each job count
-  std::vector<CellResult> overlap_append;  // the same into fresh blocks
+  std::vector<CellResult> overlap_append;  // the same appending (each file grows)
   LiesResult lies;
   SyncMethodsResult syncmethods;
   PrioControl prio;
@@ -80,7 +81,7 @@ Measurement measure(const MeasureOptions& o);
 
 // What the model reads: medians (us) of one durable commit's write + sync.
 struct DiskFigures {
-  double append_us = 0;      // 4 KiB write+fdatasync into fresh blocks
+  double append_us = 0;      // 4 KiB write+fdatasync appending (the file grows)
   double overwrite_us = 0;   // 4 KiB write+fdatasync over allocated blocks
   double direct_us = 0;      // 4 KiB O_DIRECT|O_DSYNC overwrite; 0: no O_DIRECT here
   double wal8k_fdatasync_us = 0, wal8k_dsync_us = 0;  // syncmethods' "one 8k write", 0 if not run

@@ -16,8 +16,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// prefill: over written blocks; append: into a file that grows with each
+// write (the sync commits its size); neither: fallocated, unwritten blocks.
 CellResult cell(const MeasureOptions& o, const SweepEnv& env, uint64_t size, Mode mode, bool prefill, unsigned jobs,
-                Layout layout) {
+                Layout layout, bool append = false) {
   CellSpec s;
   s.size = size;
   s.mode = mode;
@@ -25,6 +27,7 @@ CellResult cell(const MeasureOptions& o, const SweepEnv& env, uint64_t size, Mod
   s.layout = layout;
   s.submit = o.submit;
   s.prefill = prefill;
+  s.append = append;
   s.duration_s = o.cell_s;
   s.interval_s = o.cell_s;
   // Bounded by time, not bytes, except that 1 MiB syncs must not fill a small disk.
@@ -87,7 +90,8 @@ Measurement measure(const MeasureOptions& o) {
     if (o.stop && o.stop()) break;
     SyncCosts s;
     s.size = size;
-    s.append = cell(o, env, size, Mode::kFdatasync, false, 1, Layout::kShared);
+    // An engine's log that is only appended to grows its file with every commit.
+    s.append = cell(o, env, size, Mode::kFdatasync, false, 1, Layout::kShared, true);
     s.overwrite = cell(o, env, size, Mode::kFdatasync, true, 1, Layout::kShared);
     s.direct = cell(o, env, size, Mode::kDirectDsync, true, 1, Layout::kShared);
     m.sizes.push_back(std::move(s));
@@ -95,7 +99,7 @@ Measurement measure(const MeasureOptions& o) {
   for (unsigned j : o.jobs) {
     if (o.stop && o.stop()) break;
     m.overlap.push_back(cell(o, env, 8192, Mode::kFdatasync, true, j, Layout::kPerJob));
-    m.overlap_append.push_back(cell(o, env, 8192, Mode::kFdatasync, false, j, Layout::kPerJob));
+    m.overlap_append.push_back(cell(o, env, 8192, Mode::kFdatasync, false, j, Layout::kPerJob, true));
   }
   if (null_path) {
     m.lies.skipped = m.syncmethods.error = "null submission path: no I/O";

@@ -291,7 +291,7 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, c
                         "round join this one instead of the next",
                         us(t_top), top, us(d.overwrite_us)));
         rec("journal_zero_ahead", append_ratio >= 1.1 || append_ratio == 0 ? "1048576" : "0", "1048576",
-            fmt::format("a sync into fresh blocks costs {:.2f}x one over written blocks ({} vs {}){}", append_ratio,
+            fmt::format("an appending sync (the file grows) costs {:.2f}x one over written blocks ({} vs {}){}", append_ratio,
                         us(d.append_us), us(d.overwrite_us),
                         append_ratio >= 1.1 || append_ratio == 0 ? ": zero ahead pays" : ": zeroing buys nothing here"));
         if (d.prio_known)
@@ -325,7 +325,7 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, c
             "the delay only when two other transactions are active: none at one writer, every flush from 3 on");
         const bool zero_pays = append_ratio >= 1.1 || append_ratio == 0;
         rec("wal_init_zero", zero_pays ? "on" : "off", "on",
-            fmt::format("a sync into fresh blocks costs {:.2f}x one over written blocks{}", append_ratio,
+            fmt::format("an appending sync (the file grows) costs {:.2f}x one over written blocks{}", append_ratio,
                         zero_pays ? ": zero-filled, recycled segments pay" : ": zero-filling buys nothing here"));
         rec("wal_recycle", "on", "on", "recycled segments are overwritten, never grown");
         const double cap = x > 0 ? d.cores * 1e6 / x : 0;
@@ -338,7 +338,7 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, c
       }
       case Engine::kRocksdb:
         rec("recycle_log_file_num", append_ratio >= 1.1 ? "4" : "0", "0",
-            fmt::format("a WAL sync into fresh blocks costs {:.2f}x one over written blocks ({} vs {}); recycled "
+            fmt::format("an appending WAL sync costs {:.2f}x one over written blocks ({} vs {}); recycled "
                         "logs are overwritten (once a flush has freed one)",
                         append_ratio, us(d.append_us), us(d.overwrite_us)));
         rec("wal_bytes_per_sync", "0", "0", "every durable write syncs the WAL already; background syncs add none");

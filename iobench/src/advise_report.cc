@@ -59,7 +59,7 @@ std::string advice_text(const DiskFigures& d, const std::vector<EngineCalibratio
   for (const std::string& w : a.warnings) out += fmt::format("WARNING: {}\n", w);
   if (!a.warnings.empty()) out += "\n";
   out += fmt::format(
-      "disk: a 4 KiB write+fdatasync {} over written blocks, {} into fresh ones ({:.2f}x); O_DIRECT|O_DSYNC {}; "
+      "disk: a 4 KiB write+fdatasync {} over written blocks, {} appending ({:.2f}x); O_DIRECT|O_DSYNC {}; "
       "1 MiB {}; {} cores; scheduler {} (priority {}); lies: {}\n",
       us(d.overwrite_us), us(d.append_us), d.overwrite_us > 0 ? d.append_us / d.overwrite_us : 0.0,
       d.direct_us > 0 ? us(d.direct_us) : "n/a", us(d.big_us), d.cores, d.scheduler,
@@ -74,7 +74,7 @@ std::string advice_text(const DiskFigures& d, const std::vector<EngineCalibratio
     for (const auto& [j, s] : d.overwrite_scale) out += fmt::format("{} jobs {:.2f}x  ", j, s);
     out += "over written blocks; ";
     for (const auto& [j, s] : d.append_scale) out += fmt::format("{} jobs {:.2f}x  ", j, s);
-    out += "into fresh ones\n";
+    out += "appending\n";
   }
   for (const EngineCalibration& c : cpu) {
     std::vector<const Recommendation*> recs;
@@ -153,9 +153,9 @@ void add_advice_rows(kit::Results& r, const Measurement* m, const DiskFigures& d
   if (m) {
     for (const SyncCosts& s : m->sizes)
       for (const CellResult* c : {&s.append, &s.overwrite, &s.direct})
-        add_cell_rows(r, *c, "", c == &s.append ? ";fresh-blocks" : "");
+        add_cell_rows(r, *c, "", c == &s.append ? ";appending" : "");
     for (const CellResult& c : m->overlap) add_cell_rows(r, c, "", ";overlap");
-    for (const CellResult& c : m->overlap_append) add_cell_rows(r, c, "", ";overlap;fresh-blocks");
+    for (const CellResult& c : m->overlap_append) add_cell_rows(r, c, "", ";overlap;appending");
     if (m->prio.skipped.empty()) {
       r.add("", "prio", "bg=none", "fg_p50_us", m->prio.alone_p50_us, "us");
       r.add("", "prio", "bg=equal", "fg_p50_us", m->prio.equal_p50_us, "us");
@@ -189,9 +189,9 @@ std::string write_report(const std::string& dir, const Measurement& m, const Dis
   if (ec) return fmt::format("mkdir {}: {}", dir, ec.message());
   std::string md = "# iobench advise: " + m.probe.dir + "\n\n";
   std::string plots;
-  // The sync latency CDFs: 4 KiB and 8 KiB, fresh blocks against written ones.
+  // The sync latency CDFs: 4 KiB and 8 KiB, appending against written blocks.
   kit::Chart cdf;
-  cdf.title = "write+fdatasync latency: fresh blocks (append) vs written blocks (overwrite)";
+  cdf.title = "write+fdatasync latency: appending vs over written blocks (overwrite)";
   cdf.xlabel = "latency (us)";
   cdf.ylabel = "fraction of commits";
   cdf.logx = true;

@@ -121,7 +121,7 @@ TEST(AdviseModel, RecommendationsOnFixedFigures) {
   EXPECT_EQ(rec(a, Engine::kRocksdb, "recycle_log_file_num").value, "4");
   EXPECT_DOUBLE_EQ(find(a, Engine::kRocksdb, "default", 1).commits_per_s, 1e6 / 310);
   EXPECT_DOUBLE_EQ(find(a, Engine::kRocksdb, "recommended", 1).commits_per_s, 1e6 / 210);
-  // SQLite: DELETE (its default) pays two fresh-block syncs and an overwrite; WAL one overwrite, one commit a sync.
+  // SQLite: DELETE (its default) pays two appending syncs and an overwrite; WAL one overwrite, one commit a sync.
   EXPECT_DOUBLE_EQ(find(a, Engine::kSqlite, "default", 1).commits_per_s, 1e6 / (20 + 800));
   EXPECT_DOUBLE_EQ(find(a, Engine::kSqlite, "recommended", 4).commits_per_s, 4e6 / (20 + 4 * 200));
   EXPECT_EQ(a.recommended.at(Engine::kSqlite).at("journal_mode"), "WAL");
@@ -171,7 +171,7 @@ TEST(AdviseModel, CalibrationGivesKAndS) {
 
 TEST(AdviseModel, FiguresThatChangeTheAdvice) {
   DiskFigures d = fixed();
-  d.append_us = d.overwrite_us = 2;  // tmpfs: syncs cost nothing, fresh blocks no more
+  d.append_us = d.overwrite_us = 2;  // tmpfs: syncs cost nothing, appending no more
   d.memory_backed = true;
   d.o_direct = false;
   d.direct_us = 0;

@@ -144,10 +144,11 @@ RunFn register_advise(CLI::App& root) {
   CLI::App* sub = root.add_subcommand("advise", "the settings each engine should use on this disk, and the "
                                                 "durable commits/s to expect");
   sub->footer(
-      "Measures (sweep cells, syncmethods, lies, probe, an I/O-priority control): write+fdatasync at 4 KiB, 8 KiB\n"
-      "and 1 MiB into fresh and into written blocks, O_DIRECT|O_DSYNC, syncs in parallel at 1/4/16 jobs. The model\n"
-      "(iobench/doc/advise.md) predicts durable commits/s per engine and writer count from the sync round's time,\n"
-      "the commits a round carries and the engine's CPU a commit (--cpu-us, or calibrated by --verify).\n"
+      "Measures (sweep cells, syncmethods, lies, probe, JR-3's I/O-priority cells): write+fdatasync at 4 KiB,\n"
+      "8 KiB and 1 MiB appending and over written blocks, O_DIRECT|O_DSYNC, syncs in parallel at 1/4/16 jobs.\n"
+      "The model (iobench/doc/advise.md) predicts durable commits/s per engine and writer count from the sync's\n"
+      "time, the commits a round carries and the engine's CPU a commit (--cpu-us). Alone it has only the disk:\n"
+      "--verify also calibrates each engine's own sync and a round's serial cost, and predicts from those.\n"
       "--verify runs scenarios/advise's binary: each engine at default vs recommended settings, interleaved,\n"
       "predicted vs measured with 95% intervals. --json: the rows and the advice (one document; '-' is stdout).");
   add_common_flags(sub, &o->common, true);
