@@ -12,6 +12,7 @@
 #include "iobench/kit/console.h"
 #include "iobench/kit/interrupt.h"
 #include "iobench/kit/loopfs.h"
+#include "iobench/kit/machine.h"
 #include "iobench/kit/proc.h"
 #include "iobench/src/advise.h"
 #include "iobench/src/cli.h"
@@ -114,13 +115,17 @@ int run_advise(const AdviseOpts& o) {
   mo.jobs = {1, 4, 16};
   mo.seed = resolve_seed(o.common);
   fmt::print(stderr, "iobench advise: measuring {} ({} mode)...\n", mo.dir, o.quick ? "quick" : "full");
+  // Other work on the CPUs or the disk skews every sync figure the advice rests on: say so.
+  const kit::MachineSample before = kit::sample_machine();
   const advise::Measurement m = advise::measure(mo);
+  const kit::MachineSample after = kit::sample_machine();
   if (!m.probe.error.empty()) throw std::runtime_error(m.probe.error);
   const advise::DiskFigures d = advise::figures_of(m);
   const advise::Advice a = advise::advise(d, cpu, writers);
   fmt::print("{}", advise::advice_text(d, cpu, a));
   auto results = make_results(o.common, "advise");
-  results->meta().set("loadavg_end", kit::load_average());
+  kit::record_machine(results->meta(), before, after);
+  fmt::print(stderr, "{}\n", kit::machine_note(results->meta()));
   advise::add_advice_rows(*results, &m, d, a);
   results->attach_json("advice", advise::advice_json(&m, d, cpu, a));
   if (!o.report.empty()) {
