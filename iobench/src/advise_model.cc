@@ -291,8 +291,8 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, c
                         "round join this one instead of the next",
                         us(t_top), top, us(d.overwrite_us)));
         rec("journal_zero_ahead", append_ratio >= 1.1 || append_ratio == 0 ? "1048576" : "0", "1048576",
-            fmt::format("an appending sync (the file grows) costs {:.2f}x one over written blocks ({} vs {}){}", append_ratio,
-                        us(d.append_us), us(d.overwrite_us),
+            fmt::format("an appending sync (the file grows) costs {:.2f}x one over written blocks ({} vs {}){}",
+                        append_ratio, us(d.append_us), us(d.overwrite_us),
                         append_ratio >= 1.1 || append_ratio == 0 ? ": zero ahead pays" : ": zeroing buys nothing here"));
         if (d.prio_known)
           rec("data_flush", d.prio_honoured ? "kGlobalRing" : "kPwrite", "kPwrite",
@@ -376,7 +376,8 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, c
         Settings one = base;
         one[r.name] = r.value;
         if (e == Engine::kPostgres && window) one["commit_siblings"] = "2";
-        const double g = predict(e, "one", one, d, x, fit, top).commits_per_s / predict(e, "d", base, d, x, fit, top).commits_per_s;
+        const double g = predict(e, "one", one, d, x, fit, top).commits_per_s /
+                         predict(e, "d", base, d, x, fit, top).commits_per_s;
         if (g >= (window ? 1.05 : 0.98)) continue;
         r.reason += window ? fmt::format("; but the model gives a {} us window {:.2f}x at {} writers, so it stays off",
                                          r.value, g, top)

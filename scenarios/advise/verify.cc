@@ -131,7 +131,8 @@ std::vector<ia::EngineCalibration> calibrate(kit::Harness& h, const Config& c, c
         calibrate_cell(h, e, true, static_cast<int>(ia::kCalibrationWriters), c.calibrate_seconds, pg, h.seed(9));
     for (const auto& [what, x] : {std::pair{"buffered", &buffered}, std::pair{"durable 1 writer", &one},
                                   std::pair{"durable many writers", &many}})
-      if (!x->error.empty()) fmt::print(stderr, "advise: calibrating {} ({}): {}\n", ia::engine_name(e), what, x->error);
+      if (!x->error.empty())
+        fmt::print(stderr, "advise: calibrating {} ({}): {}\n", ia::engine_name(e), what, x->error);
     if (buffered.error.empty()) {
       ec.cpu_us = buffered.cpu_us;
       ec.source = e == ia::Engine::kPostgres ? "calibrated: client + cluster processes" : "calibrated, process CPU";
