@@ -184,6 +184,11 @@ double scale_at(const std::vector<std::pair<unsigned, double>>& scale, unsigned 
 Settings default_settings(Engine e);
 
 Advice advise(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, const std::vector<unsigned>& writers);
+// The model's prediction for engine c.engine at `settings` and N writers,
+// from that calibration (advise() makes its own from the same arithmetic).
+// --verify calls it once a repetition with that repetition's calibration.
+Prediction predict_with(const DiskFigures& d, const EngineCalibration& c, const std::string& config,
+                        const Settings& settings, unsigned writers);
 // The writer count of the many-writer calibration: between the default
 // 4 and 16, so neither is predicted from its own measurement.
 inline constexpr unsigned kCalibrationWriters = 8;

@@ -248,6 +248,11 @@ EngineFit fit_of(const EngineCalibration& c, const DiskFigures& d) {
   return f;
 }
 
+Prediction predict_with(const DiskFigures& d, const EngineCalibration& c, const std::string& config,
+                        const Settings& settings, unsigned writers) {
+  return predict(c.engine, config, settings, d, c.cpu_us, fit_of(c, d), writers);
+}
+
 Advice advise(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, const std::vector<unsigned>& writers) {
   Advice a;
   if (d.memory_backed)

@@ -48,11 +48,16 @@ Verdicts judge(const ia::Advice& a, const std::vector<Cell>& cells, kit::Results
       continue;
     }
     const kit::Ratio rate = kit::of_reps(c.rates);
+    // Each repetition against its own prediction (its own calibration's);
+    // the advice's prediction where a repetition has none.
     std::vector<double> rel;
-    for (double r : c.rates) rel.push_back(r / p->commits_per_s);
+    for (size_t i = 0; i < c.rates.size(); ++i)
+      rel.push_back(c.rates[i] / (i < c.predicted.size() && c.predicted[i] > 0 ? c.predicted[i] : p->commits_per_s));
     const kit::Ratio vs_model = kit::of_reps(rel);
+    const double predicted = c.predicted.empty() ? p->commits_per_s : kit::median(c.predicted);
     // The default settings at 1 and kCalibrationWriters writers are what the
-    // calibration ran: their ratio shows run-to-run spread, not the model.
+    // calibration ran: their ratio shows the spread between a repetition's
+    // calibration and its cell, not the model.
     const bool calibrated = c.config == "default" &&
                             (c.writers == 1 || c.writers == static_cast<int>(ia::kCalibrationWriters));
     const std::string verdict = band(vs_model) + (calibrated ? " (calibrated)" : "");
@@ -72,10 +77,10 @@ Verdicts judge(const ia::Advice& a, const std::vector<Cell>& cells, kit::Results
                                  p->commits_per_s / prediction(a, c.engine, "default", c.writers)->commits_per_s);
         }
     t.row({ia::engine_name(c.engine), std::to_string(c.writers), c.config, kit::format_interval(rate, "/s", 0),
-           fmt::format("{:.0f}", p->commits_per_s), kit::format_ratio(vs_model), verdict,
+           fmt::format("{:.0f}", predicted), kit::format_ratio(vs_model), verdict,
            fmt::format("{:.1f} ({:.1f})", per_round, p->commits_per_round), vs_default});
     res.add_ratio("", arm, cs, "measured_over_predicted", vs_model);
-    res.add("", arm, cs, "predicted_commits_per_s", p->commits_per_s, "ops/s");
+    res.add("", arm, cs, "predicted_commits_per_s", predicted, "ops/s");
     res.add("", arm, cs, "commits_per_s", kit::median(c.rates), "ops/s");
     res.add("", arm, cs, "commits_per_sync", per_round, "count");
     v.points.push_back({c.engine, c.config, static_cast<unsigned>(c.writers), rate.value,
@@ -86,12 +91,13 @@ Verdicts judge(const ia::Advice& a, const std::vector<Cell>& cells, kit::Results
         "\"commits_per_sync\":{:.2f},\"predicted_commits_per_round\":{:.2f},\"recommended_over_default\":{:.3f},"
         "\"gain_lo\":{:.3f},\"gain_hi\":{:.3f}}}",
         json.size() > 1 ? "," : "", ia::engine_name(c.engine), c.config, c.writers, rate.value,
-        rate.ci95.known() ? rate.ci95.lo : 0, rate.ci95.known() ? rate.ci95.hi : 0, p->commits_per_s,
+        rate.ci95.known() ? rate.ci95.lo : 0, rate.ci95.known() ? rate.ci95.hi : 0, predicted,
         vs_model.value, verdict, per_round, p->commits_per_round, gain.known() ? gain.value : 0,
         gain.ci95.known() ? gain.ci95.lo : 0, gain.ci95.known() ? gain.ci95.hi : 0);
   }
   plain += fmt::format("- \"(calibrated)\": the default settings at 1 and {} writers are the cells each engine's "
-                       "calibration ran; their band shows run-to-run spread, not the model.\n",
+                       "calibration ran in the same repetition; their band shows the spread between the two, not the "
+                       "model. Every cell is predicted from its own repetition's calibration.\n",
                        ia::kCalibrationWriters);
   v.table = t.str() + plain;
   v.markdown = "```\n" + t.str() + "```\n\n" + plain;

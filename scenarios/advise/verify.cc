@@ -113,48 +113,46 @@ Calibrated calibrate_cell(kit::Harness& h, ia::Engine e, bool durable, int write
   return out;
 }
 
-// Each engine at its default settings: one buffered writer (the CPU a commit
+// One engine at its default settings: one buffered writer (the CPU a commit
 // outside its sync), one durable writer (its own sync, k) and
 // kCalibrationWriters durable writers (the serial time a commit adds to a
-// round, s, and the CPU a durable commit there). The verify cells that follow
-// are separate runs.
-std::vector<ia::EngineCalibration> calibrate(kit::Harness& h, const Config& c, const std::vector<ia::Engine>& engines,
-                                             const std::string& pg) {
-  std::vector<ia::EngineCalibration> cal;
+// round, s, and the CPU a durable commit there). `rep` < 0: the calibration
+// the advice is made from; else repetition rep's, run among its cells.
+ia::EngineCalibration calibrate_engine(kit::Harness& h, const Config& c, ia::Engine e, const std::string& pg,
+                                       int rep) {
+  ia::EngineCalibration ec{e, 0, "unknown"};
   auto& res = h.results();
-  for (ia::Engine e : engines) {
-    ia::EngineCalibration ec{e, 0, "unknown"};
-    const std::string arm = fmt::format("{}-calibration", ia::engine_name(e));
-    const Calibrated buffered = calibrate_cell(h, e, false, 1, c.calibrate_seconds, pg, h.seed(7));
-    const Calibrated one = calibrate_cell(h, e, true, 1, c.calibrate_seconds, pg, h.seed(8));
-    const Calibrated many =
-        calibrate_cell(h, e, true, static_cast<int>(ia::kCalibrationWriters), c.calibrate_seconds, pg, h.seed(9));
-    for (const auto& [what, x] : {std::pair{"buffered", &buffered}, std::pair{"durable 1 writer", &one},
-                                  std::pair{"durable many writers", &many}})
-      if (!x->error.empty())
-        fmt::print(stderr, "advise: calibrating {} ({}): {}\n", ia::engine_name(e), what, x->error);
-    if (buffered.error.empty()) {
-      ec.cpu_us = buffered.cpu_us;
-      ec.source = e == ia::Engine::kPostgres ? "calibrated: client + cluster processes" : "calibrated, process CPU";
-      res.add("", arm, "writers=1;durable=0", "cpu_us_per_commit", buffered.cpu_us, "us");
-    }
-    if (one.error.empty() && one.rate > 0) {
-      ec.commit_us = 1e6 / one.rate;
-      res.add("", arm, "writers=1;durable=1", "commit_us", ec.commit_us, "us");
-    }
-    if (many.error.empty() && many.rate > 0) {
-      ec.at_writers = ia::kCalibrationWriters;
-      ec.rate_per_s = many.rate;
-      ec.per_round = many.per_round;
-      ec.busy_cpu_us = many.cpu_us;
-      const std::string cs = fmt::format("writers={};durable=1", ia::kCalibrationWriters);
-      res.add("", arm, cs, "commits_per_s", many.rate, "ops/s");
-      res.add("", arm, cs, "commits_per_fsync", many.per_round, "count");
-      res.add("", arm, cs, "cpu_us_per_commit", many.cpu_us, "us");
-    }
-    cal.push_back(ec);
+  const std::string arm = fmt::format("{}-calibration", ia::engine_name(e));
+  const std::string r = rep < 0 ? "" : fmt::format(";rep={}", rep);
+  const uint64_t seed = h.seed(7 + 10 * static_cast<uint64_t>(rep + 1));
+  const Calibrated buffered = calibrate_cell(h, e, false, 1, c.calibrate_seconds, pg, seed);
+  const Calibrated one = calibrate_cell(h, e, true, 1, c.calibrate_seconds, pg, seed + 1);
+  const Calibrated many =
+      calibrate_cell(h, e, true, static_cast<int>(ia::kCalibrationWriters), c.calibrate_seconds, pg, seed + 2);
+  for (const auto& [what, x] : {std::pair{"buffered", &buffered}, std::pair{"durable 1 writer", &one},
+                                std::pair{"durable many writers", &many}})
+    if (!x->error.empty())
+      fmt::print(stderr, "advise: calibrating {} ({}): {}\n", ia::engine_name(e), what, x->error);
+  if (buffered.error.empty()) {
+    ec.cpu_us = buffered.cpu_us;
+    ec.source = e == ia::Engine::kPostgres ? "calibrated: client + cluster processes" : "calibrated, process CPU";
+    res.add("", arm, "writers=1;durable=0" + r, "cpu_us_per_commit", buffered.cpu_us, "us");
   }
-  return cal;
+  if (one.error.empty() && one.rate > 0) {
+    ec.commit_us = 1e6 / one.rate;
+    res.add("", arm, "writers=1;durable=1" + r, "commit_us", ec.commit_us, "us");
+  }
+  if (many.error.empty() && many.rate > 0) {
+    ec.at_writers = ia::kCalibrationWriters;
+    ec.rate_per_s = many.rate;
+    ec.per_round = many.per_round;
+    ec.busy_cpu_us = many.cpu_us;
+    const std::string cs = fmt::format("writers={};durable=1", ia::kCalibrationWriters) + r;
+    res.add("", arm, cs, "commits_per_s", many.rate, "ops/s");
+    res.add("", arm, cs, "commits_per_fsync", many.per_round, "count");
+    res.add("", arm, cs, "cpu_us_per_commit", many.cpu_us, "us");
+  }
+  return ec;
 }
 
 }  // namespace
@@ -204,7 +202,8 @@ int run(kit::Harness& h, const Config& c) {
     }
   }
   meta.set("rocksdb", engines::rocksdb_version());
-  std::vector<ia::EngineCalibration> cpu = calibrate(h, c, engines, pg);
+  std::vector<ia::EngineCalibration> cpu;
+  for (ia::Engine e : engines) cpu.push_back(calibrate_engine(h, c, e, pg, -1));
   if (!c.cpu_us.empty())
     for (ia::EngineCalibration& ec : cpu) {
       const std::string key = std::string(ia::engine_name(ec.engine)) + "=";
@@ -224,14 +223,33 @@ int run(kit::Harness& h, const Config& c) {
   for (ia::Engine e : engines) {
     const auto rec = a.recommended.find(e);
     for (int w : c.writers) {
-      cells.push_back({e, "default", w, ia::default_settings(e), {}, {}, ""});
-      if (rec != a.recommended.end()) cells.push_back({e, "recommended", w, rec->second, {}, {}, ""});
+      auto add = [&](const char* config, const ia::Settings& settings) {
+        Cell cell;
+        cell.engine = e;
+        cell.config = config;
+        cell.writers = w;
+        cell.settings = settings;
+        cells.push_back(std::move(cell));
+      };
+      add("default", ia::default_settings(e));
+      if (rec != a.recommended.end()) add("recommended", rec->second);
     }
   }
-  kit::Progress progress("advise verify", cells.size() * static_cast<size_t>(h.reps()));
+  // Each repetition calibrates every engine again among its cells, and its
+  // cells are predicted from that: the disk's speed drifts over minutes, and
+  // a prediction should meet the conditions of the cells it is checked on.
+  std::vector<std::vector<ia::EngineCalibration>> rep_cal(static_cast<size_t>(h.reps()), cpu);
+  const size_t n_cal = engines.size();
+  kit::Progress progress("advise verify", (n_cal + cells.size()) * static_cast<size_t>(h.reps()));
   size_t done = 0;
-  h.interleave(cells.size(), [&](size_t i, int rep) {
-    Cell& cell = cells[i];
+  h.interleave(n_cal + cells.size(), [&](size_t i, int rep) {
+    if (i < n_cal) {
+      progress.update(done++, fmt::format("{} calibration rep {}", ia::engine_name(engines[i]), rep));
+      const ia::EngineCalibration ec = calibrate_engine(h, c, engines[i], pg, rep);
+      if (ec.commit_us > 0) rep_cal[static_cast<size_t>(rep)][i] = ec;  // else the first calibration stands
+      return;
+    }
+    Cell& cell = cells[i - n_cal];
     progress.update(done++, fmt::format("{} {} writers={} rep {}", ia::engine_name(cell.engine), cell.config,
                                         cell.writers, rep));
     if (!cell.error.empty()) return;
@@ -241,6 +259,7 @@ int run(kit::Harness& h, const Config& c) {
                           c.seconds, h.seed(1000 + i * 100 + rep), &r, &own);
     if (!cell.error.empty()) return;
     cell.rates.push_back(r.per_s());
+    cell.reps.push_back(rep);
     cell.per_round.push_back(r.counters.fsyncs ? static_cast<double>(r.counters.commits) / r.counters.fsyncs : 0);
     const std::string arm = fmt::format("{}-{}", ia::engine_name(cell.engine), cell.config);
     const std::string cs = fmt::format("writers={};rep={}", cell.writers, rep);
@@ -250,6 +269,14 @@ int run(kit::Harness& h, const Config& c) {
   });
   progress.finish();
   cluster.Stop();
+  // Each repetition's prediction, from its own calibration.
+  for (Cell& cell : cells) {
+    const size_t e = static_cast<size_t>(std::find(engines.begin(), engines.end(), cell.engine) - engines.begin());
+    for (int rep : cell.reps)
+      cell.predicted.push_back(ia::predict_with(d, rep_cal[static_cast<size_t>(rep)][e], cell.config, cell.settings,
+                                                static_cast<unsigned>(cell.writers))
+                                   .commits_per_s);
+  }
 
   // 5. The verdicts, the report.
   const Verdicts v = judge(a, cells, h.results());

@@ -36,6 +36,8 @@ struct Cell {
   int writers = 1;
   ia::Settings settings;
   std::vector<double> rates, per_round;  // per repetition: commits/s, commits / fsync
+  std::vector<int> reps;                 // the repetition each of those came from
+  std::vector<double> predicted;         // per repetition: the model's, from that repetition's calibration
   std::string error;
 };
 
