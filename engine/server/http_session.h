@@ -11,6 +11,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -178,6 +179,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool timer_pending_ = false;
   Phase phase_ = Phase::kIdle;
   beast::flat_buffer buffer_;
+  std::array<char, 256> first_{};  // a request's first bytes, read while idle (WaitForRequest)
   // Held only while a request is read, answered or refused: an idle
   // connection keeps no parser, no answer and no buffer.
   std::unique_ptr<http::request_parser<http::string_body>> parser_;
