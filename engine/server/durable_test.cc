@@ -9,6 +9,8 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <mutex>
 #include <regex>
 #include <set>
@@ -17,9 +19,8 @@
 #include "engine/server/server.h"
 #include "engine/server/test_client.h"
 #include "engine/src/base/testing.h"
-#include "engine/src/io/fault_env.h"
-#include "engine/src/io/slow_env.h"
 #include "fenec/database.h"
+#include "fenec/env.h"
 
 namespace fenec::server {
 namespace {
@@ -28,6 +29,39 @@ const bool kSigpipeIgnored = [] {
   signal(SIGPIPE, SIG_IGN);
   return true;
 }();
+
+// A disk whose fdatasync takes delay_us, and fails (EIO, from then on) on
+// the journal once failing is set: on the public Env seam, as the server
+// layer sees the engine.
+class TestEnv final : public EnvWrapper {
+ public:
+  explicit TestEnv(uint32_t delay_us = 0) : EnvWrapper(Env::Default()), delay_us_(delay_us) {}
+  void FailJournalSyncs() { failing_.store(true); }
+  Status Open(const std::string& path, OpenMode mode, std::unique_ptr<File>* out) override {
+    std::unique_ptr<File> f;
+    if (Status s = target()->Open(path, mode, &f); !s.ok()) return s;
+    *out = std::make_unique<SyncFile>(std::move(f), this, path.find("Journals") != std::string::npos);
+    return Status::OK();
+  }
+
+ private:
+  class SyncFile final : public FileWrapper {
+   public:
+    SyncFile(std::unique_ptr<File> f, TestEnv* env, bool journal)
+        : FileWrapper(std::move(f)), env_(env), journal_(journal) {}
+    Status Sync() override {
+      if (env_->delay_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(env_->delay_us_));
+      if (journal_ && env_->failing_.load()) return Status::IOError("fdatasync", path(), EIO);
+      return FileWrapper::Sync();
+    }
+
+   private:
+    TestEnv* env_;
+    bool journal_;
+  };
+  const uint32_t delay_us_;
+  std::atomic<bool> failing_{false};
+};
 
 std::unique_ptr<httplib::Client> Client(uint16_t port) {
   auto c = std::make_unique<httplib::Client>("127.0.0.1", port);
@@ -53,7 +87,7 @@ std::vector<uint64_t> Ids(const std::string& body) {
 // answered from the callback, rounds carry several.
 TEST(DurableWrites, ManyClientsThroughOneWorkerShareRounds) {
   base::ScratchDir dir;
-  SlowSyncEnv env(Env::Default(), 2000);
+  TestEnv env(2000);
   Options o;
   o.env = &env;
   auto db = Database::Open(dir.path() + "/db", o);
@@ -149,7 +183,7 @@ TEST(DurableWrites, ManyClientsThroughOneWorkerShareRounds) {
 // write that is not durable.
 TEST(DurableWrites, ErrorsKeepTheirStatus) {
   base::ScratchDir dir;
-  FaultEnv env;
+  TestEnv env;
   Options o;
   o.env = &env;
   auto db = Database::Open(dir.path() + "/db", o);
@@ -174,7 +208,7 @@ TEST(DurableWrites, ErrorsKeepTheirStatus) {
   ASSERT_TRUE(no_coll);
   EXPECT_EQ(no_coll->status, 404) << no_coll->body;
 
-  env.FailNth(FaultOp::kSync, 1, EIO, "Journals", /*sticky=*/true);
+  env.FailJournalSyncs();
   auto failed = put(R"j({"statement": "PUT log {w: 3, tag: $1}", "params": ["y"]})j");
   ASSERT_TRUE(failed);
   EXPECT_GE(failed->status, 500) << failed->body;
