@@ -28,9 +28,9 @@ struct HttpServer::Impl {
 };
 
 HttpServer::HttpServer(Config config, Handler handler, Done done, Written written, Refused refused,
-                       Inline inline_handler)
+                       Inline inline_handler, Later later)
     : shared_(std::make_unique<Shared>(std::move(config), std::move(handler), std::move(done), std::move(written),
-                                       std::move(refused), std::move(inline_handler))),
+                                       std::move(refused), std::move(inline_handler), std::move(later))),
       impl_(std::make_unique<Impl>(*shared_->iocs[0])) {}
 
 HttpServer::~HttpServer() { Stop(); }

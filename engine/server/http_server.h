@@ -18,9 +18,8 @@
 // slow-drip client is not answered (it is not reading in good faith, and a
 // write to it could only wait again).
 //
-// Why a worker pool beside the io threads: a durable write waits in the
-// engine for its group commit's fdatasync (milliseconds), and a scan may hold
-// a pin for long. Run on an io thread, that wait would stall every other
+// Why a worker pool beside the io threads: a write may wait for the
+// engine's lock, and a scan may hold a pin for long. Run on an io thread, that wait would stall every other
 // connection the thread serves. So a request is handed to a worker, and its
 // session resumes on the io threads (on its strand) to write the answer once
 // the worker is done, unless the Inline hook answers it on the io thread: a
@@ -30,8 +29,10 @@
 // at once: behind a writer (or, under --long-reads locked, a writer waiting
 // out a long locked scan) it goes to a worker, so no io thread ever waits
 // for the engine. /metrics gathers every statistic under locks: a worker's.
-// --workers bounds how many requests are in the engine at once (and so how
-// many durable writes one group commit can gather); the rest queue, counted
+// A durable write holds no worker while its fsync runs (the Later hook): it
+// lands, and its answer is written when the engine calls back, so one group
+// commit round carries every connection's writes.
+// --workers bounds how many requests are in the engine at once; the rest queue, counted
 // by fenec_http_requests_queued, up to --max-queue (more: 503, Retry-After).
 //
 // Memory: every body in flight is counted, from its declared
@@ -153,8 +154,16 @@ class HttpServer {
   // thread. RQ-1: the hand-off to a worker and back cost two thread
   // wake-ups per request, the larger part of a get by id's time in the server.
   using Inline = std::function<bool(HttpRequest&, HttpResponse&)>;
+  // Optional: called on the worker before the Handler. It may take the
+  // request and answer it later (a durable write, answered once its fsync
+  // is done, so no worker waits for it): true, and answered() is called
+  // exactly once, from any thread, when res is filled (perhaps before it
+  // returns); the answer is then written from the session's io thread.
+  // False: res untouched, and the Handler runs.
+  using Later = std::function<bool(HttpRequest&, HttpResponse&, std::function<void()> answered)>;
 
-  HttpServer(Config config, Handler handler, Done done, Written written, Refused refused, Inline inline_handler = nullptr);
+  HttpServer(Config config, Handler handler, Done done, Written written, Refused refused, Inline inline_handler = nullptr,
+             Later later = nullptr);
   ~HttpServer();  // Stop()s
 
   // Binds and starts accepting. Fails: kInvalidArgument (host is not an IP

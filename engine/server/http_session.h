@@ -11,6 +11,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -64,14 +65,15 @@ class WorkerPool {
 class Session;
 
 struct HttpServer::Shared {
-  Shared(Config c, Handler h, Done d, Written w, Refused r, Inline i)
+  Shared(Config c, Handler h, Done d, Written w, Refused r, Inline i, Later l)
       : allowed_hosts(AllowedHostNames(c.host, c.allowed_hosts)),
         config(std::move(c)),
         handler(std::move(h)),
         done(std::move(d)),
         written(std::move(w)),
         refused(std::move(r)),
-        inline_handler(std::move(i)) {
+        inline_handler(std::move(i)),
+        later(std::move(l)) {
     for (size_t k = 0; k < std::max<size_t>(config.io_threads, 1); ++k) iocs.push_back(std::make_unique<net::io_context>(1));
   }
 
@@ -82,6 +84,7 @@ struct HttpServer::Shared {
   const Written written;
   const Refused refused;
   const Inline inline_handler;
+  const Later later;
 
   // One io_context a thread, each run by that thread alone (concurrency hint
   // 1): a connection's handlers stay on one thread, so a request wakes no
@@ -143,6 +146,11 @@ class Session : public std::enable_shared_from_this<Session> {
   // Runs the handler (or, with try_inline, the Inline hook) into res_ and
   // counts it; false only when the hook declined, with nothing counted.
   bool RunHandler(bool try_inline);
+  // On the worker: the Later hook. True when it took the request, whose
+  // answer then comes through Answered (from the engine's thread).
+  bool RunLater();
+  // res_ is filled: counts it (Done) and posts its write to the strand.
+  void Answered(uint64_t t0);
   void Write();
   void OnWritten(const beast::error_code& ec, bool keep);
   // A read that failed: a disconnect, a deadline already handled, or bad input answered here.
@@ -171,6 +179,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool timer_pending_ = false;
   Phase phase_ = Phase::kIdle;
   beast::flat_buffer buffer_;
+  std::array<char, 256> first_{};  // a request's first bytes, read while idle (WaitForRequest)
   // Held only while a request is read, answered or refused: an idle
   // connection keeps no parser, no answer and no buffer.
   std::unique_ptr<http::request_parser<http::string_body>> parser_;

@@ -66,7 +66,10 @@ FenecServer::FenecServer(Database* db, Config config)
       },
       [this](const HttpResponse& res, uint64_t write_ns) { metrics_.RecordWrite(res.endpoint, res.kind, write_ns); },
       [this](int status) { metrics_.RecordRefused(status); },
-      [this](HttpRequest& req, HttpResponse& res) { return HandleInline(req, res); });
+      [this](HttpRequest& req, HttpResponse& res) { return HandleInline(req, res); },
+      [this](HttpRequest& req, HttpResponse& res, std::function<void()> answered) {
+        return HandleLater(req, res, std::move(answered));
+      });
 }
 
 FenecServer::~FenecServer() { Stop(); }
@@ -135,6 +138,36 @@ bool FenecServer::HandleInline(HttpRequest& req, HttpResponse& res) {
   res.endpoint = doc_get ? "docs_get" : "query";
   res.kind = a->kind;
   Json(res, a->http, std::move(a->body));
+  return true;
+}
+
+bool FenecServer::HandleLater(HttpRequest& req, HttpResponse& res, std::function<void()> answered) {
+  if (req.method != "POST" || !Authorized(req)) return false;
+  std::string_view target = req.target;
+  auto parts = Split(target.substr(0, target.find('?')));
+  const char* endpoint = nullptr;
+  if (parts.size() == 1 && parts[0] == "query") endpoint = "query";
+  else if (parts.size() == 1 && parts[0] == "batch") endpoint = "batch";
+  else if (parts.size() == 2 && parts[0] == "docs") endpoint = "docs_put";
+  else return false;
+  // res is the session's, kept by `answered` until it is called; after a
+  // deferred answer nothing here touches it again (the callback may have
+  // run already).
+  auto fill = [&res, endpoint](query::Answer a) {
+    res.endpoint = endpoint;
+    res.kind = a.kind;
+    Json(res, a.http, std::move(a.body));
+  };
+  query::AnswerLater later = [fill, answered](query::Answer a) {
+    fill(std::move(a));
+    answered();
+  };
+  query::Answer a = endpoint[0] == 'q'   ? service_.Query(req.body, later)
+                    : endpoint[0] == 'b' ? service_.Batch(req.body, later)
+                                         : service_.PutDocs(parts[1], req.body, later);
+  if (a.deferred) return true;
+  fill(std::move(a));
+  answered();
   return true;
 }
 

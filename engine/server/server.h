@@ -54,6 +54,12 @@ class FenecServer {
   // for anything else, and for a get whose lock was taken (counted in
   // reads_deferred()), which a worker then answers.
   bool HandleInline(HttpRequest& req, HttpResponse& res);
+  // The worker's try before Handle (http_server.h, Later): the writing
+  // endpoints (POST /query, /docs/{c}, /batch). A write is submitted and
+  // answered from the engine's callback once durable, so no worker waits
+  // for its fsync; any other statement is answered at once. false for the
+  // rest, which Handle answers.
+  bool HandleLater(HttpRequest& req, HttpResponse& res, std::function<void()> answered);
   std::string MetricsText() const;
   uint64_t reads_deferred() const { return reads_deferred_.load(std::memory_order_relaxed); }
   ConnectionStats connection_stats() const { return http_->stats(); }

@@ -39,15 +39,17 @@ CellResult RunCell(std::vector<std::unique_ptr<Conn>>& conns, const CellConfig& 
     Conn& conn = *conns[static_cast<size_t>(c)];
     const uint64_t base = cfg.seed * 0x100000001b3ULL + (static_cast<uint64_t>(c) << 40);
     uint64_t i = 0;
-    for (; i < static_cast<uint64_t>(cfg.warmup_per_client) && out.error.empty(); ++i) out.error = conn.Do(cfg.kind, base + i);
+    auto kind = [&](uint64_t draw) { return cfg.kind == Kind::kMixed ? MixedPick(draw) : cfg.kind; };
+    for (; i < static_cast<uint64_t>(cfg.warmup_per_client) && out.error.empty(); ++i)
+      out.error = conn.Do(kind(base + i), base + i);
     ready.count_down();
     go.wait();
     const double cpu0 = ThreadCpuSeconds();
     const auto end = start + length;
-    for (int n = 0; out.error.empty() && !cfg.stop(); ++n, ++i) {
+    for (int n = 0; out.error.empty() && !cfg.stop() && n < cfg.max_per_client; ++n, ++i) {
       const auto t0 = Clock::now();
       if (n >= cfg.min_per_client && t0 >= end) break;
-      out.error = conn.Do(cfg.kind, base + i);
+      out.error = conn.Do(kind(base + i), base + i);
       out.ns.Record(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count()));
     }
     out.cpu_s = ThreadCpuSeconds() - cpu0;

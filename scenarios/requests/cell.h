@@ -21,6 +21,7 @@ struct CellConfig {
   double seconds = 1;        // each client asks until this has passed ...
   int min_per_client = 1;    // ... and it has asked at least this many (a slow near gets a few)
   int warmup_per_client = 20;  // asked before the clock starts, not timed
+  int max_per_client = 1'000'000;  // ... and never more than this many (a loop bounded in count as in time)
   uint64_t seed = 1;           // draws: seed, client and index
   std::function<bool()> stop;  // polled between requests (Ctrl-C)
 };

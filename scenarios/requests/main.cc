@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
   h.flag("--clients", &f.clients, "clients of the many-clients cells", 8).range(2, 256);
   h.flag("--put-clients", &f.put_clients, "clients of the durable pair's third cell (puts a sync round)", 32)
       .range(2, 90);
+  h.flag("--mixed-clients", &f.mixed_clients, "clients of the durable pair's mixed get / put / filter cell", 64)
+      .range(2, 90);
   h.flag("--seconds", &f.seconds, "seconds a cell", 1.5, 0.15).range(0.01, 600);
   h.flag("--wrk-seconds", &f.wrk_seconds, "seconds a wrk run, whole; 0: no wrk", 2, 1).range(0, 600);
   h.flag("--sync-ms", &f.sync_ms, "fenec-server --sync MS of the default pair", 250).range(1, 60000);

@@ -35,13 +35,14 @@ struct TableRow {
   bool durable;
 };
 
-std::vector<TableRow> AllRows(int clients, int put_clients) {
+std::vector<TableRow> AllRows(int clients, int put_clients, int mixed_clients) {
   std::vector<TableRow> rows;
   for (int c : {1, clients}) {
     for (Kind k : kKinds) rows.push_back({k, c, false});
   }
   for (int c : {1, clients}) rows.push_back({Kind::kPut, c, true});
   if (put_clients != clients) rows.push_back({Kind::kPut, put_clients, true});
+  rows.push_back({Kind::kMixed, mixed_clients, true});
   return rows;
 }
 
@@ -73,7 +74,7 @@ void AddRep(kit::Results& results, Cells& cells, const std::string& arm, const s
   cells[{arm, case_}].push_back(f);
 }
 
-void AddSummary(kit::Results& results, const Cells& cells, int clients, int put_clients) {
+void AddSummary(kit::Results& results, const Cells& cells, int clients, int put_clients, int mixed_clients) {
   for (const auto& [key, reps] : cells) {
     const auto& [arm, case_] = key;
     results.add_ratio(kFinding, arm, case_, "roundtrip_p50_us", Of(cells, arm, case_, &Figures::p50_us), "us");
@@ -98,7 +99,7 @@ void AddSummary(kit::Results& results, const Cells& cells, int clients, int put_
   kit::Table t({"request", "clients", "commit", "fenec p50", "p99", "req/s", "server handling", "postgres p50", "p99",
                 "req/s", "fenec/pg p50", "fenec/pg req/s", "server CPU/req fenec", "pg", "fenec/pg CPU",
                 "commits/sync fenec", "pg", "source pg p50"});
-  for (const TableRow& r : AllRows(clients, put_clients)) {
+  for (const TableRow& r : AllRows(clients, put_clients, mixed_clients)) {
     const std::string c = CaseName(r.kind, r.clients, r.durable), pg = PgArm(r.kind);
     const double source = r.clients != 1 || r.durable ? 0
                           : r.kind == Kind::kEmpty    ? kSourceEmptyUs
@@ -123,6 +124,19 @@ void AddSummary(kit::Results& results, const Cells& cells, int clients, int put_
            source > 0 ? kit::format_us(source) : ""});
   }
   fmt::print("\n{}", t.str());
+  {
+    const std::string c = CaseName(Kind::kPut, put_clients, true);
+    const kit::Ratio rounds = Paired(cells, kFenec, kEmbedded, c, &Figures::commits_per_sync);
+    results.add_ratio(kFinding, fmt::format("{}/{}", kFenec, kEmbedded), c, "commits_per_sync_ratio", rounds);
+    if (rounds.known()) {
+      fmt::print("durable puts, {} clients: fenec-server {} commits a sync round, {} puts/s; the embedded engine at {} "
+                 "writers {} commits a sync round, {} puts/s: fenec-server/embedded rounds {}\n",
+                 put_clients, Num(Of(cells, kFenec, c, &Figures::commits_per_sync)),
+                 kit::format_count(Of(cells, kFenec, c, &Figures::per_s).value), put_clients,
+                 Num(Of(cells, kEmbedded, c, &Figures::commits_per_sync)),
+                 kit::format_count(Of(cells, kEmbedded, c, &Figures::per_s).value), kit::format_ratio(rounds));
+    }
+  }
   for (int c : {1, clients}) {
     const std::string case_ = CaseName(Kind::kGetById, c, false);
     const kit::Ratio p50 = Paired(cells, kFenec, kWrk, case_, &Figures::p50_us);
@@ -243,6 +257,15 @@ std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, int put_
                             Us(fig(PgArm(k), c, &Figures::server_cpu_us_per_request)), kit::format_ratio(r));
   }
   const std::string putm = CaseName(Kind::kPut, put_clients, true);
+  const kit::Ratio rounds = Paired(cells, kFenec, kEmbedded, putm, &Figures::commits_per_sync);
+  verdict(findings::rq1::kRounds,
+          fmt::format("durable puts, {} clients: fenec-server {} commits a sync round, the embedded engine at {} "
+                      "writers {}: {}",
+                      put_clients, Num(fig(kFenec, putm, &Figures::commits_per_sync)), put_clients,
+                      Num(fig(kEmbedded, putm, &Figures::commits_per_sync)), kit::format_ratio(rounds)),
+          {{fmt::format("fenec-server / embedded commits a sync round, {} clients / writers", put_clients), rounds,
+            findings::rq1::kRoundsLine.value, true}},
+          "");
   cpu_ours += fmt::format("; durable puts, {} clients: {} commits a sync round (postgres {})", put_clients,
                           Num(fig(kFenec, putm, &Figures::commits_per_sync)),
                           Num(fig(kPostgres, putm, &Figures::commits_per_sync)));

@@ -15,8 +15,12 @@
 //     PostgreSQL's; eight clients' get-by-id requests/s >= 1.5x; durable puts
 //     with eight clients >= 2x; fenec-server's CPU a request below
 //     PostgreSQL's backend's for each request kind at one client (RQ-1/cpu,
-//     commits a sync round beside); and our client against wrk on get by id
+//     commits a sync round beside); durable puts at put_clients clients
+//     gathered into sync rounds within 1.5x of the embedded engine's at as
+//     many writers (RQ-1/rounds); and our client against wrk on get by id
 //     (p50 at most 1.15x wrk's, requests/s at least 0.85x).
+// The durable pair's mixed cell (mixed_clients of gets, filters and puts)
+// is shown beside PostgreSQL's, p50 and p99, not judged.
 #pragma once
 
 #include <map>
@@ -36,6 +40,8 @@ inline constexpr const char* kFenec = "fenec-server";
 inline constexpr const char* kPostgres = "postgres";
 inline constexpr const char* kPostgresExact = "postgres-exact";
 inline constexpr const char* kWrk = "wrk";
+// The engine itself, no server: scenarios/engines' fenecdb-durable arm, its writers' loop.
+inline constexpr const char* kEmbedded = "fenecdb-embedded";
 
 // The source's PostgreSQL figures (pgvector, in Docker's VM on an M1), us.
 inline constexpr double kSourceEmptyUs = 127, kSourceByIdUs = 142, kSourceNearUs = 653;
@@ -64,7 +70,7 @@ std::string CaseName(Kind k, int clients, bool durable);
 void AddRep(kit::Results& results, Cells& cells, const std::string& arm, const std::string& case_, int rep,
             const Figures& f);
 // Summary rows, ratio rows, the console table.
-void AddSummary(kit::Results& results, const Cells& cells, int clients, int put_clients);
+void AddSummary(kit::Results& results, const Cells& cells, int clients, int put_clients, int mixed_clients);
 // plots/requests/latency: round-trip p50 per request kind and system, 1 and
 // `clients` clients, the server's handling and the source's figures beside.
 std::string WritePlot(kit::Harness& h, const Cells& cells, int clients);

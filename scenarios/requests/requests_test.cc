@@ -158,7 +158,7 @@ class BenchRun : public base::ScratchTest {
   }
 
   void Spawn(const std::string& seconds = "0.02", const std::string& server = "") {
-    std::vector<std::string> args = {bench_, "--quick", "--rows", "200", "--clients", "2", "--seconds", seconds,
+    std::vector<std::string> args = {bench_, "--quick", "--rows", "200", "--clients", "2", "--put-clients", "3", "--mixed-clients", "4", "--seconds", seconds,
                                      "--reps", "2", "--wrk-seconds", "0", "--dir", dir(), "--results", path("results"),
                                      "--plots", path("plots"), "--seed", std::to_string(base::TestSeed())};
     if (!server.empty()) args.insert(args.end(), {"--server", server});
@@ -218,8 +218,13 @@ TEST_F(BenchRun, PostgresIsGoneAfterARunThatPassed) {
   // What it wrote names every arm.
   std::ifstream csv(path("results") + "/requests/latest.csv");
   std::string text((std::istreambuf_iterator<char>(csv)), std::istreambuf_iterator<char>());
-  for (const char* arm : {",fenec-server,", ",postgres,", ",postgres-exact,"}) EXPECT_NE(text.find(arm), std::string::npos) << arm;
+  for (const char* arm : {",fenec-server,", ",postgres,", ",postgres-exact,", ",fenecdb-embedded,"})
+    EXPECT_NE(text.find(arm), std::string::npos) << arm;
   EXPECT_NE(text.find("request=get-by-id;clients=1,roundtrip_p50_us"), std::string::npos);
+  // The embedded engine's writers beside the durable puts, and the mixed load, both systems.
+  EXPECT_NE(text.find("fenecdb-embedded,request=put;clients=3;commit=durable,commits_per_sync"), std::string::npos);
+  EXPECT_NE(text.find("fenec-server,request=mixed;clients=4;commit=durable,roundtrip_p99_us"), std::string::npos);
+  EXPECT_NE(text.find("postgres,request=mixed;clients=4;commit=durable,roundtrip_p99_us"), std::string::npos);
   // The one-client cells ran pinned (pin.h's default), and the run says where.
   EXPECT_NE(text.find("# one_client_pin=same: client on CPU"), std::string::npos) << text.substr(0, 600);
 }

@@ -15,6 +15,8 @@
 #include "scenarios/pg/pg_cluster.h"
 #include "scenarios/procs/metrics.h"
 #include "scenarios/procs/server_process.h"
+#include "scenarios/engines/store.h"
+#include "scenarios/engines/workload.h"
 #include "scenarios/requests/cell.h"
 #include "scenarios/requests/check.h"
 #include "scenarios/requests/report.h"
@@ -64,6 +66,8 @@ std::string Series(Kind k) {
       return R"(endpoint="query",kind="get")";
     case Kind::kPut:
       return R"(endpoint="query",kind="put")";
+    case Kind::kMixed:
+      return "";  // three kinds in one cell: no one series is its
     default:
       return R"(endpoint="query",kind="find")";  // a filter and a near are both FIND
   }
@@ -94,7 +98,7 @@ class Bench {
     cfg.stop = Stop;
     const std::string before = fenec_port > 0 ? procs::FetchMetrics(fenec_port) : "";
     auto syncs = [&](const std::string& metrics) {
-      if (!durable) return -1.0;
+      if (!durable || k != Kind::kPut) return -1.0;
       return fenec_port > 0 ? PromValue(metrics, "fenec_journal_fsyncs_total") : pg_syncs ? pg_syncs() : -1.0;
     };
     const double syncs0 = syncs(before), cpu0 = CpuOf(cpu_pids);
@@ -121,7 +125,7 @@ class Bench {
     const double asked = static_cast<double>(r.requests) + static_cast<double>(clients) * cfg.warmup_per_client;
     if (cpu0 >= 0 && cpu1 >= cpu0) fig.server_cpu_us_per_request = (cpu1 - cpu0) * 1e6 / asked;
     if (syncs0 >= 0 && syncs1 > syncs0) fig.commits_per_sync = asked / (syncs1 - syncs0);
-    if (fenec_port > 0) {
+    if (fenec_port > 0 && !Series(k).empty()) {
       // The summary is over the server's life: this cell's share is the
       // difference of its sum and count (its warm-up included), a mean; its
       // p50 only where the series held next to nothing before this cell (the
@@ -143,6 +147,49 @@ class Bench {
         fig.handle_mean_us >= 0 ? fmt::format(", server handling {}", kit::format_us(fig.handle_mean_us)) : "",
         fig.cpu_us_per_request, fig.server_cpu_us_per_request,
         fig.commits_per_sync > 0 ? fmt::format("; {:.1f} commits a sync", fig.commits_per_sync) : "");
+    std::fflush(stdout);
+    return true;
+  }
+
+  // The embedded engine beside the durable pair's put_clients cell: the
+  // concurrency bench's fenecdb-durable arm and its writers' loop
+  // (scenarios/engines), `writers` threads a row a commit, on this run's
+  // disk, in a folder of its own, for as long as a cell.
+  bool Embedded(int writers, int rep) {
+    engines::ArmSpec arm;
+    arm.name = "fenecdb-durable";
+    arm.engine = engines::ArmSpec::Engine::kFenecdb;
+    arm.durable = true;
+    const std::string dir = fmt::format("{}/embedded-{}", h_.data_dir(), rep), case_ = CaseName(Kind::kPut, writers, true);
+    std::string err;
+    std::unique_ptr<engines::Store> store = engines::open_fenecdb(arm, "writers", dir + "/db", &err);
+    engines::WritersResult w;
+    if (store) {
+      store->reset_counters();
+      engines::Budget budget;
+      budget.seconds = f_.seconds;
+      budget.max_ops = 2'000'000;
+      w = engines::run_writers(*store, writers, budget, h_.seed() + static_cast<uint64_t>(rep));
+      if (std::string e = store->close(); err.empty()) err = w.error.empty() ? e : w.error;
+      store.reset();
+    }
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    if (!err.empty() || w.writes == 0 || w.counters.fsyncs == 0) {
+      const std::string why = !err.empty() ? err : "no write landed";
+      h_.results().skip(kEmbedded, fmt::format("{};rep={}", case_, rep), why);
+      if (!Stop()) h_.fail("embedded writers: " + why);
+      return false;
+    }
+    Figures fig;
+    fig.p50_us = static_cast<double>(w.write_ns.Percentile(50)) / 1e3;
+    fig.p99_us = static_cast<double>(w.write_ns.Percentile(99)) / 1e3;
+    fig.per_s = w.seconds > 0 ? static_cast<double>(w.writes) / w.seconds : 0;
+    fig.commits_per_sync = static_cast<double>(w.counters.commits) / static_cast<double>(w.counters.fsyncs);
+    AddRep(h_.results(), cells_, kEmbedded, case_, rep, fig);
+    fmt::print("rep {} {:>9} {:>2} writer(s) durable {:>14}: p50 {:>9} p99 {:>9} {:>8} puts/s; {:.1f} commits a sync\n",
+               rep, "put", writers, kEmbedded, kit::format_us(fig.p50_us), kit::format_us(fig.p99_us),
+               kit::format_count(fig.per_s), fig.commits_per_sync);
     std::fflush(stdout);
     return true;
   }
@@ -291,7 +338,7 @@ int run(kit::Harness& h, Flags& f) {
   Bench bench(h, f, d);
   Pool fenec_pool, pg_pool;
   auto open_pools = [&](bool durable) {
-    const int port = server->port(), n = durable ? std::max(f.clients, f.put_clients) : f.clients;
+    const int port = server->port(), n = durable ? std::max({f.clients, f.put_clients, f.mixed_clients}) : f.clients;
     std::string err = OpenPool(
         n, [&](std::unique_ptr<Conn>* c) { return ConnectFenec(port, d, c); }, &fenec_pool);
     if (err.empty() && pg_skip.empty()) {
@@ -340,7 +387,16 @@ int run(kit::Harness& h, Flags& f) {
           broken = !bench.Wrk(wrk, server->port(), clients, rep);
         }
       }
+      if (!broken && !Stop() && durable && clients == f.put_clients) broken = !bench.Embedded(clients, rep);
     }
+    if (!durable || broken || Stop()) return;
+    // More connections than cores: gets, filters and durable puts at once.
+    const int m = f.mixed_clients;
+    std::vector<int> pg_pids;
+    for (int i = 0; i < m && pg_skip.empty() && i < static_cast<int>(pg_pool.size()); ++i)
+      pg_pids.push_back(pg_pool[i]->ServerPid());
+    broken = !bench.Cell(kFenec, fenec_pool, Kind::kMixed, m, true, rep, server->port(), {server->pid()});
+    if (!broken && pg_skip.empty()) broken = !bench.Cell(kPostgres, pg_pool, Kind::kMixed, m, true, rep, 0, pg_pids);
   };
   for (int rep = 1; rep <= h.reps() && !broken && !Stop(); ++rep) rep_cells(rep, false);
   if (!broken && !Stop()) {
@@ -363,7 +419,7 @@ int run(kit::Harness& h, Flags& f) {
   // postmaster whose folder is gone cannot be stopped by pg_ctl any more.
   if (std::string err = pg.Stop(); !err.empty()) fmt::print(stderr, "requests-bench: stopping postgres: {}\n", err);
 
-  AddSummary(h.results(), bench.cells(), f.clients, f.put_clients);
+  AddSummary(h.results(), bench.cells(), f.clients, f.put_clients, f.mixed_clients);
   const std::string plot = WritePlot(h, bench.cells(), f.clients);
   // The wrk check asks for 15%; quick's few one-second wrk runs give
   // intervals about twice that wide, so in quick mode it is shown, not

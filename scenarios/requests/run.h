@@ -15,7 +15,8 @@ struct Flags {
   std::string server;  // empty: this build tree's fenec-server
   int rows = 0;
   int clients = 0;
-  int put_clients = 0;  // the durable pair's third client count
+  int put_clients = 0;  // the durable pair's third client count, and the embedded engine's writers beside it
+  int mixed_clients = 0;  // the durable pair's mixed get / put / filter load
   double seconds = 0;
   int wrk_seconds = 0;  // 0: no wrk
   int sync_ms = 0;

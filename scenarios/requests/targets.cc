@@ -212,8 +212,14 @@ const char* KindName(Kind k) {
     case Kind::kFilter: return "filter";
     case Kind::kNear: return "near";
     case Kind::kPut: return "put";
+    case Kind::kMixed: return "mixed";
   }
   return "?";
+}
+
+Kind MixedPick(uint64_t draw) {
+  const uint64_t r = Mix(draw ^ 0x6d69786564ULL) % 8;  // not the draw's own Mix: the id it asks is independent
+  return r < 5 ? Kind::kGetById : r < 7 ? Kind::kFilter : Kind::kPut;
 }
 
 int64_t DrawId(const Dataset& d, uint64_t draw) {

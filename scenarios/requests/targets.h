@@ -31,11 +31,15 @@
 
 namespace fenec::scenarios::requests {
 
-enum class Kind { kEmpty, kGetById, kFilter, kNear, kPut };
+// kMixed is no request of its own: each draw picks a get, a filter or a put
+// (MixedPick), the load at more connections than cores.
+enum class Kind { kEmpty, kGetById, kFilter, kNear, kPut, kMixed };
 inline constexpr Kind kKinds[] = {Kind::kEmpty, Kind::kGetById, Kind::kFilter, Kind::kNear, Kind::kPut};
+// The request a mixed draw asks: of every 8, 5 gets by id, 2 filters, 1 put.
+Kind MixedPick(uint64_t draw);
 inline constexpr int kLimit = 10;
 
-// "empty", "get-by-id", "filter", "near", "put".
+// "empty", "get-by-id", "filter", "near", "put", "mixed".
 const char* KindName(Kind k);
 
 // What the rows of an answer hold, read back for comparing the systems.

@@ -159,6 +159,15 @@ class Database {
   // order. A @unique clash with a stored document or within the batch
   // rejects the whole batch. Fails: as Put.
   virtual Result<std::vector<DocId>> PutBatch(CollectionId collection, std::vector<Document> docs) = 0;
+  // PutBatch without holding the caller's thread while it waits for the
+  // fsync: the rows land on the caller's thread (a refusal before landing
+  // calls done there, before this returns); done is then called exactly
+  // once, on an engine thread, when the batch is as durable as the options
+  // say, or with its error (as PutBatch's). Rounds of the group commit carry
+  // every batch waiting then. done must be short and must not call back
+  // into the database's writes; Close calls every pending done first.
+  using PutDone = std::function<void(Result<std::vector<DocId>>)>;
+  virtual void PutBatchAsync(CollectionId collection, std::vector<Document> docs, PutDone done) = 0;
   // Fails: kNotFound (collection or id), kFailStopped, kIOError/kNoSpace.
   virtual Status Delete(CollectionId collection, DocId id) = 0;
 

@@ -105,6 +105,11 @@
   X(merger_ops, kCount, kCounter, "JR-2", "Operations the transaction merger executed.")                          \
   X(merger_async_completions, kCount, kCounter, "JR-2", "Merger batches completed while the next one ran.")      \
   X(ring_flushes, kCount, kCounter, "", "Write buffers written through the global io_uring (kGlobalRing).")      \
+  X(async_puts, kCount, kCounter, "", "Puts and batches landed by PutBatchAsync, waited for off the caller's thread.") \
+  X(async_rounds, kCount, kCounter, "", "Rounds of PutBatchAsync's waiter thread (tickets taken together).")    \
+  X(async_acks, kCount, kCounter, "", "PutBatchAsync callbacks made by its waiter thread, success or error.")     \
+  X(async_acks_before_durable, kCount, kCounter, "",                                                              \
+    "PutBatchAsync successes called back before the durable LSN covered them: must be 0.")                      \
                                                                                                                   \
   /* @hnsw vector indexes (engine/doc/vectors.md), summed over every one; a reopened index starts at */           \
   /* zero: the counters say what this session did (a loaded graph has 0 rounds). */                              \

@@ -65,6 +65,7 @@
 namespace fenec {
 
 class TxMerger;  // JR-2: db/merger.h
+class AsyncCommits;  // PutBatchAsync's waiter: db/async_commit.h
 struct CollectionState;  // after DbImpl: its members are guarded by DbImpl::lock_
 
 // A collection as a read sees it: live (under a lock) or pinned.
@@ -153,6 +154,7 @@ class DbImpl final : public Database {
   Result<Schema> GetSchema(CollectionId collection) const override;
   Result<DocId> Put(CollectionId collection, Document doc) override;
   Result<std::vector<DocId>> PutBatch(CollectionId collection, std::vector<Document> docs) override;
+  void PutBatchAsync(CollectionId collection, std::vector<Document> docs, PutDone done) override;
   Status Delete(CollectionId collection, DocId id) override;
   Result<Document> Get(CollectionId collection, DocId id, const ReadOptions& ro) const override;
   Result<std::vector<Row>> Scan(CollectionId collection, const Filter& filter, uint64_t limit,
@@ -350,6 +352,9 @@ class DbImpl final : public Database {
   // JR-2: puts and batches go through it when Options::completion != kDirect;
   // made after gc_ in RecoverLocked, stopped (drained) first thing in Close.
   std::unique_ptr<TxMerger> merger_;
+  // PutBatchAsync's waiter (kDirect, kDurable, group commit); stopped
+  // (drained) in Close right after the merger.
+  std::unique_ptr<AsyncCommits> async_;
 
   // The counters the database keeps itself (commits, pins, flushes, what
   // open recovered ...); its subsystems' are added in GetStats.

@@ -21,6 +21,7 @@
 #include <cstdio>
 
 #include "engine/src/db/db_impl.h"
+#include "engine/src/db/async_commit.h"
 #include "engine/src/db/merger.h"
 #include "engine/src/db/payload.h"
 #include "engine/src/journal/reader.h"
@@ -292,6 +293,8 @@ Status DbImpl::RecoverLocked() {
   if (options_.completion != Completion::kDirect)
     merger_ = std::make_unique<TxMerger>(this, gc_.get(), options_.completion,
                                          options_.durability == Durability::kDurable);
+  else if (options_.durability == Durability::kDurable && options_.commit_mode != CommitMode::kNaive)
+    async_ = std::make_unique<AsyncCommits>(this, gc_.get(), &stats_);
   if (options_.durability == Durability::kBuffered)
     gc_->StartPeriodicSync(options_.sync_ms, [this] { WriteDeferred(); });
   // Point in time: the dropped files go aside once a checkpoint holds what was kept.
@@ -431,6 +434,7 @@ Status DbImpl::Close() {
   if (!gc_) return Status::OK();  // recovery never got as far as the journal
   // JR-2: what the merger holds is executed (kClosed now) or completed before the journal's last sync.
   if (merger_) merger_->Stop();
+  if (async_) async_->Stop();  // every PutBatchAsync answered before the journal's last sync
   // Every landed vector linked before the last checkpoint, so the next open
   // loads whole graphs and applies no tail.
   const std::vector<std::shared_ptr<CollectionState>> live = LiveCollections();

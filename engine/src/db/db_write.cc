@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "engine/src/db/db_impl.h"
+#include "engine/src/db/async_commit.h"
 #include "engine/src/db/merger.h"
 #include "engine/src/db/payload.h"
 #include "engine/src/ring/global_ring.h"
@@ -394,6 +395,19 @@ Result<DocId> DbImpl::Put(CollectionId collection, Document doc) {
 
 Result<std::vector<DocId>> DbImpl::PutBatch(CollectionId collection, std::vector<Document> docs) {
   return PutRows(collection, std::move(docs));
+}
+
+void DbImpl::PutBatchAsync(CollectionId collection, std::vector<Document> docs, PutDone done) {
+  if (merger_) return merger_->SubmitAsync(collection, std::move(docs), std::move(done));  // JR-2
+  // Buffered or naive: the put returns without an fsync to wait for.
+  if (!async_) return done(PutRows(collection, std::move(docs)));
+  CommitTicket t;
+  auto ids = LandRows(collection, std::move(docs), &t);
+  if (!ids.ok()) return done(std::move(ids));  // refused before landing, or fail-stopped: nothing to wait for
+  async_->Add(std::move(t), [ids = std::move(ids).value(), done = std::move(done)](Status s) mutable {
+    if (!s.ok()) return done(s);
+    done(std::move(ids));
+  });
 }
 
 Status DbImpl::Delete(CollectionId collection, DocId id) {

@@ -1,5 +1,7 @@
 #include "engine/src/db/merger.h"
 
+#include <memory>
+
 #include "engine/src/db/db_impl.h"
 #include "engine/src/journal/group_commit.h"
 
@@ -15,6 +17,7 @@ struct TxMerger::Op {
   CommitTicket ticket;
   Result<std::vector<DocId>> result{std::vector<DocId>{}};
   bool landed = false;  // LandRows succeeded: the ticket must be awaited before the ack
+  Database::PutDone callback;  // SubmitAsync's: called at the ack, which then frees the Op
   // Set under mu with cv notified while mu is held, so the caller (which
   // returns, destroying the Op, only after re-taking mu) never races the ack.
   base::Mutex mu;
@@ -43,6 +46,23 @@ Result<std::vector<DocId>> TxMerger::Submit(CollectionId collection, std::vector
   base::MutexLock lock(&op.mu);
   while (!op.done) op.cv.Wait(&op.mu);
   return std::move(op.result);
+}
+
+void TxMerger::SubmitAsync(CollectionId collection, std::vector<Document> docs, Database::PutDone done) {
+  auto op = std::make_unique<Op>();
+  op->collection = collection;
+  op->docs = std::move(docs);
+  op->callback = std::move(done);
+  {
+    base::MutexLock lock(&mu_);
+    if (!stopping_) {
+      queue_.push_back(op.release());
+      lock.Unlock();
+      work_cv_.Signal();
+      return;
+    }
+  }
+  op->callback(Status::Closed());
 }
 
 void TxMerger::Stop() {
@@ -154,6 +174,17 @@ void TxMerger::Complete(const Batch& batch) {
 
 void TxMerger::Ack(Op* op) {
   acks_.fetch_add(1, kRelaxed);
+  if (op->callback) {
+    std::unique_ptr<Op> own(op);
+    Database::PutDone done = std::move(op->callback);
+    Result<std::vector<DocId>> result = std::move(op->result);
+    own.reset();  // its ticket's collection may go once answered
+    try {
+      done(std::move(result));
+    } catch (...) {  // a callback that throws must not stop the merger
+    }
+    return;
+  }
   base::MutexLock lock(&op->mu);
   op->done = true;
   op->cv.Signal();

@@ -28,7 +28,8 @@
 // acknowledgement of a landed operation (kDurable only) the journal's
 // durable LSN must already cover its LSN.
 //
-// Threads: callers block in Submit on their own Op; mu_ guards the queue,
+// Threads: callers block in Submit on their own Op (SubmitAsync's Op is
+// the merger's, freed at its acknowledgement); mu_ guards the queue,
 // the hand-off list and the stop flags, never held across I/O or LandRows.
 #pragma once
 
@@ -73,6 +74,9 @@ class TxMerger {
   // Executes one put or batch through the merger and returns once it is
   // acknowledged. Fails: as Database::PutBatch; kClosed once Stop began.
   Result<std::vector<DocId>> Submit(CollectionId collection, std::vector<Document> docs);
+  // The same without waiting (Database::PutBatchAsync): done is called once,
+  // by the merger or the completer thread, where Submit would have returned.
+  void SubmitAsync(CollectionId collection, std::vector<Document> docs, Database::PutDone done);
 
   // Executes everything queued, completes everything in flight, joins both
   // threads. Later Submits fail with kClosed. Idempotent.

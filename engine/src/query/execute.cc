@@ -173,22 +173,23 @@ Answer Find(const Plan& plan, const Bound& b, Database& db, const Limits& limits
   return {200, std::move(out)};
 }
 
-Answer Put(const Plan& plan, Bound& b, Database& db) {
-  std::vector<Document> docs = PutDocuments(plan, b);
-  std::vector<DocId> ids;
-  if (docs.size() == 1) {
-    auto id = db.Put(plan.cid, std::move(docs[0]));
-    if (!id.ok()) return ErrorAnswer(StatusError(id.status(), Where(plan)));
-    ids.push_back(*id);
-  } else {
-    auto r = db.PutBatch(plan.cid, std::move(docs));
-    if (!r.ok()) return ErrorAnswer(StatusError(r.status(), Where(plan)));
-    ids = std::move(*r);
-  }
+// A PUT's answer, the same whether it waited or was called back.
+Answer PutAnswer(const Result<std::vector<DocId>>& r, const std::string& where) {
+  if (!r.ok()) return ErrorAnswer(StatusError(r.status(), where));
   std::string out = "{\"ids\":[";
-  for (size_t i = 0; i < ids.size(); ++i) fmt::format_to(std::back_inserter(out), "{}{}", i ? "," : "", ids[i]);
+  for (size_t i = 0; i < r->size(); ++i) fmt::format_to(std::back_inserter(out), "{}{}", i ? "," : "", (*r)[i]);
   out += "]}";
   return {200, std::move(out)};
+}
+
+Answer Put(const Plan& plan, Bound& b, Database& db) {
+  std::vector<Document> docs = PutDocuments(plan, b);
+  if (docs.size() == 1) {
+    auto id = db.Put(plan.cid, std::move(docs[0]));
+    if (!id.ok()) return PutAnswer(id.status(), Where(plan));
+    return PutAnswer(std::vector<DocId>{*id}, Where(plan));
+  }
+  return PutAnswer(db.PutBatch(plan.cid, std::move(docs)), Where(plan));
 }
 
 Answer Delete(const Plan& plan, const Bound& b, Database& db) {
@@ -233,6 +234,20 @@ Answer RunDelete(const Plan& plan, Bound& bound, Database& db, const Limits&, co
 }
 Answer RunAggregateStatement(const Plan& plan, Bound& bound, Database& db, const Limits&, const ReadOptions& ro) {
   return RunAggregate(plan, MakeFilter(plan, bound), db, ro);
+}
+
+Answer ExecutePutLater(const Plan& plan, Bound& bound, Database& db, AnswerLater later) {
+  const char* kind = StatementOf(plan.kind).name;
+  db.PutBatchAsync(plan.cid, PutDocuments(plan, bound),
+                   [where = Where(plan), kind, later = std::move(later)](Result<std::vector<DocId>> r) {
+                     Answer a = PutAnswer(r, where);
+                     a.kind = kind;
+                     later(std::move(a));
+                   });
+  Answer a;
+  a.deferred = true;
+  a.kind = kind;
+  return a;
 }
 
 Answer Execute(const Plan& plan, Bound& bound, Database& db, const Limits& limits, const ReadOptions& ro) {

@@ -1,6 +1,7 @@
 // Running a planned statement on the engine, and the JSON it answers with.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,12 @@ struct Answer {
   int http = 200;
   std::string body;
   const char* kind = "";  // the statement kind run ("get", "put" ...), for per-kind metrics
+  // Not answered yet: the write was submitted, and its answer goes to the
+  // caller's AnswerLater once it is durable (Service's methods).
+  bool deferred = false;
 };
+// Called once with a deferred write's answer, on the engine's thread.
+using AnswerLater = std::function<void(Answer)>;
 
 Answer ErrorAnswer(const Error& e);
 // An engine Status as an Error: kNotFound 404, kConstraint/kAlreadyExists 409,
@@ -35,6 +41,10 @@ std::vector<Document> PutDocuments(const Plan& plan, Bound& bound);
 // a FIND answers pages of `limits` (find_page, max_find_rows).
 Answer Execute(const Plan& plan, Bound& bound, Database& db, const Limits& limits = DefaultLimits(),
                const ReadOptions& ro = {});
+
+// A PUT submitted with Database::PutBatchAsync: returns a deferred Answer
+// at once; later gets what Execute would have answered.
+Answer ExecutePutLater(const Plan& plan, Bound& bound, Database& db, AnswerLater later);
 
 // {"field": value, ...} in schema order.
 void AppendDocJson(std::string& out, const Schema& schema, const Document& doc);

@@ -139,14 +139,14 @@ PlanResult Service::PlanFor(std::string_view text) {
   return planned;
 }
 
-Answer Service::Query(std::string& body) { return *RunQuery(body, false); }
+Answer Service::Query(std::string& body, const AnswerLater& later) { return *RunQuery(body, false, later); }
 
 std::optional<Answer> Service::QueryPointRead(std::string& body) { return RunQuery(body, true); }
 
 // With point_read_only, any answer but a get by id's (an error included)
 // gives nullopt instead, and nothing is counted, so that Query, called next
 // on the same body, answers and counts as if this had not run.
-std::optional<Answer> Service::RunQuery(std::string& body, bool point_read_only) {
+std::optional<Answer> Service::RunQuery(std::string& body, bool point_read_only, const AnswerLater& later) {
   auto fail = [point_read_only](Answer a) -> std::optional<Answer> {
     if (point_read_only) return std::nullopt;
     return a;
@@ -188,19 +188,20 @@ std::optional<Answer> Service::RunQuery(std::string& body, bool point_read_only)
   if (ec && ec != simdjson::NO_SUCH_FIELD) return fail(ErrorAnswer(reader.Malformed(ec, "body")));
   if (auto err = reader.ReadParams(plan, ec ? nullptr : &params_v, "params", &bound)) return fail(ErrorAnswer(*err));
   if (point_read_only) cache_.CountHit();
-  Answer a = Run(plan, bound);
+  Answer a = Run(plan, bound, later);
   if (StatementOf(plan.kind).traits.clears_plan_cache && a.http == 200) cache_.Clear();
   return a;
 }
 
-Answer Service::Run(const Plan& plan, Bound& bound) {
+Answer Service::Run(const Plan& plan, Bound& bound, const AnswerLater& later) {
+  if (later && plan.kind == StatementKind::kPut) return ExecutePutLater(plan, bound, *db_, later);
   ReadOptions ro;
   ro.cancel = &cancel_;
   if (limits_.read_timeout.count() > 0) ro.deadline = std::chrono::steady_clock::now() + limits_.read_timeout;
   return Execute(plan, bound, *db_, limits_, ro);
 }
 
-Answer Service::PutDocs(std::string_view collection, std::string& body) {
+Answer Service::PutDocs(std::string_view collection, std::string& body, const AnswerLater& later) {
   PlanResult planned = PathPlan("PUT", collection, "$docs");
   if (!planned.ok()) return ErrorAnswer(planned.error);
   const Plan& plan = *planned.plan;
@@ -221,10 +222,10 @@ Answer Service::PutDocs(std::string_view collection, std::string& body) {
     e.offset = rest - body.data();
     return ErrorAnswer(e);
   }
-  return Run(plan, bound);
+  return Run(plan, bound, later);
 }
 
-Answer Service::Batch(std::string& body) {
+Answer Service::Batch(std::string& body, const AnswerLater& later) {
   ParserLease lease(limits_.keep_parser_bytes);
   body.reserve(body.size() + simdjson::SIMDJSON_PADDING);  // before reader keeps body.data()
   JsonReader reader(body.data(), limits_);
@@ -302,17 +303,29 @@ Answer Service::Batch(std::string& body) {
     ++i;
   }
   if (!first) return ErrorAnswer(BodyError("batch", "the batch has no statements", "body.statements"));
-  auto ids = db_->PutBatch(first->cid, std::move(docs));
-  if (!ids.ok()) return ErrorAnswer(StatusError(ids.status(), fmt::format("batch into {}", first->collection)));
-  std::string out = "{\"ids\":[";
-  size_t at = 0;
-  for (size_t k = 0; k < counts.size(); ++k) {
-    if (k) out.push_back(',');
-    out += IdsJson(*ids, at, counts[k]);
-    at += counts[k];
+  // Every statement's ids, in its own array.
+  auto answer = [counts = std::move(counts), where = fmt::format("batch into {}", first->collection)](
+                    const Result<std::vector<DocId>>& ids) {
+    if (!ids.ok()) return ErrorAnswer(StatusError(ids.status(), where));
+    std::string out = "{\"ids\":[";
+    size_t at = 0;
+    for (size_t k = 0; k < counts.size(); ++k) {
+      if (k) out.push_back(',');
+      out += IdsJson(*ids, at, counts[k]);
+      at += counts[k];
+    }
+    out += "]}";
+    return Answer{200, std::move(out), "batch"};
+  };
+  if (later) {
+    db_->PutBatchAsync(first->cid, std::move(docs),
+                       [answer = std::move(answer), later](Result<std::vector<DocId>> ids) { later(answer(ids)); });
+    Answer a;
+    a.deferred = true;
+    a.kind = "batch";
+    return a;
   }
-  out += "]}";
-  return Answer{200, std::move(out), "batch"};
+  return answer(db_->PutBatch(first->cid, std::move(docs)));
 }
 
 Answer Service::GetDoc(std::string_view collection, std::string_view id_text) {

@@ -25,8 +25,14 @@ class Service {
  public:
   explicit Service(Database* db, Limits limits = {}) : db_(db), limits_(limits) {}
 
+  // With `later` given, a write (a PUT; a /docs body; a batch) is submitted
+  // without waiting for its fsync: the method returns an Answer with
+  // `deferred` set, and later gets the answer once the write is durable (on
+  // the engine's thread, or on this one before the return when it is
+  // refused). Anything else is answered as without it; later is not called.
+  //
   // POST /query: {"statement": "...", "params": [...] | {...}}.
-  Answer Query(std::string& body);
+  Answer Query(std::string& body, const AnswerLater& later = {});
   // The same, but only for a point read (its row's trait, statements.h: a
   // get by id, "GET c $1") whose plan is cached:
   // its answer, or nullopt (nothing counted, body's content unchanged) for
@@ -35,10 +41,10 @@ class Service {
   // waits for an fsync; a hand-off to a worker would cost more (RQ-1).
   std::optional<Answer> QueryPointRead(std::string& body);
   // POST /docs/{collection}: a JSON array of documents (or one), landed as one write.
-  Answer PutDocs(std::string_view collection, std::string& body);
+  Answer PutDocs(std::string_view collection, std::string& body, const AnswerLater& later = {});
   // POST /batch: {"statements": [{"statement": "PUT c ...", "params": ...}, ...]};
   // every statement a PUT into one collection, landed as one PutBatch (one commit).
-  Answer Batch(std::string& body);
+  Answer Batch(std::string& body, const AnswerLater& later = {});
   // GET /docs/{collection}/{id}.
   Answer GetDoc(std::string_view collection, std::string_view id);
 
@@ -54,9 +60,10 @@ class Service {
   void CancelReads() { cancel_.store(true, std::memory_order_relaxed); }
 
  private:
-  std::optional<Answer> RunQuery(std::string& body, bool point_read_only);
-  // Runs a planned request: its long reads bounded by Limits::read_timeout from now, and by CancelReads.
-  Answer Run(const Plan& plan, Bound& bound);
+  std::optional<Answer> RunQuery(std::string& body, bool point_read_only, const AnswerLater& later = {});
+  // Runs a planned request: its long reads bounded by Limits::read_timeout
+  // from now, and by CancelReads; a PUT deferred if later is given.
+  Answer Run(const Plan& plan, Bound& bound, const AnswerLater& later = {});
   PlanResult PathPlan(std::string_view verb, std::string_view collection, std::string_view param);
 
   Database* db_;
