@@ -1,5 +1,5 @@
 // ColdReader: the batch inserter's read-ahead of a step's vectors when they
-// live in a file (VS-3; vectors.md, "Reading ahead").
+// live in a file (VS-3; engine/doc/vectors.md, the batch arm's "preload").
 //
 // A step's gathered requests (ids sorted, unique) are looked up in the page
 // cache (mincore): a resident vector is read through the mapping, as the
