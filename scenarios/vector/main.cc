@@ -80,6 +80,8 @@ int main(int argc, char** argv) {
   h.flag("--mem-cap-seconds", &o.mem_cap_s,
          "VS-3: a build still running after this long is stopped and reported as stopped, with how far it got",
          600, 120).range(1, 86400);
+  h.flag("--mem-fractions", &o.mem_fractions, "VS-3: the memory limits, as fractions of the vector bytes",
+         std::vector<double>{1.0, 0.5, 0.25});
   h.flag("--mm2-seconds", &o.mm2_seconds,
          "MM-2: one thread's searches a cell (one visited set, one repetition), whole passes of the query set "
          "until this long has gone by", 0.5, 0.1).range(0, 600);

@@ -32,6 +32,8 @@ struct Message {
   uint64_t done = 0;  // vectors indexed so far
   double build_s = 0;
   uint64_t hits = 0, queries = 0, major_faults = 0, link_major_faults = 0, pages = 0, vectors = 0;
+  double user_s = 0, sys_s = 0;  // the child's CPU since the build began
+  uint64_t read_bytes = 0;       // bytes the child had read from the disk (/proc/self/io)
   char error[200] = {};
 };
 
@@ -64,11 +66,32 @@ uint64_t ReadNumber(const std::string& path) {
   return v;
 }
 
-uint64_t MajorFaults() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<uint64_t>(u.ru_majflt);
-}
+// What the build has cost the child so far: major faults, CPU, disk reads.
+struct Usage {
+  uint64_t major_faults = 0, read_bytes = 0;
+  double user_s = 0, sys_s = 0;
+  static Usage Now() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    Usage x;
+    x.major_faults = static_cast<uint64_t>(u.ru_majflt);
+    x.user_s = double(u.ru_utime.tv_sec) + double(u.ru_utime.tv_usec) / 1e6;
+    x.sys_s = double(u.ru_stime.tv_sec) + double(u.ru_stime.tv_usec) / 1e6;
+    std::ifstream io("/proc/self/io");
+    for (std::string key; io >> key;) {
+      uint64_t v = 0;
+      io >> v;
+      if (key == "read_bytes:") x.read_bytes = v;
+    }
+    return x;
+  }
+  void Into(Message& m, const Usage& from) const {
+    m.major_faults = major_faults - from.major_faults;
+    m.user_s = user_s - from.user_s;
+    m.sys_s = sys_s - from.sys_s;
+    m.read_bytes = read_bytes - from.read_bytes;
+  }
+};
 
 // The vectors file's pages leave the page cache (written back first, or
 // DONTNEED would keep the dirty ones): each cell starts cold.
@@ -95,7 +118,7 @@ void Send(int fd, const Message& m) { (void)!write(fd, &m, sizeof m); }
                         size_t ef, size_t k, const std::string& file) {
   if (!WriteFile(cell + "/cgroup.procs", std::to_string(getpid()))) Fail(fd, "joining " + cell + " failed");
   Message m;
-  const uint64_t f0 = MajorFaults();
+  const Usage u0 = Usage::Now();
   const auto t0 = Clock::now();
   std::unique_ptr<AnnArm> hnsw;
   std::unique_ptr<index::vec::VectorIndex> index;
@@ -125,11 +148,12 @@ void Send(int fd, const Message& m) { (void)!write(fd, &m, sizeof m); }
       pm.kind = 1;
       pm.done = b + items.size();
       pm.build_s = std::chrono::duration<double>(Clock::now() - t0).count();
+      Usage::Now().Into(pm, u0);
       Send(fd, pm);
     }
   }
   m.build_s = std::chrono::duration<double>(Clock::now() - t0).count();
-  m.major_faults = MajorFaults() - f0;
+  Usage::Now().Into(m, u0);
   m.done = d.size();
   for (size_t q = 0; q < d.query_count(); ++q) {
     std::vector<uint64_t> found;
@@ -187,12 +211,16 @@ MemoryCell RunCell(const std::string& parent, const std::string& arm, double fra
   Message last, got;
   uint64_t progress = 0;
   double progress_s = 0;
+  Message at_progress;
   const auto t0 = Clock::now();
   bool stopped = false;
   size_t have = 0;
   char* buf = reinterpret_cast<char*>(&got);
+  // The cap is the build's: once every vector is indexed, the searches
+  // (recall) get a cap of their own.
+  double cap = cap_s;
   while (true) {
-    const double left = cap_s - std::chrono::duration<double>(Clock::now() - t0).count();
+    const double left = cap - std::chrono::duration<double>(Clock::now() - t0).count();
     if (left <= 0) {
       kill(pid, SIGKILL);
       stopped = true;
@@ -206,8 +234,14 @@ MemoryCell RunCell(const std::string& parent, const std::string& arm, double fra
     if (have < sizeof got) continue;
     have = 0;
     if (got.kind == 1) {
+      c.pieces.push_back(MemoryCell::Piece{got.done - progress, got.build_s - progress_s,
+                                           got.major_faults - at_progress.major_faults,
+                                           got.read_bytes - at_progress.read_bytes, got.user_s - at_progress.user_s,
+                                           got.sys_s - at_progress.sys_s});
       progress = got.done;
       progress_s = got.build_s;
+      at_progress = got;
+      if (progress == d.size()) cap = std::chrono::duration<double>(Clock::now() - t0).count() + cap_s;
     } else {
       last = got;
     }
@@ -221,6 +255,12 @@ MemoryCell RunCell(const std::string& parent, const std::string& arm, double fra
   c.done = progress;
   c.done_s = progress_s;
   c.stopped = stopped;
+  // What the build cost up to its last report (a stopped build: up to where it stopped).
+  const Message& cost = last.kind == 2 ? last : at_progress;
+  c.major_faults = cost.major_faults;
+  c.user_s = cost.user_s;
+  c.sys_s = cost.sys_s;
+  c.read_bytes = cost.read_bytes;
   if (stopped) {
     c.error = fmt::format("stopped at the {:.0f} s cap: {} of {} vectors indexed by {:.1f} s", cap_s, progress,
                           d.size(), progress_s);
@@ -228,7 +268,6 @@ MemoryCell RunCell(const std::string& parent, const std::string& arm, double fra
     c.build_s = last.build_s;
     c.hits = last.hits;
     c.queries = last.queries;
-    c.major_faults = last.major_faults;
     c.link_major_faults = last.link_major_faults;
     c.pages_preloaded = last.pages;
     c.vectors_preloaded = last.vectors;
@@ -249,6 +288,7 @@ MemoryRun run_memory(const Dataset& d, const ArmParams& p, size_t ef, size_t k, 
                      const std::vector<double>& fractions, bool with_row, bool with_hnswlib, double cap_s) {
   MemoryRun r;
   r.ef = ef;
+  r.cap_s = cap_s;
   const std::string own = OwnMemoryCgroup();
   if (own.empty() || access((own + "/memory.limit_in_bytes").c_str(), R_OK) != 0) {
     r.error = "no cgroup v1 memory controller (/sys/fs/cgroup/memory) for this process";

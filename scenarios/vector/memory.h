@@ -36,13 +36,24 @@ struct MemoryCell {
   std::string error;      // non-empty: no figure (e.g. killed at the limit)
   double build_s = 0;
   uint64_t hits = 0, queries = 0;  // recall@k at ef after the build
-  uint64_t major_faults = 0;       // the child's, during the build (getrusage)
+  // The child's, during the build (a stopped one: up to its last progress report).
+  uint64_t major_faults = 0;       // getrusage
+  double user_s = 0, sys_s = 0;    // CPU (getrusage)
+  uint64_t read_bytes = 0;         // read from the disk (/proc/self/io)
   uint64_t link_major_faults = 0, pages_preloaded = 0, vectors_preloaded = 0;  // the index's counters
   uint64_t peak_bytes = 0;         // memory.max_usage_in_bytes
   uint64_t failcnt = 0;            // memory.failcnt: times the limit was hit
   // A build stopped at the cap: vectors indexed by its last progress report, and when.
   uint64_t done = 0;
   double done_s = 0;
+  // Each piece of the build (a link batch, in order): what it cost.
+  struct Piece {
+    uint64_t vectors = 0;
+    double s = 0;
+    uint64_t major_faults = 0, read_bytes = 0;
+    double user_s = 0, sys_s = 0;
+  };
+  std::vector<Piece> pieces;
   bool stopped = false;
   // Seconds a vector: the whole build's, or a stopped one's up to its last
   // report (its early vectors met a smaller graph: a bound in its favour).
@@ -54,6 +65,7 @@ struct MemoryCell {
 struct MemoryRun {
   std::string error;        // non-empty: the part could not run (no cgroup), nothing else valid
   std::string cgroup;       // the parent folder of the cells' cgroups
+  double cap_s = 0;         // a build still running after this long is stopped
   size_t ef = 0;            // recall@10 is searched with it after each build
   uint64_t vector_bytes = 0;
   uint64_t footprint = 0;      // fenec-batch's, measured (see above)

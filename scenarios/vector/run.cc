@@ -130,7 +130,7 @@ int run(kit::Harness& h, Options& o) {
     md.truth = exact_top_k(md, s.k, params.threads);
     ArmParams mp = params;
     mp.dim = mem_spec.dim;
-    mem = run_memory(md, mp, ef, s.k, h.data_dir(), {1.0, 0.5, 0.25}, !skip_row, !skip_hnswlib, o.mem_cap_s);
+    mem = run_memory(md, mp, ef, s.k, h.data_dir(), o.mem_fractions, !skip_row, !skip_hnswlib, o.mem_cap_s);
     progress.finish();
     set_memory_meta(h.results(), *mem, mem_spec);
   }

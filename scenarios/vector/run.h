@@ -26,6 +26,7 @@ struct Options {
   size_t mem_n = 0;
   uint32_t mem_dim = 768;
   double mem_cap_s = 0;
+  std::vector<double> mem_fractions;
 };
 
 // Everything after h.parse(); returns h.finish().

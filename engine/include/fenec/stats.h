@@ -127,7 +127,7 @@
   X(vector_round_distances, kCount, kCounter, "VS-1", "Distances computed in the gathered rounds.")               \
   X(vector_round_distances_max, kCount, kPeak, "VS-1", "The most distances one gathered round computed.")         \
   X(vector_preloaded, kCount, kCounter, "VS-3", "Vectors batch linking read ahead (prefetched or advised).")     \
-  X(vector_pages_preloaded, kCount, kCounter, "VS-3", "Uncached vector-file pages batch linking read ahead.")     \
+  X(vector_pages_preloaded, kCount, kCounter, "VS-3", "Uncached vector-file pages batch linking read past the cache.")     \
   X(vector_link_major_faults, kCount, kCounter, "VS-3", "Major faults while linking (vectors in a file).")         \
   X(vector_insert_distances, kCount, kCounter, "", "Distances computed to link vectors.")                         \
   X(vector_searches, kCount, kCounter, "", "Graph searches (one per NEAR and index).")                            \

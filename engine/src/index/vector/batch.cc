@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/src/index/vector/cold_read.h"
 #include "engine/src/index/vector/core.h"
 #include "engine/src/index/vector/insert.h"
 
@@ -28,6 +29,9 @@ constexpr size_t kTaskProcesses = 4;
 // but lose recall against the row arm (vector-bench's arms part measures
 // both).
 constexpr size_t kGroup = 128;
+// Lists a link task changes: its re-selections' vectors are read ahead
+// together (vectors in a file).
+constexpr size_t kLinkUnits = 16;
 
 void Prefetch(const float* v, size_t /*bytes*/) { _mm_prefetch(reinterpret_cast<const char*>(v), _MM_HINT_T0); }
 
@@ -152,17 +156,23 @@ void IndexCore::LinkRound(BatchScratch& batch, std::span<const uint32_t> finishi
     if (r == 0 || reqs[r].target != reqs[r - 1].target || reqs[r].layer != reqs[r - 1].layer) starts.push_back(r);
   starts.push_back(static_cast<uint32_t>(reqs.size()));
 
-  std::atomic<uint64_t> distances{0}, pruned{0};
-  Pool().ParallelFor(starts.size() - 1, 16, [&](size_t b, size_t e) {
-    std::vector<Neighbor> cands, kept(2 * size_t{opts_.m});
-    std::vector<uint32_t> ids(2 * size_t{opts_.m});
+  std::atomic<uint64_t> distances{0}, pruned{0}, pages{0};
+  const bool file = arena_.file_backed() && preload_;
+  Pool().ParallelFor(starts.size() - 1, kLinkUnits, [&](size_t b, size_t e) {
+    assert(e - b <= kLinkUnits);
+    std::vector<Neighbor> kept(2 * size_t{opts_.m});
+    std::vector<uint32_t> ids(2 * size_t{opts_.m}), wanted;
+    std::vector<const float*> vecs;
+    thread_local std::vector<Neighbor> unit_cands[kLinkUnits];
     uint64_t local_distances = 0, local_pruned = 0;
+    // First every unit's candidates; then, in a file, the vectors of the
+    // lists to re-select read ahead together; then the re-selections.
     for (size_t g = b; g < e; ++g) {
+      std::vector<Neighbor>& cands = unit_cands[g - b];
       const Req* first = &reqs[starts[g]];
       const Req* last = &reqs[starts[g + 1]];
       const uint32_t y = first->target;
       const int layer = static_cast<int>(first->layer);
-      const uint32_t cap = graph_.capacity(layer);
       cands.clear();
       const bool self = y >= inflight.first && y - inflight.first < inflight.linked.size() &&
                         inflight.linked[y - inflight.first] == 2;
@@ -181,16 +191,39 @@ void IndexCore::LinkRound(BatchScratch& batch, std::span<const uint32_t> finishi
         if (std::any_of(cands.begin(), cands.end(), [&](const Neighbor& c) { return c.id == r->from; })) continue;
         cands.push_back(Neighbor{r->d, r->from});
       }
+    }
+    ColdReader* reader = file ? &ColdReader::ForThread() : nullptr;
+    if (reader != nullptr) {
+      wanted.clear();
+      for (size_t g = b; g < e; ++g) {
+        const std::vector<Neighbor>& cands = unit_cands[g - b];
+        if (cands.size() <= graph_.capacity(static_cast<int>(reqs[starts[g]].layer))) continue;
+        wanted.push_back(reqs[starts[g]].target);
+        for (const Neighbor& c : cands) wanted.push_back(c.id);
+      }
+      std::sort(wanted.begin(), wanted.end());
+      wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+      pages.fetch_add(reader->Start(arena_, wanted), std::memory_order_relaxed);
+      reader->Wait();
+    }
+    auto vector_of = [&](uint32_t id) { return reader != nullptr ? reader->at(reader->IndexOf(id)) : Vector(id); };
+    for (size_t g = b; g < e; ++g) {
+      std::vector<Neighbor>& cands = unit_cands[g - b];
+      const uint32_t y = reqs[starts[g]].target;
+      const int layer = static_cast<int>(reqs[starts[g]].layer);
+      const uint32_t cap = graph_.capacity(layer);
       uint32_t count = static_cast<uint32_t>(cands.size());
       if (count > cap) {
-        const float* vy = Vector(y);
+        const float* vy = vector_of(y);
         for (Neighbor& c : cands) {
           if (!std::isnan(c.d)) continue;
-          c.d = Distance(vy, Vector(c.id));
+          c.d = Distance(vy, vector_of(c.id));
           ++local_distances;
         }
         std::sort(cands.begin(), cands.end());
-        count = SelectNeighbors(cands.data(), cands.size(), cap, kept.data(), &local_distances);
+        vecs.resize(cands.size());
+        for (size_t i = 0; i < cands.size(); ++i) vecs[i] = vector_of(cands[i].id);
+        count = SelectNeighbors(cands.data(), cands.size(), cap, kept.data(), &local_distances, vecs.data());
         cands.assign(kept.begin(), kept.begin() + count);
       }
       for (uint32_t j = 0; j < count; ++j) ids[j] = cands[j].id;
@@ -199,6 +232,7 @@ void IndexCore::LinkRound(BatchScratch& batch, std::span<const uint32_t> finishi
     distances.fetch_add(local_distances, std::memory_order_relaxed);
     pruned.fetch_add(local_pruned, std::memory_order_relaxed);
   });
+  counters_.Add(counters_.pages_preloaded, pages.load());
 
   for (uint32_t i : finishing) {
     inflight.linked[i] = 1;
@@ -226,30 +260,57 @@ uint64_t IndexCore::RunGroup(std::span<InsertProcess> group) {
     assert(e - b <= kTaskProcesses);  // ranges are at most the grain
     InsertProcess* procs[kTaskProcesses];
     size_t live = 0;
-    for (size_t i = b; i < e; ++i)
+    ColdReader* reader = file ? &ColdReader::ForThread() : nullptr;
+    for (size_t i = b; i < e; ++i) {
+      group[i].set_reader(reader);
       if (group[i].Advance() == InsertProcess::State::kNeedDistances) procs[live++] = &group[i];
+    }
     uint64_t local = 0, local_pages = 0;
-    std::vector<uint32_t> wanted;
+    std::vector<uint32_t> wanted, slot;
     while (live > 0) {
-      // In a file, the step's vectors are read ahead first, all of them in
-      // file order, so their page reads are in flight together while the
-      // first distances are computed (the row arm meets them one by one).
-      if (file) {
+      if (reader != nullptr) {
+        // In a file, the step's vectors are gathered and read ahead first,
+        // the cold ones all in flight together in file order, while the
+        // distances to the resident ones are computed (the row arm meets
+        // each vector as it comes).
         wanted.clear();
         for (size_t a = 0; a < live; ++a) wanted.insert(wanted.end(), procs[a]->request().begin(), procs[a]->request().end());
         std::sort(wanted.begin(), wanted.end());
-        local_pages += arena_.Preload(wanted);
-      }
-      for (size_t a = 0; a < live; ++a) {
-        InsertProcess& p = *procs[a];
-        std::span<const uint32_t> req = p.request();
-        std::span<float> out = p.distances();
-        for (size_t j = 0; j < std::min(kPrefetchAhead, req.size()); ++j) Prefetch(Vector(req[j]), bytes);
-        for (size_t j = 0; j < req.size(); ++j) {
-          if (j + kPrefetchAhead < req.size()) Prefetch(Vector(req[j + kPrefetchAhead]), bytes);
-          out[j] = Distance(p.vector(), Vector(req[j]));
+        wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+        local_pages += reader->Start(arena_, wanted);
+        slot.clear();
+        for (size_t a = 0; a < live; ++a) {
+          InsertProcess& p = *procs[a];
+          if (p.vectors_only()) continue;  // the heuristic's: read, no distances
+          std::span<const uint32_t> req = p.request();
+          std::span<float> out = p.distances();
+          for (size_t j = 0; j < req.size(); ++j) {
+            const size_t i = reader->IndexOf(req[j]);
+            if (reader->ready(i))
+              out[j] = Distance(p.vector(), reader->at(i));
+            else
+              slot.push_back(static_cast<uint32_t>(a << 16 | j));  // a < kTaskProcesses, j < 2^16
+          }
+          local += req.size();
         }
-        local += req.size();
+        reader->Wait();
+        for (uint32_t s : slot) {
+          InsertProcess& p = *procs[s >> 16];
+          const uint32_t j = s & 0xffff;
+          p.distances()[j] = Distance(p.vector(), reader->at(reader->IndexOf(p.request()[j])));
+        }
+      } else {
+        for (size_t a = 0; a < live; ++a) {
+          InsertProcess& p = *procs[a];
+          std::span<const uint32_t> req = p.request();
+          std::span<float> out = p.distances();
+          for (size_t j = 0; j < std::min(kPrefetchAhead, req.size()); ++j) Prefetch(Vector(req[j]), bytes);
+          for (size_t j = 0; j < req.size(); ++j) {
+            if (j + kPrefetchAhead < req.size()) Prefetch(Vector(req[j + kPrefetchAhead]), bytes);
+            out[j] = Distance(p.vector(), Vector(req[j]));
+          }
+          local += req.size();
+        }
       }
       // All take their distances in (and prefetch the list each reads
       // next) before any advances, so their list misses overlap.

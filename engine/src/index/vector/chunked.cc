@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,12 +13,6 @@
 #include <new>
 
 namespace fenec::index::vec {
-namespace {
-
-constexpr size_t kPage = 4096;
-
-}  // namespace
-
 ChunkedStore::ChunkedStore(size_t stride, std::string file) : stride_(stride), file_(std::move(file)) {
   assert(stride % 8 == 0 || stride < 8);
 }
@@ -26,6 +21,7 @@ ChunkedStore::~ChunkedStore() {
   uint8_t** dir = dir_.load(std::memory_order_relaxed);
   for (size_t c = 0; c < chunks_; ++c) munmap(dir[c], stride_ * kPerChunk);
   if (fd_ >= 0) close(fd_);
+  if (direct_fd_ >= 0) close(direct_fd_);
 }
 
 void ChunkedStore::Grow(size_t n) {
@@ -50,6 +46,14 @@ Status ChunkedStore::TryGrow(size_t n) {
       // Truncated at open: what it held is rebuilt from the journal and the catalog.
       if (fd_ < 0 && (fd_ = open(file_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
         return Status::IOError("open", file_, errno);
+      if (direct_fd_ < 0 && (direct_fd_ = open(file_.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC)) >= 0) {
+        // The file system's direct-read alignment (a 512-byte block device
+        // lets a 3 KB vector be read as 3 KB, not as the two pages it spans).
+        struct statx st {};
+        if (statx(direct_fd_, "", AT_EMPTY_PATH, STATX_DIOALIGN, &st) == 0 && (st.stx_mask & STATX_DIOALIGN) &&
+            st.stx_dio_offset_align != 0)
+          direct_align_ = std::max(st.stx_dio_offset_align, st.stx_dio_mem_align);
+      }
       const off_t at = static_cast<off_t>(chunks_ * chunk);
       // Allocated before it is mapped: a store through the mapping never
       // meets ENOSPC (a SIGBUS) or a hole's read.
@@ -103,40 +107,6 @@ void VectorArena::Flush(uint32_t first, uint32_t n) const {
   if (!file_backed() || store_.fd() < 0 || n == 0) return;
   sync_file_range(store_.fd(), static_cast<off_t>(store_.Offset(first)), static_cast<off_t>(size_t{n} * stride()),
                   SYNC_FILE_RANGE_WRITE);
-}
-
-uint64_t VectorArena::Preload(std::span<const uint32_t> ids) const {
-  if (!file_backed() || ids.empty()) return 0;
-  thread_local std::vector<unsigned char> resident;
-  const size_t chunk = stride() * ChunkedStore::kPerChunk;
-  uint64_t asked = 0;
-  // A run of pages [lo, hi) of one chunk, as byte offsets in the file.
-  auto run = [&](uint64_t lo, uint64_t hi) {
-    const uint64_t c = lo / chunk;
-    uint8_t* base = store_.At(static_cast<uint32_t>(c * ChunkedStore::kPerChunk)) + (lo - c * chunk);
-    const size_t pages = (hi - lo) / kPage;
-    resident.resize(pages);
-    if (mincore(base, hi - lo, resident.data()) != 0) return;
-    size_t cold = 0;
-    for (unsigned char r : resident) cold += (r & 1) ? 0 : 1;
-    if (cold == 0) return;
-    madvise(base, hi - lo, MADV_WILLNEED);
-    asked += cold;
-  };
-  uint64_t lo = 0, hi = 0;
-  bool open_run = false;
-  for (uint32_t id : ids) {
-    const uint64_t off = store_.Offset(id), c = off / chunk;
-    const uint64_t a = off / kPage * kPage, b = std::min((off + stride() + kPage - 1) / kPage * kPage, (c + 1) * chunk);
-    if (open_run && a <= hi && a / chunk == lo / chunk) {
-      hi = std::max(hi, b);
-      continue;
-    }
-    if (open_run) run(lo, hi);
-    lo = a, hi = b, open_run = true;
-  }
-  if (open_run) run(lo, hi);
-  return asked;
 }
 
 }  // namespace fenec::index::vec

@@ -69,12 +69,18 @@ class ChunkedStore {
   // File-backed: the file's descriptor (-1 before the first growth) and a
   // record's offset in it.
   int fd() const { return fd_; }
+  // The same file opened O_DIRECT for reads past the page cache (-1: not
+  // yet grown, or the file system refuses O_DIRECT).
+  int direct_fd() const { return direct_fd_; }
+  // Offsets, lengths and buffers of its reads are multiples of this.
+  uint32_t direct_align() const { return direct_align_; }
   uint64_t Offset(uint32_t i) const { return uint64_t{i} * stride_; }
 
  private:
   size_t stride_;
   std::string file_;
-  int fd_ = -1;
+  int fd_ = -1, direct_fd_ = -1;
+  uint32_t direct_align_ = 4096;
   std::atomic<uint8_t**> dir_{nullptr};
   size_t chunks_ = 0, dir_capacity_ = 0;
   std::vector<std::unique_ptr<uint8_t*[]>> dirs_;  // every directory published, newest last
@@ -91,8 +97,8 @@ class ChunkedStore {
 // the one kWritebackRuns before waited for (no durability: the file is rebuilt at
 // open), so dirty pages stay bounded: under a cgroup limit, dirty pages
 // the reclaim cannot write make it kill instead. Reads are advised
-// MADV_RANDOM (a fault reads its own pages, not 128 KB around them);
-// Preload reads a sorted set of vectors ahead with madvise(WILLNEED).
+// MADV_RANDOM (a fault reads its own pages, not 128 KB around them); the
+// batch arm reads a step's cold vectors past the cache (cold_read.h).
 class VectorArena {
  public:
   explicit VectorArena(uint32_t dim, std::string file = {}) : dim_(dim), store_(Stride(dim), std::move(file)) {}
@@ -107,10 +113,9 @@ class VectorArena {
   Status Write(uint32_t node, const float* v);
   // File-backed: starts writeback of nodes [first, first + n) (no wait).
   void Flush(uint32_t first, uint32_t n) const;
-  // File-backed: asks the kernel to read these nodes' pages that are not in
-  // the page cache (ids sorted ascending, duplicates allowed), merged into
-  // runs of adjacent pages, in file order. Returns the pages it asked for.
-  uint64_t Preload(std::span<const uint32_t> sorted_ids) const;
+  int direct_fd() const { return store_.direct_fd(); }
+  uint32_t direct_align() const { return store_.direct_align(); }
+  uint64_t Offset(uint32_t node) const { return store_.Offset(node); }
   size_t capacity() const { return store_.capacity(); }
   float* At(uint32_t node) const { return reinterpret_cast<float*>(store_.At(node)); }
   size_t stride() const { return store_.stride(); }

@@ -118,8 +118,10 @@ class IndexCore {
   // keeps a candidate only if it is nearer the base than every one kept
   // before it, up to `max`; fewer than `max` candidates are all kept.
   // Writes the kept ones (ascending) to out; returns how many. Adds the
-  // distances it computed to *distances.
-  uint32_t SelectNeighbors(const Neighbor* cands, size_t n, uint32_t max, Neighbor* out, uint64_t* distances) const;
+  // distances it computed to *distances. vecs (optional): cands[i]'s vector
+  // is vecs[i] (read ahead by the caller), else the arena's.
+  uint32_t SelectNeighbors(const Neighbor* cands, size_t n, uint32_t max, Neighbor* out, uint64_t* distances,
+                           const float* const* vecs = nullptr) const;
   // Adds x (at distance d) to y's list at `layer`; a full list is
   // re-selected by the heuristic over its ids and x. Writer only.
   void AddReverseLink(uint32_t y, int layer, uint32_t x, float d, uint64_t* distances);
@@ -171,7 +173,7 @@ class IndexCore {
   std::unique_ptr<BatchScratch> batch_ FENEC_GUARDED_BY(mu_);
   // Vectors in a file: whether the next group reads ahead. On while the
   // last group faulted or read ahead any page; off while every vector it
-  // met was cached (a file that fits pays no mincore/madvise a step). A
+  // met was cached (a file that fits pays no mincore a step). A
   // group run without it that faults turns it back on.
   bool preload_ FENEC_GUARDED_BY(mu_) = true;
 

@@ -3,12 +3,17 @@
 // over thread counts, the three metrics, filtered search, bad input,
 // searches running during inserts, and MM-2's visited sets (the same
 // answers; which clears zero memory). Counts only, never times.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <thread>
@@ -344,6 +349,55 @@ TEST(HnswFile, SameGraphAsInMemoryBothArms) {
     EXPECT_EQ(mem->stats().pages_preloaded, 0u);
     EXPECT_EQ(file->stats().vectors_preloaded > 0, arm == InsertArm::kBatch);
   }
+}
+
+// Vectors in a file whose pages left the cache: the batch arm reads them
+// past the cache (cold_read.h) and builds the same graph as in memory.
+TEST(HnswFile, ColdFileSameGraphAsInMemory) {
+  const uint64_t seed = base::TestSeed();
+  base::ScratchDir dir;
+  Data d = testing::Clustered(3000, 64, 10, 0.5f, seed, seed + 1);
+  Options o;
+  o.dim = 64;
+  o.seed = seed;
+  o.batch_size = 125;  // one group a batch: the group after a cold one reads ahead
+  std::unique_ptr<VectorIndex> mem = MustCreate(o);
+  o.vector_file = dir.path() + "/cold.fvec";
+  std::unique_ptr<VectorIndex> file = MustCreate(o);
+  const std::vector<InsertItem> items = Items(d);
+  for (size_t b = 0; b < items.size(); b += 125) {
+    std::span<const InsertItem> part(items.data() + b, 125);
+    ASSERT_TRUE(mem->InsertBatch(part).ok());
+    ASSERT_TRUE(file->InsertBatch(part).ok());
+    // Every vector so far out of the cache: the next batch meets them cold.
+    // Written back, unmapped from this process (fadvise keeps mapped
+    // pages), then dropped.
+    const int fd = open(o.vector_file.c_str(), O_RDWR | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(fdatasync(fd), 0);
+    std::ifstream maps("/proc/self/maps");
+    for (std::string line; std::getline(maps, line);) {
+      if (line.size() < o.vector_file.size() || line.compare(line.size() - o.vector_file.size(), std::string::npos,
+                                                              o.vector_file) != 0)
+        continue;
+      uintptr_t lo = 0, hi = 0;
+      ASSERT_EQ(std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi), 2);
+      madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_PAGEOUT);
+    }
+    ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+    close(fd);
+  }
+  for (uint32_t i = 0; i < 3000; ++i) {
+    ASSERT_EQ(mem->NodeLevel(i), file->NodeLevel(i));
+    for (int layer = 0; layer <= mem->NodeLevel(i); ++layer)
+      ASSERT_EQ(mem->Links(i, layer), file->Links(i, layer)) << "node " << i << " layer " << layer;
+  }
+  const int probe = open(o.vector_file.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+  if (probe >= 0) {
+    close(probe);
+    EXPECT_GT(file->stats().pages_preloaded, 0u) << "cold vectors read past the cache";
+  }
+  EXPECT_EQ(mem->stats().pages_preloaded, 0u);
 }
 
 // Batches of one (Insert called per vector) and a batch larger than the

@@ -6,6 +6,8 @@
 #include <cassert>
 #include <functional>
 
+#include "engine/src/index/vector/cold_read.h"
+
 namespace fenec::index::vec {
 
 // ---- InsertProcess
@@ -25,6 +27,8 @@ void InsertProcess::Start(const IndexCore* core, uint32_t node) {
     l.incoming.clear();
   }
   links_.resize(graph_->capacity(0));
+  reader_ = nullptr;
+  vectors_only_ = sorted_ = false;
   own_distances_ = 0;
   nodes_visited_ = 0;
 }
@@ -72,10 +76,15 @@ InsertProcess::State InsertProcess::Advance() {
       }
       case Phase::kBeam:
         if (awaiting_) {
-          Absorb();
           awaiting_ = false;
+          if (vectors_only_) {  // the heuristic's vectors are read
+            vectors_only_ = false;
+            FinishLayer();
+            break;
+          }
+          Absorb();
         }
-        if (NextBeamRequest()) return State::kNeedDistances;
+        if (NextBeamRequest() || PostHeuristic()) return State::kNeedDistances;
         FinishLayer();
         break;
       case Phase::kDone:
@@ -85,7 +94,7 @@ InsertProcess::State InsertProcess::Advance() {
 }
 
 void InsertProcess::TakeDistances() {
-  if (phase_ != Phase::kBeam || !awaiting_) return;
+  if (phase_ != Phase::kBeam || !awaiting_ || vectors_only_) return;
   Absorb();
   awaiting_ = false;
   if (layer_ == 0 && !cand_.empty()) graph_->PrefetchLinks(cand_.front().id);
@@ -176,11 +185,38 @@ bool InsertProcess::NextBeamRequest() {
   return false;
 }
 
-void InsertProcess::FinishLayer() {
+// With a reader (the batch arm, vectors in a file), the results the
+// heuristic reads first are posted as a request of vectors only, so they
+// are read ahead with the step's other requests instead of faulted in one
+// by one (the beam read them past the page cache). Fewer than m results
+// are all kept: nothing to read.
+bool InsertProcess::PostHeuristic() {
+  if (reader_ == nullptr || top_.size() < m_) return false;
   std::sort_heap(top_.begin(), top_.end());  // ascending
+  sorted_ = true;
+  const size_t n = std::min<size_t>(top_.size(), size_t{kHeuristicReads} * m_);
+  request_.resize(n);
+  for (size_t i = 0; i < n; ++i) request_[i] = top_[i].id;
+  dists_.resize(n);
+  awaiting_ = vectors_only_ = true;
+  return true;
+}
+
+void InsertProcess::FinishLayer() {
+  if (!sorted_) std::sort_heap(top_.begin(), top_.end());  // ascending
+  const bool read_ahead = sorted_;
+  sorted_ = false;
   Layer& l = layers_[layer_];
   l.chosen.resize(m_);
-  uint32_t k = core_->SelectNeighbors(top_.data(), top_.size(), m_, l.chosen.data(), &own_distances_);
+  const float* const* vecs = nullptr;
+  if (read_ahead) {
+    // request_ is still the heuristic's: top_'s first ids, in order.
+    vecs_.resize(top_.size());
+    for (size_t i = 0; i < top_.size(); ++i)
+      vecs_[i] = i < request_.size() ? reader_->at(reader_->IndexOf(top_[i].id)) : core_->Vector(top_[i].id);
+    vecs = vecs_.data();
+  }
+  uint32_t k = core_->SelectNeighbors(top_.data(), top_.size(), m_, l.chosen.data(), &own_distances_, vecs);
   l.chosen.resize(k);
   prev_.swap(top_);
   top_.clear();
@@ -197,23 +233,28 @@ void InsertProcess::FinishLayer() {
 // ---- The heuristic and linking
 
 uint32_t IndexCore::SelectNeighbors(const Neighbor* cands, size_t n, uint32_t max, Neighbor* out,
-                                    uint64_t* distances) const {
+                                    uint64_t* distances, const float* const* vecs) const {
   if (n < max) {
     std::copy(cands, cands + n, out);
     return static_cast<uint32_t>(n);
   }
+  assert(max <= 2 * 128);
+  const float* kept_vecs[2 * 128];
   uint32_t kept = 0;
   for (size_t i = 0; i < n && kept < max; ++i) {
-    const float* v = Vector(cands[i].id);
+    const float* v = vecs != nullptr ? vecs[i] : Vector(cands[i].id);
     bool good = true;
     for (uint32_t j = 0; j < kept; ++j) {
       ++*distances;
-      if (Distance(v, Vector(out[j].id)) < cands[i].d) {
+      if (Distance(v, kept_vecs[j]) < cands[i].d) {
         good = false;
         break;
       }
     }
-    if (good) out[kept++] = cands[i];
+    if (good) {
+      kept_vecs[kept] = v;
+      out[kept++] = cands[i];
+    }
   }
   return kept;
 }

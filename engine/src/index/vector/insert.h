@@ -38,6 +38,8 @@
 
 namespace fenec::index::vec {
 
+class ColdReader;
+
 class InsertProcess {
  public:
   enum class State : uint8_t { kNeedDistances, kChosen };
@@ -64,6 +66,13 @@ class InsertProcess {
   // before advancing any, so their list misses overlap instead of coming
   // one after another.
   void TakeDistances();
+
+  // The batch arm with vectors in a file: the calling thread's reader, which
+  // holds the vectors of the process's request once the step's reads are
+  // done (null: the arena's vectors, as the row arm and memory read them).
+  void set_reader(const ColdReader* r) { reader_ = r; }
+  // The request wants its vectors read, no distances (the heuristic's).
+  bool vectors_only() const { return vectors_only_; }
 
   std::span<const uint32_t> request() const { return request_; }
   // To be filled by the caller: distances()[i] = d(node, request()[i]).
@@ -92,6 +101,7 @@ class InsertProcess {
   void StartBeam();
   void Absorb();
   bool NextBeamRequest();
+  bool PostHeuristic();
   void FinishLayer();
   void AddEntry(const Neighbor& e);
   bool Eligible(uint32_t id) const { return (graph_->flags(id) & kDeleted) == 0; }
@@ -107,6 +117,13 @@ class InsertProcess {
   std::optional<Graph::Entry> entry_;
   Phase phase_ = Phase::kEntry;
   bool awaiting_ = false;
+  // The heuristic reads at most this many x M results ahead (it stops once
+  // M are kept; any it reads past them come through the arena).
+  static constexpr uint32_t kHeuristicReads = 4;
+  const ColdReader* reader_ = nullptr;
+  bool vectors_only_ = false;  // the request posted is the heuristic's
+  bool sorted_ = false;        // top_ sorted ascending (the heuristic's request)
+  std::vector<const float*> vecs_;
 
   Neighbor cur_{0, 0};  // the descent's node (and the beam's entry on the first graph layer)
   std::vector<Neighbor> cand_;  // min-heap (std::greater)

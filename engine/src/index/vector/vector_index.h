@@ -82,9 +82,10 @@
 //     distances: the unvisited neighbours of the node it expands), preloads
 //     their vectors, computes the distances, and resumes each process with
 //     its own. In memory "preload" is a prefetch of each vector just ahead
-//     of its distance; with vectors on disk it is where a step's distinct
-//     vectors would be read in one sorted, batched pass (io_uring or
-//     madvise(WILLNEED)) before any distance is computed.
+//     of its distance; with vectors in a file a step's distinct vectors
+//     that are not cached are read in one sorted pass, all in flight on an
+//     io_uring past the page cache (cold_read.h), while the distances to the
+//     cached ones are computed.
 //  3. when the whole group has chosen (no process runs then), the scheduler
 //     links it: the processes' lists and the reverse links, under the
 //     per-node locks (the lists changed are distinct, so the pool writes

@@ -88,7 +88,7 @@ struct Options {
   // Where the full vectors live: "" in anonymous memory (default); else in
   // this file, mapped, truncated when the index first grows (a cache the
   // caller rebuilds at open: engine/doc/vectors.md, "Vectors in a file").
-  // The batch arm then reads each step's vectors ahead (madvise WILLNEED).
+  // The batch arm then reads each step's cold vectors ahead (cold_read.h).
   std::string vector_file;
 };
 
@@ -149,7 +149,7 @@ struct Stats {
   uint64_t round_distances_max = 0;    // the most in one round
   uint64_t vectors_preloaded = 0;      // vectors prefetched before their distances
   // Vectors in a file (Options::vector_file); 0 in memory.
-  uint64_t pages_preloaded = 0;        // pages not in the page cache the batch arm read ahead
+  uint64_t pages_preloaded = 0;        // pages not in the page cache the batch arm read past it
   uint64_t link_major_faults = 0;      // the process's major faults while linking (getrusage)
   // The table of held vectors (GR-3) and its build after a load (GR-4).
   uint64_t table_growths = 0;
