@@ -107,7 +107,7 @@ DiskFigures figures_of(const Measurement& m);
 struct EngineCalibration {
   Engine engine = Engine::kFenecdb;
   double cpu_us = 0;     // x: CPU a commit outside its sync (a buffered run of that engine, or given)
-  std::string source;    // "calibrated", "given", "unknown"
+  std::string cpu_from;  // where x came from: "calibrated", "given", "unknown"
   // One writer, durable, default settings: a commit's time, call to return.
   // Its part beyond x over the disk's sync for those settings is the
   // engine's own factor on every sync it makes (k in the doc).

@@ -48,7 +48,7 @@ const char* file_of(Engine e) {
 }
 
 std::string cpu_text(const EngineCalibration& c) {
-  return c.cpu_us > 0 ? fmt::format("{:.1f} us CPU a commit ({})", c.cpu_us, c.source)
+  return c.cpu_us > 0 ? fmt::format("{:.1f} us CPU a commit ({})", c.cpu_us, c.cpu_from)
                       : "CPU a commit unknown: sync-bound only (give --cpu-us, or run --verify)";
 }
 
@@ -117,7 +117,7 @@ std::string advice_json(const Measurement* m, const DiskFigures& d, const std::v
   for (size_t i = 0; i < cpu.size(); ++i)
     j += fmt::format("{}{{\"engine\":{},\"cpu_us\":{:.2f},\"source\":{},\"commit_us\":{:.2f},\"at_writers\":{},"
                      "\"rate_per_s\":{:.1f},\"per_round\":{:.3f},\"busy_cpu_us\":{:.2f}}}",
-                     i ? "," : "", q(engine_name(cpu[i].engine)), cpu[i].cpu_us, q(cpu[i].source), cpu[i].commit_us,
+                     i ? "," : "", q(engine_name(cpu[i].engine)), cpu[i].cpu_us, q(cpu[i].cpu_from), cpu[i].commit_us,
                      cpu[i].at_writers, cpu[i].rate_per_s, cpu[i].per_round, cpu[i].busy_cpu_us);
   j += "],\"fits\":[";
   for (size_t i = 0; i < a.fits.size(); ++i)

@@ -135,7 +135,7 @@ ia::EngineCalibration calibrate_engine(kit::Harness& h, const Config& c, ia::Eng
       fmt::print(stderr, "advise: calibrating {} ({}): {}\n", ia::engine_name(e), what, x->error);
   if (buffered.error.empty()) {
     ec.cpu_us = buffered.cpu_us;
-    ec.source = e == ia::Engine::kPostgres ? "calibrated: client + cluster processes" : "calibrated, process CPU";
+    ec.cpu_from = e == ia::Engine::kPostgres ? "calibrated: client + cluster processes" : "calibrated, process CPU";
     res.add("", arm, "writers=1;durable=0" + r, "cpu_us_per_commit", buffered.cpu_us, "us");
   }
   if (one.error.empty() && one.rate > 0) {
@@ -210,7 +210,7 @@ int run(kit::Harness& h, const Config& c) {
       const size_t at = c.cpu_us.find(key);
       if (at != std::string::npos) {
         ec.cpu_us = std::atof(c.cpu_us.c_str() + at + key.size());
-        ec.source = "given";
+        ec.cpu_from = "given";
       }
     }
 
