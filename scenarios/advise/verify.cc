@@ -246,7 +246,12 @@ int run(kit::Harness& h, const Config& c) {
     if (i < n_cal) {
       progress.update(done++, fmt::format("{} calibration rep {}", ia::engine_name(engines[i]), rep));
       const ia::EngineCalibration ec = calibrate_engine(h, c, engines[i], pg, rep);
-      if (ec.commit_us > 0) rep_cal[static_cast<size_t>(rep)][i] = ec;  // else the first calibration stands
+      if (ec.commit_us <= 0) return;  // the first calibration stands
+      rep_cal[static_cast<size_t>(rep)][i] = ec;
+      if (cpu[i].cpu_from == "given") {  // --cpu-us holds in every repetition
+        rep_cal[static_cast<size_t>(rep)][i].cpu_us = cpu[i].cpu_us;
+        rep_cal[static_cast<size_t>(rep)][i].cpu_from = cpu[i].cpu_from;
+      }
       return;
     }
     Cell& cell = cells[i - n_cal];
