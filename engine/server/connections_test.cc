@@ -120,6 +120,51 @@ TEST_F(ConnectionsTest, SlowDripHeaderAndBodyAreClosedAtTheirDeadlines) {
   EXPECT_EQ(MetricValue(m, Closed("idle_timeout")), 0);
 }
 
+// What a read brings is parsed at once, without another pass through the
+// reactor; a request whose bytes are not all there yet waits for the rest.
+// Each request here meets a different split: after another whole request,
+// its header cut mid-line, its body sent after its header, a body longer
+// than the first read's buffer. Every one is answered, in order.
+TEST_F(ConnectionsTest, ARequestIsReadWhereverItsBytesFall) {
+  Open(HttpServer::Config{});
+  auto c = Client();
+  auto made = c->Post("/query", R"j({"statement": "CREATE COLLECTION t (n INT)"})j", "application/json");
+  ASSERT_TRUE(made && made->status == 200);
+  auto put = c->Post("/query", R"({"statement": "PUT t {n: 7}"})", "application/json");
+  ASSERT_TRUE(put && put->status == 200) << (put ? put->body : "");
+  const std::string get = R"({"statement":"GET t 1"})";
+  const std::string long_get = R"({"statement":"GET t 1")" + std::string(700, ' ') + "}";
+  auto post = [](const std::string& body, const char* extra = "") {
+    return fmt::format("POST /query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                       "Content-Length: {}\r\n{}\r\n{}",
+                       body.size(), extra, body);
+  };
+  const std::string second = post(get);
+  const size_t header_end = second.find("\r\n\r\n") + 4;
+  const std::vector<std::string> pieces = {
+      std::string(kHealth) + second.substr(0, 20),      // a whole request, then a header cut mid-line
+      second.substr(20, header_end - 20),               // the rest of that header
+      second.substr(header_end),                        // its body, after its header
+      post(long_get) + post(get, "Connection: close\r\n"),  // a long body, and the last request
+  };
+  RawConn raw(server_->port());
+  ASSERT_TRUE(raw.ok());
+  for (const std::string& p : pieces) {
+    ASSERT_TRUE(raw.Send(p));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // apart, most likely (nothing depends on it)
+  }
+  auto r = raw.ReadToClose();
+  EXPECT_TRUE(r.eof);
+  size_t answers = 0, rows = 0;
+  for (size_t at = r.bytes.find("HTTP/1.1 200 OK\r\n"); at != std::string::npos;
+       at = r.bytes.find("HTTP/1.1 200 OK\r\n", at + 1))
+    ++answers;
+  for (size_t at = r.bytes.find(R"("n":7)"); at != std::string::npos; at = r.bytes.find(R"("n":7)", at + 1)) ++rows;
+  EXPECT_EQ(answers, 4u) << r.bytes;
+  EXPECT_EQ(rows, 3u) << r.bytes;
+  EXPECT_EQ(r.bytes.find("HTTP/1.1 4"), std::string::npos) << r.bytes;
+}
+
 TEST_F(ConnectionsTest, OversizeHeadersAre431AndCounted) {
   HttpServer::Config c;
   c.max_header_bytes = 4096;

@@ -141,6 +141,9 @@ class Session : public std::enable_shared_from_this<Session> {
   template <class F>
   void Guarded(F&& step) noexcept;
   void ReadBody();
+  // Parses buffer_ into parser_ up to the header's end (header_only) or the
+  // message's: true when there, false when more must be read or ec is set.
+  bool ParseBuffered(bool header_only, beast::error_code& ec);
   void OnBody(const beast::error_code& ec);
   void Dispatch();
   // Runs the handler (or, with try_inline, the Inline hook) into res_ and
