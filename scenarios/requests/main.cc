@@ -15,7 +15,9 @@
 //                     server restarted on the same folder).
 // Beside each fenec-server cell, the server's own handling time from its
 // /metrics; beside every cell, the client threads' own CPU. wrk on get by id,
-// after our client's get-by-id cells, checks our HTTP client (wrk.h).
+// after our client's get-by-id cells, checks our HTTP client (wrk.h). The
+// loopback's floor (floor.h) answers the one-client empty request too: what
+// any server over this loopback pays before its own work.
 // PostgreSQL runs as a scratch cluster under the scratch dir (pg_cluster.h),
 // stopped at the end, on failure and on Ctrl-C; where it is not installed
 // its arms are skipped with the reason. The verdicts: report.h.
@@ -29,7 +31,8 @@ int main(int argc, char** argv) {
   fenec::kit::Harness h("requests",
                         "RQ-1: what a request costs a client on loopback: fenec-server (HTTP, POST /query) against "
                         "PostgreSQL 15 (libpq, prepared), both started here, the same rows and requests, one client "
-                        "loop of ours for both; one client and eight; the server's own handling beside; wrk as a "
+                        "loop of ours for both; one client and eight; the server's own handling beside; the "
+                        "loopback's floor (a server that only reads and writes) beside the empty request; wrk as a "
                         "check of our HTTP client.");
   fenec::scenarios::requests::Flags f;
   h.flag("--server", &f.server, "the fenec-server binary", "").default_text("the one in this build tree");

@@ -137,6 +137,20 @@ void AddSummary(kit::Results& results, const Cells& cells, int clients, int put_
                  kit::format_count(Of(cells, kEmbedded, c, &Figures::per_s).value), kit::format_ratio(rounds));
     }
   }
+  {
+    const std::string c = CaseName(Kind::kEmpty, 1, false);
+    const kit::Ratio floor_pg = Paired(cells, kFloor, kPostgres, c, &Figures::p50_us);
+    const kit::Ratio fenec_floor = Paired(cells, kFenec, kFloor, c, &Figures::p50_us);
+    results.add_ratio(kFinding, fmt::format("{}/{}", kFloor, kPostgres), c, "roundtrip_p50_ratio", floor_pg);
+    results.add_ratio(kFinding, fmt::format("{}/{}", kFenec, kFloor), c, "roundtrip_p50_ratio", fenec_floor);
+    if (fenec_floor.known()) {
+      fmt::print("empty request, 1 client: the loopback floor (floor.h) p50 {}, fenec-server {} ({} the floor), "
+                 "postgres {} (the floor is {} of it)\n",
+                 Us(Of(cells, kFloor, c, &Figures::p50_us)), Us(Of(cells, kFenec, c, &Figures::p50_us)),
+                 kit::format_ratio(fenec_floor), Us(Of(cells, kPostgres, c, &Figures::p50_us)),
+                 floor_pg.known() ? kit::format_ratio(floor_pg) : "-");
+    }
+  }
   for (int c : {1, clients}) {
     const std::string case_ = CaseName(Kind::kGetById, c, false);
     const kit::Ratio p50 = Paired(cells, kFenec, kWrk, case_, &Figures::p50_us);
@@ -220,12 +234,18 @@ std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, int put_
           {{"server handling / round trip p50, get by id, 1 client", handle_share, findings::rq1::kHandling.value, false}}, "");
 
   const kit::Ratio p50 = Paired(cells, kFenec, kPostgres, by1, &Figures::p50_us);
+  const std::string empty1 = CaseName(Kind::kEmpty, 1, false);
+  const kit::Ratio floor_pg = Paired(cells, kFloor, kPostgres, empty1, &Figures::p50_us);
   verdict(findings::rq1::kPgP50,
-          fmt::format("p50 fenec-server {}, postgres {} (source's postgres {}): {}; empty request {} vs {}",
+          fmt::format("p50 fenec-server {}, postgres {} (source's postgres {}): {}; empty request {} vs {}{}",
                       Us(fig(kFenec, by1, &Figures::p50_us)), Us(fig(kPostgres, by1, &Figures::p50_us)),
-                      kit::format_us(kSourceByIdUs), kit::format_ratio(p50),
-                      Us(fig(kFenec, CaseName(Kind::kEmpty, 1, false), &Figures::p50_us)),
-                      Us(fig(kPostgres, CaseName(Kind::kEmpty, 1, false), &Figures::p50_us))),
+                      kit::format_us(kSourceByIdUs), kit::format_ratio(p50), Us(fig(kFenec, empty1, &Figures::p50_us)),
+                      Us(fig(kPostgres, empty1, &Figures::p50_us)),
+                      floor_pg.known() ? fmt::format("; the loopback floor (a server that only reads and writes) {}, "
+                                                     "{} postgres's empty request",
+                                                     Us(fig(kFloor, empty1, &Figures::p50_us)),
+                                                     kit::format_ratio(floor_pg))
+                                       : ""),
           {{"fenec/postgres get-by-id p50, 1 client", p50, findings::rq1::kPgP50Line.value, false}}, pg_skip);
 
   const kit::Ratio rate = Paired(cells, kFenec, kPostgres, byn, &Figures::per_s);

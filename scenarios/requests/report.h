@@ -40,6 +40,8 @@ inline constexpr const char* kFenec = "fenec-server";
 inline constexpr const char* kPostgres = "postgres";
 inline constexpr const char* kPostgresExact = "postgres-exact";
 inline constexpr const char* kWrk = "wrk";
+// The loopback's floor (floor.h): the empty request, one client.
+inline constexpr const char* kFloor = "loopback-floor";
 // The engine itself, no server: scenarios/engines' fenecdb-durable arm, its writers' loop.
 inline constexpr const char* kEmbedded = "fenecdb-embedded";
 

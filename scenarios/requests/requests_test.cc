@@ -3,10 +3,13 @@
 // PostgreSQL the bench starts is gone after a run that passed, one that
 // failed and one interrupted. Where PostgreSQL 15 is not installed, the
 // tests that need it are skipped with that reason.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +26,8 @@
 #include "scenarios/procs/server_process.h"
 #include "scenarios/requests/check.h"
 #include "scenarios/requests/dataset.h"
+#include "scenarios/requests/floor.h"
+#include "scenarios/requests/http_client.h"
 #include "scenarios/requests/targets.h"
 #include "scenarios/requests/wrk.h"
 
@@ -218,7 +223,7 @@ TEST_F(BenchRun, PostgresIsGoneAfterARunThatPassed) {
   // What it wrote names every arm.
   std::ifstream csv(path("results") + "/requests/latest.csv");
   std::string text((std::istreambuf_iterator<char>(csv)), std::istreambuf_iterator<char>());
-  for (const char* arm : {",fenec-server,", ",postgres,", ",postgres-exact,", ",fenecdb-embedded,"})
+  for (const char* arm : {",fenec-server,", ",postgres,", ",postgres-exact,", ",fenecdb-embedded,", ",loopback-floor,"})
     EXPECT_NE(text.find(arm), std::string::npos) << arm;
   EXPECT_NE(text.find("request=get-by-id;clients=1,roundtrip_p50_us"), std::string::npos);
   // The embedded engine's writers beside the durable puts, and the mixed load, both systems.
@@ -285,6 +290,45 @@ TEST(Pin, OntoOneCpuAndBack) {
     EXPECT_TRUE(CPU_EQUAL(&now, &before));
     EXPECT_EQ(Place(Pin::kNone, same, {999999999}, true), "") << "none pins nothing";
   }).join();
+}
+
+// The floor answers every request, one whose header's end spans two sends
+// too, as fenec-server answers /health; stopped, its process is gone.
+TEST(LoopbackFloor, AnswersEachRequestAndStops) {
+  LoopbackFloor floor;
+  ASSERT_EQ(floor.Start(), "");
+  const pid_t pid = floor.pid();
+  auto c = std::make_unique<HttpClient>();
+  ASSERT_EQ(c->Connect(floor.port()), "");
+  for (int i = 0; i < 3; ++i) {
+    int status = 0;
+    std::string answer;
+    ASSERT_EQ(c->Send("GET", "/health", "", &status, &answer), "");
+    EXPECT_EQ(status, 200);
+    EXPECT_EQ(answer, R"({"status":"ok"})");
+  }
+  c.reset();  // connections are served one after another: the next is served once this one closes
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(floor.port()));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  const std::string head = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r";
+  ASSERT_EQ(send(fd, head.data(), head.size(), 0), static_cast<ssize_t>(head.size()));
+  usleep(20 * 1000);  // the two parts arrive apart (the answer does not depend on it)
+  ASSERT_EQ(send(fd, "\n", 1, 0), 1);
+  std::string got;
+  char buf[512];
+  while (got.find("{\"status\":\"ok\"}") == std::string::npos) {
+    const ssize_t n = recv(fd, buf, sizeof(buf), 0);
+    ASSERT_GT(n, 0) << "no answer to a header whose end came in two parts: " << got;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  EXPECT_EQ(got.rfind("HTTP/1.1 200 OK\r\n", 0), 0u);
+  close(fd);
+  floor.Stop();
+  EXPECT_FALSE(Alive(pid));
 }
 
 TEST(Wrk, ReportIsRead) {

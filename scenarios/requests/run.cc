@@ -19,6 +19,7 @@
 #include "scenarios/engines/workload.h"
 #include "scenarios/requests/cell.h"
 #include "scenarios/requests/check.h"
+#include "scenarios/requests/floor.h"
 #include "scenarios/requests/report.h"
 #include "scenarios/requests/wrk.h"
 
@@ -272,6 +273,10 @@ int run(kit::Harness& h, Flags& f) {
     return h.finish();
   }
 
+  // First, so the process it forks holds none of the connections opened after.
+  LoopbackFloor loop_floor;
+  const std::string floor_skip = loop_floor.Start();
+  if (!floor_skip.empty()) h.results().skip(kFloor, CaseName(Kind::kEmpty, 1, false), floor_skip);
   const Dataset d = MakeDataset(f.rows, h.seed());
   pg::PgCluster pg;
   fmt::print("postgres: starting a scratch cluster...\n");
@@ -336,7 +341,11 @@ int run(kit::Harness& h, Flags& f) {
   if (!wrk_skip.empty()) h.results().skip(kWrk, "request=get-by-id", wrk_skip);
 
   Bench bench(h, f, d);
-  Pool fenec_pool, pg_pool;
+  Pool fenec_pool, pg_pool, floor_pool;
+  if (floor_skip.empty()) {
+    floor_pool.emplace_back();
+    if (std::string err = ConnectFenec(loop_floor.port(), d, &floor_pool.back()); !err.empty()) fail(err);
+  }
   auto open_pools = [&](bool durable) {
     const int port = server->port(), n = durable ? std::max({f.clients, f.put_clients, f.mixed_clients}) : f.clients;
     std::string err = OpenPool(
@@ -355,6 +364,7 @@ int run(kit::Harness& h, Flags& f) {
   auto place_one_client = [&](bool pinned) {
     if (broken) return;
     std::vector<pid_t> servers = {server->pid()};
+    if (floor_skip.empty()) servers.push_back(loop_floor.pid());
     if (pg_skip.empty() && !pg_pool.empty()) servers.push_back(pg_pool[0]->ServerPid());
     if (std::string err = procs::Place(f.pin, place, servers, pinned); !err.empty()) {
       fail("pinning the one-client cells (--pin none runs them unpinned): " + err);
@@ -383,6 +393,9 @@ int run(kit::Harness& h, Flags& f) {
         broken = !bench.Cell(kFenec, fenec_pool, k, clients, durable, rep, server->port(), {server->pid()});
         if (!broken && pg_skip.empty())
           broken = !bench.Cell(PgArm(k), pg_pool, k, clients, durable, rep, 0, pg_pids, pg_syncs);
+        if (!broken && !durable && k == Kind::kEmpty && clients == 1 && floor_skip.empty()) {
+          broken = !bench.Cell(kFloor, floor_pool, k, clients, false, rep, 0, {loop_floor.pid()});
+        }
         if (!broken && !durable && k == Kind::kGetById && wrk_skip.empty()) {
           broken = !bench.Wrk(wrk, server->port(), clients, rep);
         }
@@ -412,6 +425,8 @@ int run(kit::Harness& h, Flags& f) {
   }
   fenec_pool.clear();
   pg_pool.clear();
+  floor_pool.clear();
+  loop_floor.Stop();
   mon.reset();
   if (const int code = server->Stop(); code != 0 && !Stop())
     fail(fmt::format("fenec-server exited {} (see {})", code, log));
