@@ -117,10 +117,25 @@ TEST(AdviseModel, RecommendationsOnFixedFigures) {
   EXPECT_DOUBLE_EQ(find(light, Engine::kPostgres, "recommended", 16).commits_per_s, 16e6 / (10 + 150 + 75));
   // One writer: never a delay (no siblings), the faster sync alone.
   EXPECT_DOUBLE_EQ(find(a, Engine::kPostgres, "recommended", 1).commits_per_s, 1e6 / 250);
-  // RocksDB: appends cost 1.5x overwrites, so recycled logs are recommended.
+  // RocksDB: appends cost 1.5x overwrites, so recycled logs would pay; but
+  // RocksDB recycles only with kSkipAnyCorruptedRecords, so both are a
+  // stated trade-off, never applied, and the recommended WAL still appends.
   EXPECT_EQ(rec(a, Engine::kRocksdb, "recycle_log_file_num").value, "4");
+  EXPECT_TRUE(rec(a, Engine::kRocksdb, "recycle_log_file_num").tradeoff);
+  EXPECT_EQ(rec(a, Engine::kRocksdb, "wal_recovery_mode").value, "kSkipAnyCorruptedRecords");
+  EXPECT_TRUE(rec(a, Engine::kRocksdb, "wal_recovery_mode").tradeoff);
+  EXPECT_EQ(a.recommended.count(Engine::kRocksdb) ? a.recommended.at(Engine::kRocksdb).count("recycle_log_file_num")
+                                                  : 0u,
+            0u);
   EXPECT_DOUBLE_EQ(find(a, Engine::kRocksdb, "default", 1).commits_per_s, 1e6 / 310);
-  EXPECT_DOUBLE_EQ(find(a, Engine::kRocksdb, "recommended", 1).commits_per_s, 1e6 / 210);
+  EXPECT_DOUBLE_EQ(find(a, Engine::kRocksdb, "recommended", 1).commits_per_s, 1e6 / 310);
+  // The model follows RocksDB: recycling alone is no recycling; with the recovery mode, an overwrite.
+  const auto rocks_at_1 = [&](const Settings& s) {
+    return predict_with(d, {Engine::kRocksdb, 10, "given"}, "x", s, 1).commits_per_s;
+  };
+  EXPECT_DOUBLE_EQ(rocks_at_1({{"recycle_log_file_num", "4"}}), 1e6 / 310);
+  EXPECT_DOUBLE_EQ(rocks_at_1({{"recycle_log_file_num", "4"}, {"wal_recovery_mode", "kSkipAnyCorruptedRecords"}}),
+                   1e6 / 210);
   // SQLite: DELETE (its default) pays two appending syncs and an overwrite; WAL one overwrite, one commit a sync.
   EXPECT_DOUBLE_EQ(find(a, Engine::kSqlite, "default", 1).commits_per_s, 1e6 / (20 + 800));
   EXPECT_DOUBLE_EQ(find(a, Engine::kSqlite, "recommended", 4).commits_per_s, 4e6 / (20 + 4 * 200));

@@ -77,14 +77,22 @@ TEST_F(AdviseArms, SqliteTakesThePragmas) {
 }
 
 TEST_F(AdviseArms, RocksdbOpensWithTheOptions) {
+  // Every line emitted, the trade-offs too: RocksDB holds each after open.
   const ia::Settings s = emitted(ia::Engine::kRocksdb);
   ASSERT_EQ(s.at("recycle_log_file_num"), "4");
+  ASSERT_EQ(s.at("wal_recovery_mode"), "kSkipAnyCorruptedRecords");
   ASSERT_EQ(s.at("use_direct_io_for_flush_and_compaction"), "true");
   std::string err;
   auto store = engines::open_rocksdb(arm_of(ia::Engine::kRocksdb, s, true), path("rocks"), &err);
   ASSERT_TRUE(store) << err;
   commit_once(*store);
   EXPECT_EQ(store->close(), "");
+  // Recycling alone RocksDB drops at open without a word: the arm refuses
+  // to run under a name it does not hold, and says why.
+  EXPECT_FALSE(engines::open_rocksdb(arm_of(ia::Engine::kRocksdb, {{"recycle_log_file_num", "4"}}, true),
+                                     path("recycle-alone"), &err));
+  EXPECT_NE(err.find("recycle_log_file_num=4 was asked for"), std::string::npos) << err;
+  EXPECT_NE(err.find("kSkipAnyCorruptedRecords"), std::string::npos) << err;
   EXPECT_FALSE(engines::open_rocksdb(arm_of(ia::Engine::kRocksdb, {{"no_such_option", "1"}}, true), path("bad"), &err));
   EXPECT_NE(err.find("no_such_option"), std::string::npos);
 }

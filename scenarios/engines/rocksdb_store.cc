@@ -82,6 +82,35 @@ class RocksStore : public Store {
     const rocksdb::Status s = rocksdb::DB::Open(o, path, &db);
     if (!s.ok()) return "rocksdb open " + path + ": " + s.ToString();
     db_.reset(db);
+    return settings_held(settings);
+  }
+
+  // RocksDB sanitizes some options at open without a word (7.8 sets
+  // recycle_log_file_num to 0 unless wal_recovery_mode is
+  // kSkipAnyCorruptedRecords): an arm run with a setting RocksDB dropped
+  // would measure the default under another name. So each setting asked for
+  // is read back from the open DB; one changed is an error.
+  std::string settings_held(const std::map<std::string, std::string>& settings) const {
+    if (settings.empty()) return "";
+    const rocksdb::Options now = db_->GetOptions();
+    rocksdb::ConfigOptions config;
+    std::string db_text, cf_text;
+    if (!rocksdb::GetStringFromDBOptions(config, rocksdb::DBOptions(now), &db_text).ok() ||
+        !rocksdb::GetStringFromColumnFamilyOptions(config, rocksdb::ColumnFamilyOptions(now), &cf_text).ok())
+      return "rocksdb: the open DB's options could not be read back";
+    const std::string text = ";" + db_text + ";" + cf_text + ";";
+    for (const auto& [name, value] : settings) {
+      const size_t at = text.find(";" + name + "=");
+      if (at == std::string::npos) continue;  // not a plain option: nothing to compare
+      const size_t from = at + name.size() + 2;
+      const std::string held = text.substr(from, text.find(';', from) - from);
+      if (held != value)
+        return fmt::format("rocksdb: {}={} was asked for, and the open DB has {}={} (RocksDB changed it at open{})",
+                           name, value, name, held,
+                           name == "recycle_log_file_num" ? ": it recycles logs only with "
+                                                            "wal_recovery_mode=kSkipAnyCorruptedRecords"
+                                                          : "");
+    }
     return "";
   }
 
