@@ -104,6 +104,10 @@ DiskFigures figures_of(const Measurement& m);
 // One engine's calibration (scenarios/advise runs it; iobench alone has only
 // --cpu-us). Every field <= 0 is unknown, and the model then falls back to
 // the disk's own figures for it (said in the output).
+// A setting an arm applies: name -> value, as the engine spells it
+// (PostgreSQL GUCs, RocksDB option strings, SQLite pragmas, fenecdb Options fields).
+using Settings = std::map<std::string, std::string>;
+
 struct EngineCalibration {
   Engine engine = Engine::kFenecdb;
   double cpu_us = 0;     // x: CPU a commit outside its sync (a buffered run of that engine, or given)
@@ -118,11 +122,17 @@ struct EngineCalibration {
   // for the released writers to spend).
   unsigned at_writers = 0;
   double rate_per_s = 0, per_round = 0, busy_cpu_us = 0;
+  // The settings these cells ran at: empty for the engine's defaults (see
+  // calibrates_apart: some settings need a calibration of their own).
+  Settings settings;
 };
 
-// A setting an arm applies: name -> value, as the engine spells it
-// (PostgreSQL GUCs, RocksDB option strings, SQLite pragmas, fenecdb Options fields).
-using Settings = std::map<std::string, std::string>;
+// True when `s` changes what engine e does per commit beyond the disk figure
+// it meets (SQLite's journal mode: DELETE creates, syncs and unlinks a
+// journal a commit, WAL appends a frame), so that k and s taken at the
+// defaults do not carry to them: verify calibrates such settings apart.
+bool calibrates_apart(Engine e, const Settings& s);
+
 
 struct Recommendation {
   Engine engine = Engine::kFenecdb;

@@ -110,6 +110,10 @@ Prediction predict(Engine e, const std::string& config, const Settings& s, const
 
 }  // namespace
 
+bool calibrates_apart(Engine e, const Settings& s) {
+  return e == Engine::kSqlite && str(s, "journal_mode", "DELETE") != str(default_settings(e), "journal_mode", "");
+}
+
 Settings default_settings(Engine e) {
   if (e == Engine::kSqlite) return {{"journal_mode", "DELETE"}};
   return {};
@@ -226,7 +230,7 @@ EngineFit fit_of(const EngineCalibration& c, const DiskFigures& d) {
   EngineFit f;
   f.engine = c.engine;
   f.busy_cpu_us = std::max(0.0, c.busy_cpu_us > 0 ? c.busy_cpu_us : c.cpu_us);
-  const EngineModel m = model_of(c.engine, default_settings(c.engine), d);
+  const EngineModel m = model_of(c.engine, c.settings.empty() ? default_settings(c.engine) : c.settings, d);
   const double x = std::max(0.0, c.cpu_us);
   if (c.commit_us <= 0 || m.sync_us <= 0) {
     f.note = "not calibrated: the disk's sync alone, no serial cost in a round";

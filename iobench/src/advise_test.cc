@@ -184,6 +184,26 @@ TEST(AdviseModel, CalibrationGivesKAndS) {
               1e-6);
 }
 
+// SQLite's journal mode changes what a commit does, not only the disk
+// figure it meets: WAL is calibrated apart, and its k is taken against the
+// WAL model's sync (one overwrite), not DELETE's (two appends and one).
+TEST(AdviseModel, AJournalModeIsCalibratedApart) {
+  const DiskFigures d = fixed();  // append 300 us, overwrite 200 us
+  EXPECT_TRUE(calibrates_apart(Engine::kSqlite, {{"journal_mode", "WAL"}}));
+  EXPECT_FALSE(calibrates_apart(Engine::kSqlite, default_settings(Engine::kSqlite)));
+  EXPECT_FALSE(calibrates_apart(Engine::kRocksdb, {{"recycle_log_file_num", "4"}}));
+  EXPECT_FALSE(calibrates_apart(Engine::kFenecdb, {{"commit_window_us", "200"}}));
+  EngineCalibration wal{Engine::kSqlite, 20, "given"};
+  wal.commit_us = 20 + 1.5 * 200;
+  wal.settings = {{"journal_mode", "WAL"}};
+  EXPECT_DOUBLE_EQ(fit_of(wal, d).k, 1.5);
+  EXPECT_DOUBLE_EQ(predict_with(d, wal, "recommended", wal.settings, 1).commits_per_s, 1e6 / 320);
+  // The same commit time taken at the defaults is a k against DELETE's 800 us.
+  EngineCalibration del = wal;
+  del.settings.clear();
+  EXPECT_DOUBLE_EQ(fit_of(del, d).k, 300.0 / 800);
+}
+
 TEST(AdviseModel, FiguresThatChangeTheAdvice) {
   DiskFigures d = fixed();
   d.append_us = d.overwrite_us = 2;  // tmpfs: syncs cost nothing, appending no more

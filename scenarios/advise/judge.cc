@@ -58,7 +58,7 @@ Verdicts judge(const ia::Advice& a, const std::vector<Cell>& cells, kit::Results
     // The default settings at 1 and kCalibrationWriters writers are what the
     // calibration ran: their ratio shows the spread between a repetition's
     // calibration and its cell, not the model.
-    const bool calibrated = c.config == "default" &&
+    const bool calibrated = (c.config == "default" || c.calibrated_apart) &&
                             (c.writers == 1 || c.writers == static_cast<int>(ia::kCalibrationWriters));
     const std::string verdict = band(vs_model) + (calibrated ? " (calibrated)" : "");
     const double per_round = kit::median(c.per_round);
@@ -96,8 +96,10 @@ Verdicts judge(const ia::Advice& a, const std::vector<Cell>& cells, kit::Results
         gain.ci95.known() ? gain.ci95.lo : 0, gain.ci95.known() ? gain.ci95.hi : 0);
   }
   plain += fmt::format("- \"(calibrated)\": the default settings at 1 and {} writers are the cells each engine's "
-                       "calibration ran in the same repetition; their band shows the spread between the two, not the "
-                       "model. Every cell is predicted from its own repetition's calibration.\n",
+                       "calibration ran in the same repetition (and so are recommended settings that change what "
+                       "the engine does a commit, such as SQLite's journal mode, calibrated apart); their band "
+                       "shows the spread between the two, not the model. Every cell is predicted from its own "
+                       "repetition's calibration.\n",
                        ia::kCalibrationWriters);
   v.table = t.str() + plain;
   v.markdown = "```\n" + t.str() + "```\n\n" + plain;

@@ -95,15 +95,14 @@ struct Calibrated {
   std::string error;
   double rate = 0, per_round = 0, cpu_us = 0;
 };
-Calibrated calibrate_cell(kit::Harness& h, ia::Engine e, bool durable, int writers, double seconds,
-                          const std::string& pg, uint64_t seed) {
+Calibrated calibrate_cell(kit::Harness& h, ia::Engine e, const ia::Settings& settings, bool durable, int writers,
+                          double seconds, const std::string& pg, uint64_t seed) {
   Calibrated out;
   engines::WritersResult r;
   double own = 0;
   const bool is_pg = e == ia::Engine::kPostgres;
   const double pg0 = is_pg ? cluster_cpu_s(h.data_dir() + "/pg") : 0;
-  out.error = one_cell(arm_of(e, ia::default_settings(e), durable), h.data_dir() + "/calibrate", pg, writers, seconds,
-                       seed, &r, &own);
+  out.error = one_cell(arm_of(e, settings, durable), h.data_dir() + "/calibrate", pg, writers, seconds, seed, &r, &own);
   const double pg_s = is_pg ? cluster_cpu_s(h.data_dir() + "/pg") - pg0 : 0;
   if (out.error.empty() && (r.writes == 0 || pg0 < 0)) out.error = "no commits, or the cluster's CPU unreadable";
   if (!out.error.empty()) return out;
@@ -113,22 +112,25 @@ Calibrated calibrate_cell(kit::Harness& h, ia::Engine e, bool durable, int write
   return out;
 }
 
-// One engine at its default settings: one buffered writer (the CPU a commit
-// outside its sync), one durable writer (its own sync, k) and
-// kCalibrationWriters durable writers (the serial time a commit adds to a
-// round, s, and the CPU a durable commit there). `rep` < 0: the calibration
-// the advice is made from; else repetition rep's, run among its cells.
-ia::EngineCalibration calibrate_engine(kit::Harness& h, const Config& c, ia::Engine e, const std::string& pg,
-                                       int rep) {
+// One engine at `settings` (its defaults, or settings that calibrate apart):
+// one buffered writer (the CPU a commit outside its sync), one durable
+// writer (its own sync, k) and kCalibrationWriters durable writers (the
+// serial time a commit adds to a round, s, and the CPU a durable commit
+// there). `rep` < 0: the calibration the advice is made from; else
+// repetition rep's, run among its cells.
+ia::EngineCalibration calibrate_engine(kit::Harness& h, const Config& c, ia::Engine e, const ia::Settings& settings,
+                                       const std::string& pg, int rep) {
   ia::EngineCalibration ec{e, 0, "unknown"};
+  ec.settings = settings;
   auto& res = h.results();
-  const std::string arm = fmt::format("{}-calibration", ia::engine_name(e));
+  const bool apart = settings != ia::default_settings(e);
+  const std::string arm = fmt::format("{}-{}calibration", ia::engine_name(e), apart ? "recommended-" : "");
   const std::string r = rep < 0 ? "" : fmt::format(";rep={}", rep);
-  const uint64_t seed = h.seed(7 + 10 * static_cast<uint64_t>(rep + 1));
-  const Calibrated buffered = calibrate_cell(h, e, false, 1, c.calibrate_seconds, pg, seed);
-  const Calibrated one = calibrate_cell(h, e, true, 1, c.calibrate_seconds, pg, seed + 1);
-  const Calibrated many =
-      calibrate_cell(h, e, true, static_cast<int>(ia::kCalibrationWriters), c.calibrate_seconds, pg, seed + 2);
+  const uint64_t seed = h.seed(7 + 10 * static_cast<uint64_t>(rep + 1) + (apart ? 5 : 0));
+  const Calibrated buffered = calibrate_cell(h, e, settings, false, 1, c.calibrate_seconds, pg, seed);
+  const Calibrated one = calibrate_cell(h, e, settings, true, 1, c.calibrate_seconds, pg, seed + 1);
+  const Calibrated many = calibrate_cell(h, e, settings, true, static_cast<int>(ia::kCalibrationWriters),
+                                         c.calibrate_seconds, pg, seed + 2);
   for (const auto& [what, x] : {std::pair{"buffered", &buffered}, std::pair{"durable 1 writer", &one},
                                 std::pair{"durable many writers", &many}})
     if (!x->error.empty())
@@ -203,7 +205,7 @@ int run(kit::Harness& h, const Config& c) {
   }
   meta.set("rocksdb", engines::rocksdb_version());
   std::vector<ia::EngineCalibration> cpu;
-  for (ia::Engine e : engines) cpu.push_back(calibrate_engine(h, c, e, pg, -1));
+  for (ia::Engine e : engines) cpu.push_back(calibrate_engine(h, c, e, ia::default_settings(e), pg, -1));
   if (!c.cpu_us.empty())
     for (ia::EngineCalibration& ec : cpu) {
       const std::string key = std::string(ia::engine_name(ec.engine)) + "=";
@@ -238,19 +240,42 @@ int run(kit::Harness& h, const Config& c) {
   // Each repetition calibrates every engine again among its cells, and its
   // cells are predicted from that: the disk's speed drifts over minutes, and
   // a prediction should meet the conditions of the cells it is checked on.
-  std::vector<std::vector<ia::EngineCalibration>> rep_cal(static_cast<size_t>(h.reps()), cpu);
-  const size_t n_cal = engines.size();
+  // Recommended settings that calibrate apart (ia::calibrates_apart) get a
+  // calibration of their own in every repetition, and their cells are
+  // predicted from it; the advice's own gains stay the defaults' model.
+  struct CalSpec {
+    size_t engine;  // index in engines
+    ia::Settings settings;
+  };
+  std::vector<CalSpec> cals;
+  for (size_t e = 0; e < engines.size(); ++e) cals.push_back({e, ia::default_settings(engines[e])});
+  for (size_t e = 0; e < engines.size(); ++e)
+    if (const auto rec = a.recommended.find(engines[e]);
+        rec != a.recommended.end() && ia::calibrates_apart(engines[e], rec->second))
+      cals.push_back({e, rec->second});
+  for (Cell& cell : cells) cell.calibrated_apart = cell.config == "recommended" && ia::calibrates_apart(cell.engine, cell.settings);
+  // rep_cal[rep][k]: cals[k]'s calibration in that repetition (the advice's for the defaults until one ran).
+  std::vector<ia::EngineCalibration> first;
+  for (const CalSpec& k : cals) {
+    first.push_back(cpu[k.engine]);
+    if (k.settings != ia::default_settings(engines[k.engine])) first.back().commit_us = 0;  // none yet
+  }
+  std::vector<std::vector<ia::EngineCalibration>> rep_cal(static_cast<size_t>(h.reps()), first);
+  const size_t n_cal = cals.size();
   kit::Progress progress("advise verify", (n_cal + cells.size()) * static_cast<size_t>(h.reps()));
   size_t done = 0;
   h.interleave(n_cal + cells.size(), [&](size_t i, int rep) {
     if (i < n_cal) {
-      progress.update(done++, fmt::format("{} calibration rep {}", ia::engine_name(engines[i]), rep));
-      const ia::EngineCalibration ec = calibrate_engine(h, c, engines[i], pg, rep);
+      const size_t e = cals[i].engine;
+      const bool apart = i >= engines.size();
+      progress.update(done++, fmt::format("{} {}calibration rep {}", ia::engine_name(engines[e]),
+                                          apart ? "recommended " : "", rep));
+      const ia::EngineCalibration ec = calibrate_engine(h, c, engines[e], cals[i].settings, pg, rep);
       if (ec.commit_us <= 0) return;  // the first calibration stands
       rep_cal[static_cast<size_t>(rep)][i] = ec;
-      if (cpu[i].cpu_from == "given") {  // --cpu-us holds in every repetition
-        rep_cal[static_cast<size_t>(rep)][i].cpu_us = cpu[i].cpu_us;
-        rep_cal[static_cast<size_t>(rep)][i].cpu_from = cpu[i].cpu_from;
+      if (cpu[e].cpu_from == "given") {  // --cpu-us holds in every repetition
+        rep_cal[static_cast<size_t>(rep)][i].cpu_us = cpu[e].cpu_us;
+        rep_cal[static_cast<size_t>(rep)][i].cpu_from = cpu[e].cpu_from;
       }
       return;
     }
@@ -277,10 +302,16 @@ int run(kit::Harness& h, const Config& c) {
   // Each repetition's prediction, from its own calibration.
   for (Cell& cell : cells) {
     const size_t e = static_cast<size_t>(std::find(engines.begin(), engines.end(), cell.engine) - engines.begin());
-    for (int rep : cell.reps)
-      cell.predicted.push_back(ia::predict_with(d, rep_cal[static_cast<size_t>(rep)][e], cell.config, cell.settings,
-                                                static_cast<unsigned>(cell.writers))
-                                   .commits_per_s);
+    size_t k = e;  // the defaults' calibration, or the one these settings had apart
+    for (size_t j = engines.size(); j < cals.size(); ++j)
+      if (cell.calibrated_apart && cals[j].engine == e && cals[j].settings == cell.settings) k = j;
+    for (int rep : cell.reps) {
+      const ia::EngineCalibration& ec = rep_cal[static_cast<size_t>(rep)][k];
+      cell.predicted.push_back(ec.commit_us > 0 || k == e ? ia::predict_with(d, ec, cell.config, cell.settings,
+                                                                           static_cast<unsigned>(cell.writers))
+                                                                .commits_per_s
+                                                          : 0);  // its calibration failed: the advice's stands
+    }
   }
 
   // 5. The verdicts, the report.

@@ -38,6 +38,7 @@ struct Cell {
   std::vector<double> rates, per_round;  // per repetition: commits/s, commits / fsync
   std::vector<int> reps;                 // the repetition each of those came from
   std::vector<double> predicted;         // per repetition: the model's, from that repetition's calibration
+  bool calibrated_apart = false;         // recommended settings with a calibration of their own (calibrates_apart)
   std::string error;
 };
 
