@@ -132,7 +132,15 @@ int main(int argc, char** argv) {
   auto* sync_opt = app.add_option("--sync", sync_ms, "buffered mode: fdatasync the journal every MS milliseconds")
                        ->capture_default_str()
                        ->check(CLI::Range(1u, 3600000u));
-  app.add_flag("--durable", durable, "acknowledge a write only once it is fdatasync'ed")->excludes(sync_opt);
+  auto* durable_opt =
+      app.add_flag("--durable", durable, "acknowledge a write only once it is fdatasync'ed")->excludes(sync_opt);
+  uint32_t commit_window_us = fenec::Options{}.commit_window_us;
+  app.add_option("--commit-window-us", commit_window_us,
+                 "with --durable: a group commit's leader waits at most this long for the writers in flight to "
+                 "queue before its fdatasync (0: no wait; `iobench advise` recommends a value for this disk)")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 1000000u))
+      ->needs(durable_opt);
   auto* token_opt = app.add_option(
       "--token", token,
       "require 'Authorization: Bearer TOKEN' on every request (needed off loopback); visible to other users "
@@ -281,6 +289,7 @@ int main(int argc, char** argv) {
                                                      : fenec::Completion::kMergerAsync;
   options.data_flush = data_flush == "pwrite" ? fenec::DataFlush::kPwrite : fenec::DataFlush::kGlobalRing;
   options.sync_ms = sync_ms;
+  options.commit_window_us = commit_window_us;
   options.long_reads = long_reads == "locked" ? fenec::LongReads::kUnderLock : fenec::LongReads::kPinned;
   options.hnsw.insert = vector_insert == "row" ? fenec::VectorInsert::kRow : fenec::VectorInsert::kBatch;
   auto db = fenec::Database::Open(data, options);
@@ -296,7 +305,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   fmt::print("fenec-server listening on {}:{} (data {}, {}, long reads {})\n", config.http.host, server.port(), data,
-             durable ? "durable" : fmt::format("sync {} ms", sync_ms), long_reads);
+             !durable                ? fmt::format("sync {} ms", sync_ms)
+             : commit_window_us > 0 ? fmt::format("durable, commit window {} us", commit_window_us)
+                                    : std::string("durable"),
+             long_reads);
   std::fflush(stdout);
 
   int sig = 0;
