@@ -40,6 +40,9 @@ bool parse_engine_list(const std::string& text, std::vector<Engine>* out, std::s
 // grows with each write (each sync commits its new size, as an engine's
 // log that is only appended to does); the same over blocks the file already
 // has; O_DIRECT|O_DSYNC there.
+// The 4 KiB append and overwrite cells alternate this many times (measure()).
+inline constexpr int kSyncPairs = 3;
+
 struct SyncCosts {
   uint64_t size = 0;
   CellResult append, overwrite, direct;

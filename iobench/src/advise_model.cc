@@ -275,6 +275,7 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, c
                                      durability_name(d.lies), fmt::join(d.lies_reasons, "; ")));
   const unsigned top = writers.empty() ? 1 : *std::max_element(writers.begin(), writers.end());
   const double append_ratio = d.overwrite_us > 0 ? d.append_us / d.overwrite_us : 0;
+  const bool append_clearly_cheaper = append_ratio > 0 && append_ratio * 1.1 <= 1;
   for (const EngineCalibration& ec : cpu) {
     const Engine e = ec.engine;
     const double x = ec.cpu_us;
@@ -306,10 +307,14 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, c
                         "ended as soon as every writer in flight is queued, lets the writers released by the last "
                         "round join this one instead of the next",
                         us(t_top), top, us(d.overwrite_us)));
-        rec("journal_zero_ahead", append_ratio >= 1.1 || append_ratio == 0 ? "1048576" : "0", "1048576",
+        // Off only when appending clearly wins (the 10% rule): a figure
+        // within 10% is no reason to leave a default.
+        rec("journal_zero_ahead", append_clearly_cheaper ? "0" : "1048576", "1048576",
             fmt::format("an appending sync (the file grows) costs {:.2f}x one over written blocks ({} vs {}){}",
                         append_ratio, us(d.append_us), us(d.overwrite_us),
-                        append_ratio >= 1.1 || append_ratio == 0 ? ": zero ahead pays" : ": zeroing buys nothing here"));
+                        append_ratio >= 1.1 ? ": zero ahead pays"
+                        : append_clearly_cheaper ? ": zeroing ahead costs more than it saves here"
+                                                 : ": within 10%, no reason to change"));
         if (d.prio_known)
           rec("data_flush", d.prio_honoured ? "kGlobalRing" : "kPwrite", "kPwrite",
               d.prio_honoured
@@ -339,10 +344,11 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, c
                         "commits released by one flush join the next", us(t), top));
         rec("commit_siblings", "2", "5",
             "the delay only when two other transactions are active: none at one writer, every flush from 3 on");
-        const bool zero_pays = append_ratio >= 1.1 || append_ratio == 0;
-        rec("wal_init_zero", zero_pays ? "on" : "off", "on",
+        rec("wal_init_zero", append_clearly_cheaper ? "off" : "on", "on",
             fmt::format("an appending sync (the file grows) costs {:.2f}x one over written blocks{}", append_ratio,
-                        zero_pays ? ": zero-filled, recycled segments pay" : ": zero-filling buys nothing here"));
+                        append_ratio >= 1.1      ? ": zero-filled, recycled segments pay"
+                        : append_clearly_cheaper ? ": zero-filling costs more than it saves here"
+                                                 : ": within 10%, no reason to change"));
         rec("wal_recycle", "on", "on", "recycled segments are overwritten, never grown");
         const double cap = x > 0 ? d.cores * 1e6 / x : 0;
         rec("synchronous_commit", "off", "on",

@@ -214,8 +214,21 @@ TEST(AdviseModel, FiguresThatChangeTheAdvice) {
   const Advice a = advise(d, {{Engine::kFenecdb, 10, "given"}, {Engine::kRocksdb, 10, "given"}}, {1, 16});
   ASSERT_FALSE(a.warnings.empty());
   EXPECT_NE(a.warnings.front().find("memory-backed"), std::string::npos);
-  EXPECT_EQ(rec(a, Engine::kFenecdb, "journal_zero_ahead").value, "0");
+  // Appending no dearer, yet not 10% cheaper: no reason to leave the default.
+  EXPECT_EQ(rec(a, Engine::kFenecdb, "journal_zero_ahead").value, "1048576");
+  EXPECT_NE(rec(a, Engine::kFenecdb, "journal_zero_ahead").reason.find("within 10%"), std::string::npos);
   EXPECT_EQ(rec(a, Engine::kRocksdb, "recycle_log_file_num").value, "0");
+  {
+    DiskFigures cheap = fixed();
+    cheap.append_us = 0.85 * cheap.overwrite_us;  // appending clearly cheaper: zeroing ahead costs
+    const Advice c = advise(cheap, {{Engine::kFenecdb, 10, "given"}, {Engine::kPostgres, 10, "given"}}, {1, 16});
+    EXPECT_EQ(rec(c, Engine::kFenecdb, "journal_zero_ahead").value, "0");
+    EXPECT_EQ(rec(c, Engine::kPostgres, "wal_init_zero").value, "off");
+    cheap.append_us = 0.95 * cheap.overwrite_us;
+    const Advice n = advise(cheap, {{Engine::kFenecdb, 10, "given"}, {Engine::kPostgres, 10, "given"}}, {1, 16});
+    EXPECT_EQ(rec(n, Engine::kFenecdb, "journal_zero_ahead").value, "1048576");
+    EXPECT_EQ(rec(n, Engine::kPostgres, "wal_init_zero").value, "on");
+  }
   EXPECT_EQ(rec(a, Engine::kRocksdb, "use_direct_io_for_flush_and_compaction").value, "false");
   // A 2 us sync is not worth waiting for: the window stays off, saying why.
   EXPECT_EQ(rec(a, Engine::kFenecdb, "commit_window_us").value, "0");
