@@ -108,7 +108,9 @@ void TxMerger::MergerLoop() {
     }
     bool async = mode_ == Completion::kMergerAsync;
     base::MutexLock lock(&mu_);
-    if (!async) async = !queue_.empty();  // kMergerSync: only if more work is already waiting
+    // kMergerSync: only if more work is already waiting, or earlier batches
+    // are still with the completer (acknowledgements stay in submission order).
+    if (!async) async = !queue_.empty() || !handoff_.empty();
     if (!async) {
       lock.Unlock();
       Complete(batch);

@@ -12,8 +12,9 @@
 // on executing the next queued operations, so they land while the previous
 // commit's fdatasync runs and are ready for the next one.
 //  - kMergerSync hands off only if more operations were already queued when
-//    the batch finished; otherwise it waits for the commit before executing
-//    more (the original design).
+//    the batch finished (or the completer still holds earlier batches, so
+//    acknowledgements keep their order); otherwise it waits for the commit
+//    before executing more (the original design).
 //  - kMergerAsync hands off whenever it executed any operation (the
 //    "one-line change"): a writer arriving during the fsync finds the merger
 //    free, not waiting.
