@@ -8,7 +8,8 @@
 // Loading: fenec-server gets POST /docs/items, 1 000 rows a request, then
 // the bench waits until the @hnsw linker has caught up (fenec_vector_pending
 // 0), so no near is timed against a graph still being built. PostgreSQL gets
-// one COPY and an ANALYZE.
+// one COPY and an ANALYZE. Only items has a vector index (fenec's @hnsw;
+// PostgreSQL scans): puts, on both sides, has none beyond its id.
 #pragma once
 
 #include <cstdint>
