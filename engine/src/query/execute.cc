@@ -111,7 +111,7 @@ void AppendJsonFloat(std::string& out, float f) {
     return;
   }
   size_t start = out.size();
-  fmt::format_to(std::back_inserter(out), "{}", f);
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), f);
   if (out.find_first_of(".eEn", start) == std::string::npos) out += ".0";
 }
 
