@@ -299,13 +299,13 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, c
     const std::string half_sync = fmt::format("{:.0f}", std::max(kMinWindowUs, std::round(t_top / 2)));
     switch (e) {
       case Engine::kFenecdb:
-        // fenecdb's wait ends once the writers in flight are queued, so a
-        // whole round costs little and covers writers that wake up late;
-        // longer cannot pay (the next round would have started by then).
-        rec("commit_window_us", fmt::format("{:.0f}", std::max(kMinWindowUs, std::round(t_top))), "0",
-            fmt::format("a round's fdatasync takes {} here at {} writers ({} alone); waiting up to one round, "
-                        "ended as soon as every writer in flight is queued, lets the writers released by the last "
-                        "round join this one instead of the next",
+        // A quarter of a round: the released writers are back within a
+        // small part of it, and every writer of the round pays the wait's
+        // tail (iobench/doc/advise.md gives the measurements).
+        rec("commit_window_us", fmt::format("{:.0f}", std::max(kMinWindowUs, std::round(t_top / 4))), "0",
+            fmt::format("a round's fdatasync takes {} here at {} writers ({} alone); waiting up to a quarter of "
+                        "it, ended as soon as every writer in flight is queued, lets the writers released by the "
+                        "last round join this one instead of the next",
                         us(t_top), top, us(d.overwrite_us)));
         // Off only when appending clearly wins (the 10% rule): a figure
         // within 10% is no reason to leave a default.

@@ -88,16 +88,16 @@ TEST(AdviseModel, RecommendationsOnFixedFigures) {
                                       {Engine::kSqlite, 20, "given"}};
   const Advice a = advise(d, cpu, {1, 4, 16});
   EXPECT_TRUE(a.warnings.empty());
-  // fenecdb: a window of one overwrite sync (it ends when the writers are in); at 16 writers all 16
-  // in a round of 200 + 80 us (16 writers' 10 us over 2 cores).
-  EXPECT_EQ(rec(a, Engine::kFenecdb, "commit_window_us").value, "200");
+  // fenecdb: a window of a quarter of the overwrite sync (it ends when the writers are in); at 16 writers all 16
+  // in a round of 200 + 50 us (the window: 16 writers' 10 us over 2 cores would take 80).
+  EXPECT_EQ(rec(a, Engine::kFenecdb, "commit_window_us").value, "50");
   const Prediction& f0 = find(a, Engine::kFenecdb, "default", 16);
   const Prediction& f1 = find(a, Engine::kFenecdb, "recommended", 16);
   EXPECT_DOUBLE_EQ(f0.commits_per_s, 16e6 / (10 + 2 * 200));
   EXPECT_DOUBLE_EQ(f1.commits_per_round, 16);
-  EXPECT_DOUBLE_EQ(f1.round_us, 280);
-  EXPECT_DOUBLE_EQ(f1.commits_per_s, 16e6 / (10 + 280));
-  EXPECT_NEAR(rec(a, Engine::kFenecdb, "commit_window_us").predicted_gain, 410.0 / 290, 1e-9);
+  EXPECT_DOUBLE_EQ(f1.round_us, 250);
+  EXPECT_DOUBLE_EQ(f1.commits_per_s, 16e6 / (10 + 250));
+  EXPECT_NEAR(rec(a, Engine::kFenecdb, "commit_window_us").predicted_gain, 410.0 / 260, 1e-9);
   // One writer: the window never waits.
   EXPECT_DOUBLE_EQ(find(a, Engine::kFenecdb, "recommended", 1).commits_per_s, 1e6 / 210);
   // PostgreSQL: open_datasync is the clear win (150 < 0.9 * 220); the delay is half of it.
@@ -169,10 +169,11 @@ TEST(AdviseModel, CalibrationGivesKAndS) {
   const Prediction& p = find(a, Engine::kFenecdb, "default", 16);
   EXPECT_NEAR(p.round_us, 400 + 7 * 100.0 / 3, 1e-9);
   EXPECT_NEAR(p.commits_per_s, 16e6 / (10 + 2 * p.round_us), 1e-6);
-  // With the window: all 16, 15 s, and the wait for 16 writers' 25 us over 2 cores (200 us), under the 200 us window.
+  // With the window: all 16, 15 s, and the 50 us window (a quarter of the disk's 200 us sync), under the
+  // wait for 16 writers' 25 us over 2 cores (200 us).
   const Prediction& w = find(a, Engine::kFenecdb, "recommended", 16);
   EXPECT_DOUBLE_EQ(w.commits_per_round, 16);
-  EXPECT_NEAR(w.round_us, 400 + 15 * 100.0 / 3 + 200, 1e-9);
+  EXPECT_NEAR(w.round_us, 400 + 15 * 100.0 / 3 + 50, 1e-9);
   // SQLite takes no group: s is what each writer adds to a commit under the lock.
   EngineCalibration q{Engine::kSqlite, 20, "calibrated", 1000, 8, 500, 1, 30};  // DELETE: 2 ms at 8 writers
   const EngineFit fq = fit_of(q, d);
