@@ -4,6 +4,7 @@
 // runs the engines themselves: iobench stays below the scenarios.
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
@@ -125,6 +126,7 @@ int run_advise(const AdviseOpts& o) {
   fmt::print("{}", advise::advice_text(d, cpu, a));
   auto results = make_results(o.common, "advise");
   kit::record_machine(results->meta(), before, after);
+  std::fflush(stdout);  // the advice first: stdout and stderr may be one file
   fmt::print(stderr, "{}\n", kit::machine_note(results->meta()));
   advise::add_advice_rows(*results, &m, d, a);
   results->attach_json("advice", advise::advice_json(&m, d, cpu, a));
