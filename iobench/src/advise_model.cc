@@ -299,7 +299,7 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, c
     const std::string half_sync = fmt::format("{:.0f}", std::max(kMinWindowUs, std::round(t_top / 2)));
     switch (e) {
       case Engine::kFenecdb:
-        // A quarter of a round: the released writers are back within a
+        // A quarter of the round's sync: the released writers are back within a
         // small part of it, and every writer of the round pays the wait's
         // tail (iobench/doc/advise.md gives the measurements).
         rec("commit_window_us", fmt::format("{:.0f}", std::max(kMinWindowUs, std::round(t_top / 4))), "0",
