@@ -302,11 +302,18 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, c
         // A quarter of the round's sync: the released writers are back within a
         // small part of it, and every writer of the round pays the wait's
         // tail (iobench/doc/advise.md gives the measurements).
-        rec("commit_window_us", fmt::format("{:.0f}", std::max(kMinWindowUs, std::round(t_top / 4))), "0",
-            fmt::format("a round's fdatasync takes {} here at {} writers ({} alone); waiting up to a quarter of "
-                        "it, ended as soon as every writer in flight is queued, lets the writers released by the "
-                        "last round join this one instead of the next",
-                        us(t_top), top, us(d.overwrite_us)));
+        if (t_top / 4 < kMinWindowUs) {
+          rec("commit_window_us", "0", "0",
+              fmt::format("a round's fdatasync takes {} here at {} writers: a quarter of it is under the {:.0f} us "
+                          "a timer's wake-up is worth, so the window stays off",
+                          us(t_top), top, kMinWindowUs));
+        } else {
+          rec("commit_window_us", fmt::format("{:.0f}", std::round(t_top / 4)), "0",
+              fmt::format("a round's fdatasync takes {} here at {} writers ({} alone); waiting up to a quarter of "
+                          "it, ended as soon as every writer in flight is queued, lets the writers released by the "
+                          "last round join this one instead of the next",
+                          us(t_top), top, us(d.overwrite_us)));
+        }
         // Off only when appending clearly wins (the 10% rule): a figure
         // within 10% is no reason to leave a default.
         rec("journal_zero_ahead", append_clearly_cheaper ? "0" : "1048576", "1048576",
