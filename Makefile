@@ -16,6 +16,12 @@
 #   make postgres-up|postgres-down   the optional PostgreSQL arm on loopback
 
 comma := ,
+# ccache (scripts/setup.sh) hashes the build folder into every compile that
+# makes debug info (-g1), so a clone in another folder, as CI's is, missed
+# every entry. The sources' paths are relative (../engine/...), so objects
+# are the same wherever built; only DW_AT_comp_dir names the first folder.
+export CCACHE_NOHASHDIR := true
+export CCACHE_BASEDIR := $(CURDIR)
 BUILD ?= build
 # A sanitized build lives in a folder of its own, so switching never rebuilds the normal one.
 SANITIZE ?=
