@@ -20,6 +20,8 @@ comma := ,
 # makes debug info (-g1), so a clone in another folder, as CI's is, missed
 # every entry. The sources' paths are relative (../engine/...), so objects
 # are the same wherever built; only DW_AT_comp_dir names the first folder.
+# BASEDIR: the few absolute paths left (iobench's unity file includes its
+# sources by one) are hashed relative to the checkout.
 export CCACHE_NOHASHDIR := true
 export CCACHE_BASEDIR := $(CURDIR)
 BUILD ?= build
