@@ -157,6 +157,11 @@ TEST(DurableWrites, ManyClientsThroughOneWorkerShareRounds) {
   EXPECT_EQ(MetricValue(text, "fenec_async_puts_total"), static_cast<double>(puts));
   EXPECT_EQ(MetricValue(text, "fenec_async_acks_total"), static_cast<double>(puts));
   EXPECT_EQ(MetricValue(text, "fenec_async_acks_before_durable_total"), 0);
+  // A /query PUT whose plan is cached lands on the io thread (no worker),
+  // unless the write lock was taken at that moment.
+  const double no_wait = MetricValue(text, "fenec_async_puts_no_wait_total");
+  EXPECT_GT(no_wait, 0) << "no /query PUT landed on an io thread";
+  EXPECT_EQ(MetricValue(text, "fenec_http_requests_inline_total"), no_wait);
   EXPECT_EQ(MetricValue(text, R"j(fenec_requests_total{endpoint="docs_put",kind="put",code="200"})j"),
             static_cast<double>(kClients * (kEach / 3)));
   EXPECT_EQ(MetricValue(text, R"j(fenec_requests_total{endpoint="batch",kind="batch",code="200"})j"),
@@ -194,11 +199,23 @@ TEST(DurableWrites, ErrorsKeepTheirStatus) {
   ASSERT_TRUE(server->Start().ok());
   auto cl = Client(server->port());
   ASSERT_EQ(cl->Post("/query", kCreate, "application/json")->status, 200);
-  auto put = [&](const std::string& body) { return cl->Post("/query", body, "application/json"); };
-  auto first = put(R"j({"statement": "PUT log {w: 1, tag: $1}", "params": ["x"]})j");
+  // One statement text throughout: after the first, its plan is cached and
+  // each put lands on the io thread (Later with no_wait), whose answers
+  // carry the same statuses as a worker's.
+  auto put = [&](int w, const char* tag) {
+    return cl->Post("/query",
+                    fmt::format(R"j({{"statement": "PUT log {{w: $1, tag: $2}}", "params": [{}, "{}"]}})j", w, tag),
+                    "application/json");
+  };
+  auto inline_puts = [&] { return (*db)->GetStats().async_puts_no_wait; };
+  auto first = put(1, "x");
   ASSERT_TRUE(first);
   EXPECT_EQ(first->status, 200) << first->body;
-  auto clash = put(R"j({"statement": "PUT log {w: 2, tag: $1}", "params": ["x"]})j");
+  auto second = put(2, "y");
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->status, 200) << second->body;
+  EXPECT_EQ(inline_puts(), 1u);
+  auto clash = put(3, "x");
   ASSERT_TRUE(clash);
   EXPECT_EQ(clash->status, 409) << clash->body;
   auto bad_type = cl->Post("/docs/log", R"j([{"w": "not an int"}])j", "application/json");
@@ -209,12 +226,17 @@ TEST(DurableWrites, ErrorsKeepTheirStatus) {
   EXPECT_EQ(no_coll->status, 404) << no_coll->body;
 
   env.FailJournalSyncs();
-  auto failed = put(R"j({"statement": "PUT log {w: 3, tag: $1}", "params": ["y"]})j");
+  const uint64_t landed_inline = inline_puts();
+  auto failed = put(4, "z");
   ASSERT_TRUE(failed);
   EXPECT_GE(failed->status, 500) << failed->body;
+  EXPECT_EQ(inline_puts(), landed_inline + 1) << "the failing put did not land on the io thread";
   auto after = cl->Post("/batch", R"j({"statements": [{"statement": "PUT log {w: 4}"}]})j", "application/json");
   ASSERT_TRUE(after);
   EXPECT_EQ(after->status, 503) << after->body;
+  auto after_inline = put(5, "v");
+  ASSERT_TRUE(after_inline);
+  EXPECT_EQ(after_inline->status, 503) << after_inline->body;
   auto health = cl->Get("/health");
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 503);

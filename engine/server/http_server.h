@@ -31,7 +31,9 @@
 // for the engine. /metrics gathers every statistic under locks: a worker's.
 // A durable write holds no worker while its fsync runs (the Later hook): it
 // lands, and its answer is written when the engine calls back, so one group
-// commit round carries every connection's writes.
+// commit round carries every connection's writes. A small one lands on the
+// io thread itself when the engine's write lock is free at once
+// (Database::TryPutBatchAsync); else a worker lands it, as any write.
 // --workers bounds how many requests are in the engine at once; the rest queue, counted
 // by fenec_http_requests_queued, up to --max-queue (more: 503, Retry-After).
 //
@@ -107,7 +109,7 @@ struct ConnectionStats {
   uint64_t exceptions = 0;        // exceptions caught on an io thread or after a worker's handler (each closed its connection)
   uint64_t inflight_bytes = 0;    // body bytes reserved now (a gauge)
   uint64_t queued = 0;            // requests waiting for a worker now (a gauge)
-  uint64_t answered_inline = 0;   // non-GET requests the Inline hook answered on an io thread
+  uint64_t answered_inline = 0;   // non-GET requests answered on an io thread (Inline, or Later with no_wait)
 };
 
 class HttpServer {
@@ -159,8 +161,12 @@ class HttpServer {
   // is done, so no worker waits for it): true, and answered() is called
   // exactly once, from any thread, when res is filled (perhaps before it
   // returns); the answer is then written from the session's io thread.
-  // False: res untouched, and the Handler runs.
-  using Later = std::function<bool(HttpRequest&, HttpResponse&, std::function<void()> answered)>;
+  // False: res untouched, and the Handler runs. Called first on the io
+  // thread with no_wait, where it takes only what lands without waiting
+  // (a small durable put whose write lock is free): RQ-1, the hand-off to
+  // a worker was most of a durable put's CPU in the server. False there
+  // leaves req untouched, and the request goes to a worker as before.
+  using Later = std::function<bool(HttpRequest&, HttpResponse&, std::function<void()> answered, bool no_wait)>;
 
   HttpServer(Config config, Handler handler, Done done, Written written, Refused refused, Inline inline_handler = nullptr,
              Later later = nullptr);

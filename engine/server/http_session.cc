@@ -371,10 +371,16 @@ void Session::Dispatch() {
     RunHandler(false);
     return Write();
   }
+  // A write that lands without waiting is taken here; its answer comes
+  // through Answered once durable, as a worker's would.
+  if (!read_only && shared_.later && RunLater(true)) {
+    shared_.answered_inline.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   auto self = shared_from_this();
   const bool queued = shared_.workers.TryPost(
       [self]() mutable {
-        if (self->shared_.later && self->RunLater()) return;  // answered through Answered, now or later
+        if (self->shared_.later && self->RunLater(false)) return;  // answered through Answered, now or later
         bool ran = true;
         try {
           self->RunHandler(false);
@@ -430,7 +436,7 @@ bool Session::RunHandler(bool try_inline) {
   return true;
 }
 
-bool Session::RunLater() {
+bool Session::RunLater(bool no_wait) {
   const uint64_t t0 = NowNs();
   // Once: an answer the hook gave before it threw stands, and a late call
   // after the 500 below is dropped.
@@ -439,7 +445,7 @@ bool Session::RunLater() {
     if (!fired->exchange(true)) self->Answered(t0);
   };
   try {
-    return shared_.later(req_, res_, answered);
+    return shared_.later(req_, res_, answered, no_wait);
   } catch (const std::exception& e) {
     if (fired->exchange(true)) return true;
     res_ = HttpResponse{};

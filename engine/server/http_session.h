@@ -149,9 +149,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // Runs the handler (or, with try_inline, the Inline hook) into res_ and
   // counts it; false only when the hook declined, with nothing counted.
   bool RunHandler(bool try_inline);
-  // On the worker: the Later hook. True when it took the request, whose
-  // answer then comes through Answered (from the engine's thread).
-  bool RunLater();
+  // The Later hook, on a worker (or with no_wait on the io thread). True
+  // when it took the request, whose answer then comes through Answered
+  // (from the engine's thread).
+  bool RunLater(bool no_wait);
   // res_ is filled: counts it (Done) and posts its write to the strand.
   void Answered(uint64_t t0);
   void Write();

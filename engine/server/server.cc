@@ -67,8 +67,8 @@ FenecServer::FenecServer(Database* db, Config config)
       [this](const HttpResponse& res, uint64_t write_ns) { metrics_.RecordWrite(res.endpoint, res.kind, write_ns); },
       [this](int status) { metrics_.RecordRefused(status); },
       [this](HttpRequest& req, HttpResponse& res) { return HandleInline(req, res); },
-      [this](HttpRequest& req, HttpResponse& res, std::function<void()> answered) {
-        return HandleLater(req, res, std::move(answered));
+      [this](HttpRequest& req, HttpResponse& res, std::function<void()> answered, bool no_wait) {
+        return HandleLater(req, res, std::move(answered), no_wait);
       });
 }
 
@@ -141,12 +141,16 @@ bool FenecServer::HandleInline(HttpRequest& req, HttpResponse& res) {
   return true;
 }
 
-bool FenecServer::HandleLater(HttpRequest& req, HttpResponse& res, std::function<void()> answered) {
+bool FenecServer::HandleLater(HttpRequest& req, HttpResponse& res, std::function<void()> answered, bool no_wait) {
   if (req.method != "POST" || !Authorized(req)) return false;
+  // On the io thread only a POST /query small enough to read there (as a
+  // get by id's) may be a put that lands without waiting.
+  if (no_wait && req.body.size() > kInlineMaxBody) return false;
   std::string_view target = req.target;
   auto parts = Split(target.substr(0, target.find('?')));
   const char* endpoint = nullptr;
   if (parts.size() == 1 && parts[0] == "query") endpoint = "query";
+  else if (no_wait) return false;
   else if (parts.size() == 1 && parts[0] == "batch") endpoint = "batch";
   else if (parts.size() == 2 && parts[0] == "docs") endpoint = "docs_put";
   else return false;
@@ -162,6 +166,15 @@ bool FenecServer::HandleLater(HttpRequest& req, HttpResponse& res, std::function
     fill(std::move(a));
     answered();
   };
+  if (no_wait) {
+    // Nothing but a put with a cached plan, landed at once or not at all.
+    std::optional<query::Answer> a = service_.QueryPutNoWait(req.body, later);
+    if (!a) return false;
+    if (a->deferred) return true;
+    fill(std::move(*a));
+    answered();
+    return true;
+  }
   query::Answer a = endpoint[0] == 'q'   ? service_.Query(req.body, later)
                     : endpoint[0] == 'b' ? service_.Batch(req.body, later)
                                          : service_.PutDocs(parts[1], req.body, later);

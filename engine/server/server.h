@@ -58,8 +58,10 @@ class FenecServer {
   // endpoints (POST /query, /docs/{c}, /batch). A write is submitted and
   // answered from the engine's callback once durable, so no worker waits
   // for its fsync; any other statement is answered at once. false for the
-  // rest, which Handle answers.
-  bool HandleLater(HttpRequest& req, HttpResponse& res, std::function<void()> answered);
+  // rest, which Handle answers. With no_wait (the io thread's try): only a
+  // POST /query PUT with a cached plan that lands without waiting
+  // (Service::QueryPutNoWait); false, nothing changed, for anything else.
+  bool HandleLater(HttpRequest& req, HttpResponse& res, std::function<void()> answered, bool no_wait = false);
   std::string MetricsText() const;
   uint64_t reads_deferred() const { return reads_deferred_.load(std::memory_order_relaxed); }
   ConnectionStats connection_stats() const { return http_->stats(); }

@@ -168,6 +168,13 @@ class Database {
   // into the database's writes; Close calls every pending done first.
   using PutDone = std::function<void(Result<std::vector<DocId>>)>;
   virtual void PutBatchAsync(CollectionId collection, std::vector<Document> docs, PutDone done) = 0;
+  // PutBatchAsync for a thread that must never wait (fenec-server's io
+  // threads): false, with nothing changed, done not called and docs as
+  // given, when landing would wait: the write lock not free at once, an
+  // @hnsw field's queue full, a checkpoint owed, or options whose put waits
+  // on its own thread (buffered, naive, the merger, buffers written under
+  // the lock). Else true, and done is called as PutBatchAsync calls it.
+  virtual bool TryPutBatchAsync(CollectionId collection, std::vector<Document>& docs, PutDone& done) = 0;
   // Fails: kNotFound (collection or id), kFailStopped, kIOError/kNoSpace.
   virtual Status Delete(CollectionId collection, DocId id) = 0;
 

@@ -107,6 +107,9 @@
   X(ring_flushes, kCount, kCounter, "", "Write buffers written through the global io_uring (kGlobalRing).")      \
   X(async_puts, kCount, kCounter, "", "Puts and batches landed by PutBatchAsync, waited for off the caller's thread.") \
   X(async_rounds, kCount, kCounter, "", "Rounds of PutBatchAsync's waiter thread (tickets taken together).")    \
+  X(async_puts_no_wait, kCount, kCounter, "", "Puts TryPutBatchAsync landed without waiting (counted in async_puts too).") \
+  X(async_puts_would_wait, kCount, kCounter, "",                                                                  \
+    "TryPutBatchAsync calls refused, nothing changed: the write lock taken, an @hnsw queue full, a checkpoint owed.") \
   X(async_acks, kCount, kCounter, "", "PutBatchAsync callbacks made by its waiter thread, success or error.")     \
   X(async_acks_before_durable, kCount, kCounter, "",                                                              \
     "PutBatchAsync successes called back before the durable LSN covered them: must be 0.")                      \

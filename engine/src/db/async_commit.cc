@@ -1,10 +1,11 @@
 #include "engine/src/db/async_commit.h"
 
+#include "engine/src/db/merger.h"
 #include "engine/src/journal/group_commit.h"
 
 namespace fenec {
 
-void AsyncCommits::Add(CommitTicket ticket, Done done) {
+void AsyncCommits::Add(CommitTicket ticket, BufferList sealed, Done done) {
   stats_->Add(Stat::async_puts);
   {
     base::MutexLock lock(&mu_);
@@ -12,10 +13,10 @@ void AsyncCommits::Add(CommitTicket ticket, Done done) {
       // Closing: the waiter may be gone, and this commit has landed; it is
       // answered here, as a synchronous put would be.
       lock.Unlock();
-      Pending p{std::move(ticket), std::move(done)};
+      Pending p{std::move(ticket), std::move(sealed), std::move(done)};
       return Finish(p);
     }
-    queue_.push_back(Pending{std::move(ticket), std::move(done)});
+    queue_.push_back(Pending{std::move(ticket), std::move(sealed), std::move(done)});
     if (!started_) {
       started_ = true;
       thread_ = std::thread([this] { Loop(); });
@@ -52,7 +53,8 @@ void AsyncCommits::Loop() {
 }
 
 void AsyncCommits::Finish(Pending& p) {
-  Status s = db_->AwaitCommit(p.ticket);
+  Status s = p.sealed.empty() ? db_->AwaitCommit(p.ticket) : db_->FinishCommit(p.ticket, p.sealed);
+  p.sealed.clear();
   if (s.ok()) {
     bool covered = gc_->durable_lsn() >= p.ticket.lsn;
     for (const auto& [branch, lsn] : p.ticket.branches) covered &= branch->durable_lsn() >= lsn;
@@ -65,6 +67,48 @@ void AsyncCommits::Finish(Pending& p) {
     p.done(std::move(s));
   } catch (...) {
   }
+}
+
+// DbImpl's two asynchronous puts, beside their waiter.
+namespace {
+// The waiter's callback for a landed put: its ids once durable, else the error.
+AsyncCommits::Done AckWith(std::vector<DocId> ids, Database::PutDone done) {
+  return [ids = std::move(ids), done = std::move(done)](Status s) mutable {
+    if (!s.ok()) return done(s);
+    done(std::move(ids));
+  };
+}
+}  // namespace
+
+void DbImpl::PutBatchAsync(CollectionId collection, std::vector<Document> docs, PutDone done) {
+  if (merger_) return merger_->SubmitAsync(collection, std::move(docs), std::move(done));  // JR-2
+  // Buffered or naive: the put returns without an fsync to wait for.
+  if (!async_) return done(PutRows(collection, std::move(docs)));
+  CommitTicket t;
+  auto ids = LandRows(collection, std::move(docs), &t);
+  if (!ids.ok()) return done(std::move(ids));  // refused before landing, or fail-stopped: nothing to wait for
+  async_->Add(std::move(t), {}, AckWith(std::move(ids).value(), std::move(done)));
+}
+
+bool DbImpl::TryPutBatchAsync(CollectionId collection, std::vector<Document>& docs, PutDone& done) {
+  // Only where a put's one wait is its fsync, which AsyncCommits' thread takes.
+  if (!async_ || options_.buffer_write == BufferWrite::kUnderLock) return false;
+  CommitTicket t;
+  BufferList sealed;
+  auto ids = LandRowsInto(collection, &docs, &t, &sealed);
+  if (!ids.ok() && ids.status().IsBusy()) {
+    stats_.Add(Stat::async_puts_would_wait);
+    return false;
+  }
+  if (!ids.ok()) {
+    done(std::move(ids));  // refused before landing, or fail-stopped: nothing to wait for
+    return true;
+  }
+  stats_.Add(Stat::async_puts_no_wait);
+  // The full buffers go with the ticket: the waiter writes them before it
+  // awaits, as FinishCommit does, so this thread does no I/O.
+  async_->Add(std::move(t), std::move(sealed), AckWith(std::move(ids).value(), std::move(done)));
+  return true;
 }
 
 }  // namespace fenec

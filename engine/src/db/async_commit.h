@@ -44,7 +44,9 @@ class AsyncCommits {
   // Calls done(status) on the waiter thread once the ticket is durable, or
   // with the error that stopped it. Once Stop began, the caller's thread
   // awaits the ticket itself and calls done before Add returns.
-  void Add(CommitTicket ticket, Done done) FENEC_EXCLUDES(mu_);
+  // sealed: buffers the landing filled, which the waiter writes before it
+  // awaits the ticket (TryPutBatchAsync's caller does no I/O).
+  void Add(CommitTicket ticket, BufferList sealed, Done done) FENEC_EXCLUDES(mu_);
   // Completes every ticket added, then joins the thread. Later Adds are
   // refused. Idempotent.
   void Stop() FENEC_EXCLUDES(mu_);
@@ -52,10 +54,11 @@ class AsyncCommits {
  private:
   struct Pending {
     CommitTicket ticket;
+    BufferList sealed;
     Done done;
   };
   void Loop() FENEC_EXCLUDES(mu_);
-  void Finish(Pending& p);  // awaits p's ticket, counts, calls p.done
+  void Finish(Pending& p);  // writes p's buffers, awaits its ticket, counts, calls p.done
 
   DbImpl* const db_;
   const journal::GroupCommit* const gc_;

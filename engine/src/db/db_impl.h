@@ -155,6 +155,7 @@ class DbImpl final : public Database {
   Result<DocId> Put(CollectionId collection, Document doc) override;
   Result<std::vector<DocId>> PutBatch(CollectionId collection, std::vector<Document> docs) override;
   void PutBatchAsync(CollectionId collection, std::vector<Document> docs, PutDone done) override;
+  bool TryPutBatchAsync(CollectionId collection, std::vector<Document>& docs, PutDone& done) override;
   Status Delete(CollectionId collection, DocId id) override;
   Result<Document> Get(CollectionId collection, DocId id, const ReadOptions& ro) const override;
   Result<std::vector<Row>> Scan(CollectionId collection, const Filter& filter, uint64_t limit,
@@ -193,8 +194,16 @@ class DbImpl final : public Database {
   Status CheckpointForIdGap(uint64_t captures) FENEC_EXCLUDES(lock_, checkpoint_mu_);
   // After the lock (or under it, naive arms): writes sealed buffers out.
   Status WriteSealed(const BufferList& sealed, bool under_lock) FENEC_EXCLUDES(deferred_mu_);
-  Status FinishCommit(const CommitTicket& t, const BufferList& sealed);
   Result<std::vector<DocId>> PutRows(CollectionId collection, std::vector<Document> docs);
+  // LandRows' body. With sealed_out (TryPutBatchAsync) it never waits: the
+  // write lock is tried, the rows prepared under it (so a refusal takes no
+  // ids), and full buffers are handed back unwritten; Busy, nothing
+  // changed, when it would have waited.
+  Result<std::vector<DocId>> LandRowsInto(CollectionId collection, std::vector<Document>* docs, CommitTicket* ticket,
+                                          BufferList* sealed_out);
+  // Under the lock: this batch's first id would take replay past
+  // kMaxReplayIdGap skipped ids (Land then waits for a checkpoint).
+  bool OwesIdGapCheckpoint(const PreparedBatch& b) const FENEC_REQUIRES(lock_);
 
  public:
   // The write path split in two for the transaction merger (JR-2).
@@ -204,6 +213,9 @@ class DbImpl final : public Database {
   // promises) and counts the commit. Fails: as Put.
   Result<std::vector<DocId>> LandRows(CollectionId collection, std::vector<Document> docs, CommitTicket* ticket);
   Status AwaitCommit(const CommitTicket& ticket);
+  // Writes sealed (the buffers a landing filled), then awaits the ticket:
+  // the write's error, if any, once the commit is durable.
+  Status FinishCommit(const CommitTicket& t, const BufferList& sealed);
   // JR-2: the transaction merger (Completion::kMerger*), else nullptr. For tests' counters.
   const TxMerger* merger() const { return merger_.get(); }
 

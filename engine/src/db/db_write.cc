@@ -8,7 +8,6 @@
 #include <utility>
 
 #include "engine/src/db/db_impl.h"
-#include "engine/src/db/async_commit.h"
 #include "engine/src/db/merger.h"
 #include "engine/src/db/payload.h"
 #include "engine/src/ring/global_ring.h"
@@ -159,17 +158,14 @@ Status DbImpl::Land(PreparedBatch* b, CommitTicket* t, BufferList* sealed, Buffe
   }
   // Replay counts the ids this record skips past the collection's end
   // (ApplyRecord); records land in journal order, so this count is its.
-  if (b->first_id > c->index.size()) {
-    const uint64_t skip = b->first_id - c->index.size();
-    if (replay_id_gap_ + skip > MaxReplayIdGap()) {
-      // The next checkpoint starts replay at or past this record's first
-      // id, so the record skips nothing after it.
-      id_floors_.emplace_back(c->id, b->first_id);
-      *await_capture = checkpoint_captures_;
-      return Status::OK();
-    }
-    replay_id_gap_ += skip;
+  if (OwesIdGapCheckpoint(*b)) {
+    // The next checkpoint starts replay at or past this record's first
+    // id, so the record skips nothing after it.
+    id_floors_.emplace_back(c->id, b->first_id);
+    *await_capture = checkpoint_captures_;
+    return Status::OK();
   }
+  if (b->first_id > c->index.size()) replay_id_gap_ += b->first_id - c->index.size();
   if (!c->indexes->empty()) c->indexes->Apply(b->idx);
   uint64_t end = b->first_id + b->count;
   if (c->index.size() < end) c->index.resize(end);
@@ -183,6 +179,11 @@ Status DbImpl::Land(PreparedBatch* b, CommitTicket* t, BufferList* sealed, Buffe
   // NEAR meanwhile finds them in the queue.
   for (size_t k = 0; k < c->vectors.size(); ++k) c->vectors[k]->Enqueue(std::move(b->vector_blocks[k]), b->count);
   return Status::OK();
+}
+
+bool DbImpl::OwesIdGapCheckpoint(const PreparedBatch& b) const {
+  const CollectionState* c = b.coll;
+  return b.first_id > c->index.size() && replay_id_gap_ + (b.first_id - c->index.size()) > MaxReplayIdGap();
 }
 
 Status DbImpl::WriteSealed(const BufferList& sealed, bool under_lock) {
@@ -277,12 +278,27 @@ Result<std::vector<DocId>> DbImpl::PutRows(CollectionId collection, std::vector<
 }
 
 Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector<Document> docs, CommitTicket* t) {
+  return LandRowsInto(collection, &docs, t, nullptr);
+}
+
+namespace {
+Status WouldWait(const char* what) {
+  return Status::Busy(fmt::format("the put would wait for {} (TryPutBatchAsync): nothing landed", what));
+}
+}  // namespace
+
+Result<std::vector<DocId>> DbImpl::LandRowsInto(CollectionId collection, std::vector<Document>* docs_in,
+                                                CommitTicket* t, BufferList* sealed_out) {
+  const bool no_wait = sealed_out != nullptr;
+  std::vector<Document>& docs = *docs_in;
   if (Status s = WriteCheck(); !s.ok()) return s;
   std::shared_ptr<CollectionState> keep = Acquire(collection);
   CollectionState* c = keep.get();
   if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
   if (docs.empty()) return std::vector<DocId>{};
-  const bool outside = options_.batch_build == BatchBuild::kOutsideLock;
+  // No-wait prepares under the lock it got at once: a refusal then has
+  // taken no ids, so a retry elsewhere leaves no gap in them.
+  const bool outside = !no_wait && options_.batch_build == BatchBuild::kOutsideLock;
   PreparedBatch b;
   if (outside) {
     // Nothing has landed yet: running out of memory building the rows is
@@ -296,18 +312,32 @@ Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector
   // Room in each @hnsw queue, waited for here, never under the write lock.
   // Land gives it back (Enqueue); a write that fails before landing releases it.
   const size_t count = docs.size();
-  for (auto& vf : c->vectors) vf->Reserve(count);
+  for (size_t k = 0; k < c->vectors.size(); ++k) {
+    if (!no_wait) {
+      c->vectors[k]->Reserve(count);
+    } else if (!c->vectors[k]->TryReserve(count)) {
+      for (size_t j = 0; j < k; ++j) c->vectors[j]->Release(count);
+      return WouldWait("room in an @hnsw queue");
+    }
+  }
   BufferList sealed, retired;  // retired: freed when this function returns, after the lock
   Status landed;
   bool enqueued = false, prepared = outside;
   for (;;) {
     std::optional<uint64_t> await_capture;  // set: the record waits for a checkpoint (Land)
-    try {
-      WriteLock lock(&lock_);
+    auto land = [&]() FENEC_REQUIRES(lock_) {
       if (c->dropped) landed = Status::NotFound(fmt::format("no collection with handle {}", collection.value));
       if (landed.ok() && !prepared) {
-        landed = Prepare(c, &docs, &b);
         prepared = true;
+        try {
+          landed = Prepare(c, &docs, &b);
+        } catch (const std::bad_alloc&) {
+          landed = Status::IOError("build rows", c->name, ENOMEM);  // nothing landed: this write's failure alone
+        }
+      }
+      if (landed.ok() && no_wait && OwesIdGapCheckpoint(b)) {
+        landed = WouldWait("a checkpoint");  // its ids go back below, as a failed prepare's
+        return;
       }
       if (landed.ok()) landed = Land(&b, t, &sealed, &retired, &await_capture);
       if (!await_capture) {
@@ -317,6 +347,17 @@ Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector
           landed = WriteSealed(sealed, true);
           sealed.clear();
         }
+      }
+    };
+    try {
+      if (!no_wait) {
+        WriteLock lock(&lock_);
+        land();
+      } else if (lock_.TryLock()) {
+        WriteLock lock(&lock_, WriteLock::Adopt{});
+        land();
+      } else {
+        landed = WouldWait("the write lock");
       }
     } catch (const std::exception& e) {
       // Thrown while landing, the rows may be half in place: no write lands
@@ -352,7 +393,11 @@ Result<std::vector<DocId>> DbImpl::LandRows(CollectionId collection, std::vector
     return landed;
   }
   t->keep = std::move(keep);
-  if (Status s = WriteSealed(sealed, false); !s.ok()) return s;
+  if (no_wait) {
+    *sealed_out = std::move(sealed);
+  } else if (Status s = WriteSealed(sealed, false); !s.ok()) {
+    return s;
+  }
   std::vector<DocId> ids(b.count);
   for (size_t i = 0; i < b.count; ++i) ids[i] = b.first_id + i;
   return ids;
@@ -395,19 +440,6 @@ Result<DocId> DbImpl::Put(CollectionId collection, Document doc) {
 
 Result<std::vector<DocId>> DbImpl::PutBatch(CollectionId collection, std::vector<Document> docs) {
   return PutRows(collection, std::move(docs));
-}
-
-void DbImpl::PutBatchAsync(CollectionId collection, std::vector<Document> docs, PutDone done) {
-  if (merger_) return merger_->SubmitAsync(collection, std::move(docs), std::move(done));  // JR-2
-  // Buffered or naive: the put returns without an fsync to wait for.
-  if (!async_) return done(PutRows(collection, std::move(docs)));
-  CommitTicket t;
-  auto ids = LandRows(collection, std::move(docs), &t);
-  if (!ids.ok()) return done(std::move(ids));  // refused before landing, or fail-stopped: nothing to wait for
-  async_->Add(std::move(t), [ids = std::move(ids).value(), done = std::move(done)](Status s) mutable {
-    if (!s.ok()) return done(s);
-    done(std::move(ids));
-  });
 }
 
 Status DbImpl::Delete(CollectionId collection, DocId id) {

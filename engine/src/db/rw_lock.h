@@ -64,15 +64,14 @@ class FENEC_CAPABILITY("mutex") RwLock {
   void Lock() FENEC_ACQUIRE() {
     auto t0 = Now();
     pthread_rwlock_wrlock(&lock_);
-    held_since_ = Now();
-    if (probe_) {
-      getrusage(RUSAGE_THREAD, &ru0_);
-      cpu0_ = ThreadCpuNs();
-    }
-    uint64_t wait = held_since_ - t0;
-    Add(acquisitions_, 1);
-    Add(wait_ns_, wait);
-    Max(wait_max_ns_, wait);
+    Acquired(t0);
+  }
+  // False at once when anyone holds it (a writer that may not wait: TryPutBatchAsync).
+  bool TryLock() FENEC_TRY_ACQUIRE(true) {
+    auto t0 = Now();
+    if (pthread_rwlock_trywrlock(&lock_) != 0) return false;
+    Acquired(t0);
+    return true;
   }
   void Unlock() FENEC_RELEASE() {
     uint64_t hold = Now() - held_since_;
@@ -117,6 +116,18 @@ class FENEC_CAPABILITY("mutex") RwLock {
 
  private:
   static constexpr auto kRelaxed = std::memory_order_relaxed;
+  // Just taken exclusively (Lock, TryLock), having asked at t0.
+  void Acquired(uint64_t t0) {
+    held_since_ = Now();
+    if (probe_) {
+      getrusage(RUSAGE_THREAD, &ru0_);
+      cpu0_ = ThreadCpuNs();
+    }
+    uint64_t wait = held_since_ - t0;
+    Add(acquisitions_, 1);
+    Add(wait_ns_, wait);
+    Max(wait_max_ns_, wait);
+  }
   static void Add(std::atomic<uint64_t>& a, uint64_t v) { a.store(a.load(kRelaxed) + v, kRelaxed); }
   static void Max(std::atomic<uint64_t>& a, uint64_t v) {
     if (v > a.load(kRelaxed)) a.store(v, kRelaxed);
@@ -174,7 +185,9 @@ class FENEC_SCOPED_CAPABILITY ReadLock {
 // Holds an RwLock exclusively for its scope (landing a commit), timed.
 class FENEC_SCOPED_CAPABILITY WriteLock {
  public:
+  struct Adopt {};  // the caller already holds it (TryLock succeeded)
   explicit WriteLock(RwLock* lock) FENEC_ACQUIRE(lock) : lock_(lock) { lock_->Lock(); }
+  WriteLock(RwLock* lock, Adopt) FENEC_REQUIRES(lock) : lock_(lock) {}
   ~WriteLock() FENEC_RELEASE() { lock_->Unlock(); }
   WriteLock(const WriteLock&) = delete;
   WriteLock& operator=(const WriteLock&) = delete;

@@ -98,13 +98,25 @@ void VectorField::Reserve(size_t puts) {
   if (puts == 0) return;
   base::MutexLock lock(&mu_);
   bool waited = false;
-  // An empty queue takes any size, so a batch over the bound is not refused forever.
-  while (!stop_ && running_ && pending_puts_ + reserved_ > 0 && pending_puts_ + reserved_ + puts > bound_) {
+  while (!Fits(puts)) {
     waited = true;
     cv_.Wait(&mu_);
   }
   if (waited) queue_waits_.fetch_add(1, std::memory_order_relaxed);
   reserved_ += puts;
+}
+
+bool VectorField::TryReserve(size_t puts) {
+  if (puts == 0) return true;
+  base::MutexLock lock(&mu_);
+  if (!Fits(puts)) return false;
+  reserved_ += puts;
+  return true;
+}
+
+// An empty queue takes any size, so a batch over the bound is not refused forever.
+bool VectorField::Fits(size_t puts) const {
+  return stop_ || !running_ || pending_puts_ + reserved_ == 0 || pending_puts_ + reserved_ + puts <= bound_;
 }
 
 void VectorField::Release(size_t puts) {

@@ -101,6 +101,8 @@ class VectorField {
   // Before the write lock: waits until `puts` more vectors fit in the queue
   // and reserves them. Returns at once once the linker is stopped.
   void Reserve(size_t puts) FENEC_EXCLUDES(mu_);
+  // Reserve that never waits: false, nothing reserved, when it would.
+  bool TryReserve(size_t puts) FENEC_EXCLUDES(mu_);
   // A reservation the write did not use (it failed before landing).
   void Release(size_t puts) FENEC_EXCLUDES(mu_);
   // Under the database's write lock: queues one commit's changes (null: none)
@@ -160,6 +162,7 @@ class VectorField {
     size_t entries = 0;
   };
   bool Runnable() const FENEC_REQUIRES(mu_);
+  bool Fits(size_t puts) const FENEC_REQUIRES(mu_);  // Reserve may take `puts` more now
   void Take(Work* w) FENEC_REQUIRES(mu_);
   void Finish(const Work& w) FENEC_REQUIRES(mu_);
   void Apply(const Work& w);  // no lock

@@ -236,18 +236,33 @@ Answer RunAggregateStatement(const Plan& plan, Bound& bound, Database& db, const
   return RunAggregate(plan, MakeFilter(plan, bound), db, ro);
 }
 
-Answer ExecutePutLater(const Plan& plan, Bound& bound, Database& db, AnswerLater later) {
-  const char* kind = StatementOf(plan.kind).name;
-  db.PutBatchAsync(plan.cid, PutDocuments(plan, bound),
-                   [where = Where(plan), kind, later = std::move(later)](Result<std::vector<DocId>> r) {
-                     Answer a = PutAnswer(r, where);
-                     a.kind = kind;
-                     later(std::move(a));
-                   });
+namespace {
+Database::PutDone PutDoneFor(const Plan& plan, AnswerLater later) {
+  return [where = Where(plan), kind = StatementOf(plan.kind).name, later = std::move(later)](
+             Result<std::vector<DocId>> r) {
+    Answer a = PutAnswer(r, where);
+    a.kind = kind;
+    later(std::move(a));
+  };
+}
+Answer Deferred(const Plan& plan) {
   Answer a;
   a.deferred = true;
-  a.kind = kind;
+  a.kind = StatementOf(plan.kind).name;
   return a;
+}
+}  // namespace
+
+Answer ExecutePutLater(const Plan& plan, Bound& bound, Database& db, AnswerLater later) {
+  db.PutBatchAsync(plan.cid, PutDocuments(plan, bound), PutDoneFor(plan, std::move(later)));
+  return Deferred(plan);
+}
+
+std::optional<Answer> TryExecutePutLater(const Plan& plan, Bound& bound, Database& db, AnswerLater later) {
+  std::vector<Document> docs = PutDocuments(plan, bound);
+  Database::PutDone done = PutDoneFor(plan, std::move(later));
+  if (!db.TryPutBatchAsync(plan.cid, docs, done)) return std::nullopt;
+  return Deferred(plan);
 }
 
 Answer Execute(const Plan& plan, Bound& bound, Database& db, const Limits& limits, const ReadOptions& ro) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,9 @@ Answer Execute(const Plan& plan, Bound& bound, Database& db, const Limits& limit
 // A PUT submitted with Database::PutBatchAsync: returns a deferred Answer
 // at once; later gets what Execute would have answered.
 Answer ExecutePutLater(const Plan& plan, Bound& bound, Database& db, AnswerLater later);
+// The same through Database::TryPutBatchAsync, for a thread that may not
+// wait: nullopt (nothing landed, later never called) when the engine would.
+std::optional<Answer> TryExecutePutLater(const Plan& plan, Bound& bound, Database& db, AnswerLater later);
 
 // {"field": value, ...} in schema order.
 void AppendDocJson(std::string& out, const Schema& schema, const Document& doc);

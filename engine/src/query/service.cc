@@ -139,16 +139,22 @@ PlanResult Service::PlanFor(std::string_view text) {
   return planned;
 }
 
-Answer Service::Query(std::string& body, const AnswerLater& later) { return *RunQuery(body, false, later); }
+Answer Service::Query(std::string& body, const AnswerLater& later) { return *RunQuery(body, Only::kAny, later); }
 
-std::optional<Answer> Service::QueryPointRead(std::string& body) { return RunQuery(body, true); }
+std::optional<Answer> Service::QueryPointRead(std::string& body) { return RunQuery(body, Only::kPointRead); }
 
-// With point_read_only, any answer but a get by id's (an error included)
-// gives nullopt instead, and nothing is counted, so that Query, called next
-// on the same body, answers and counts as if this had not run.
-std::optional<Answer> Service::RunQuery(std::string& body, bool point_read_only, const AnswerLater& later) {
-  auto fail = [point_read_only](Answer a) -> std::optional<Answer> {
-    if (point_read_only) return std::nullopt;
+std::optional<Answer> Service::QueryPutNoWait(std::string& body, const AnswerLater& later) {
+  if (!later) return std::nullopt;
+  return RunQuery(body, Only::kPutNoWait, later);
+}
+
+// With `only` a kind, any answer but its (an error included) gives nullopt
+// instead, and nothing is counted, so that Query, called next on the same
+// body, answers and counts as if this had not run.
+std::optional<Answer> Service::RunQuery(std::string& body, Only only, const AnswerLater& later) {
+  const bool one_kind = only != Only::kAny;
+  auto fail = [one_kind](Answer a) -> std::optional<Answer> {
+    if (one_kind) return std::nullopt;
     return a;
   };
   ParserLease lease(limits_.keep_parser_bytes);
@@ -170,12 +176,14 @@ std::optional<Answer> Service::RunQuery(std::string& body, bool point_read_only,
   // The unescaped text lives in the parser's string buffer, which the params
   // read below appends to without moving; it is only used before then.
   PlanResult planned;
-  if (point_read_only) {
-    // Only a plan already cached, looked up uncounted: a miss (or a kind
-    // that is not a point read) is left to Query, which parses, plans and
-    // counts it once.
+  if (one_kind) {
+    // Only a plan already cached, looked up uncounted: a miss (or another
+    // kind) is left to Query, which parses, plans and counts it once.
     planned.plan = cache_.Peek(text);
-    if (!planned.plan || !StatementOf(planned.plan->kind).traits.point_read) return std::nullopt;
+    if (!planned.plan) return std::nullopt;
+    if (only == Only::kPointRead ? !StatementOf(planned.plan->kind).traits.point_read
+                                 : planned.plan->kind != StatementKind::kPut)
+      return std::nullopt;
   } else {
     planned = PlanFor(text);
     if (!planned.ok()) return ErrorAnswer(planned.error);
@@ -187,7 +195,12 @@ std::optional<Answer> Service::RunQuery(std::string& body, bool point_read_only,
   ec = obj.find_field_unordered("params").get(params_v);
   if (ec && ec != simdjson::NO_SUCH_FIELD) return fail(ErrorAnswer(reader.Malformed(ec, "body")));
   if (auto err = reader.ReadParams(plan, ec ? nullptr : &params_v, "params", &bound)) return fail(ErrorAnswer(*err));
-  if (point_read_only) cache_.CountHit();
+  if (only == Only::kPutNoWait) {
+    std::optional<Answer> a = TryExecutePutLater(plan, bound, *db_, later);
+    if (a) cache_.CountHit();
+    return a;
+  }
+  if (one_kind) cache_.CountHit();
   Answer a = Run(plan, bound, later);
   if (StatementOf(plan.kind).traits.clears_plan_cache && a.http == 200) cache_.Clear();
   return a;

@@ -40,6 +40,13 @@ class Service {
   // it on an io thread, since a get by id takes microseconds and never
   // waits for an fsync; a hand-off to a worker would cost more (RQ-1).
   std::optional<Answer> QueryPointRead(std::string& body);
+  // The same for a PUT whose plan is cached, landed through
+  // Database::TryPutBatchAsync (never waiting: fenec-server calls it on an
+  // io thread, and the answer comes to `later` once durable): its deferred
+  // answer (the engine's refusal too, through later), or nullopt (nothing
+  // counted or landed, body unchanged) for any other statement, a body
+  // that does not bind, or a put the engine would have waited for.
+  std::optional<Answer> QueryPutNoWait(std::string& body, const AnswerLater& later);
   // POST /docs/{collection}: a JSON array of documents (or one), landed as one write.
   Answer PutDocs(std::string_view collection, std::string& body, const AnswerLater& later = {});
   // POST /batch: {"statements": [{"statement": "PUT c ...", "params": ...}, ...]};
@@ -60,7 +67,10 @@ class Service {
   void CancelReads() { cancel_.store(true, std::memory_order_relaxed); }
 
  private:
-  std::optional<Answer> RunQuery(std::string& body, bool point_read_only, const AnswerLater& later = {});
+  // What RunQuery answers: anything (Query), or only the one kind an io
+  // thread may run (the two above), nullopt for the rest.
+  enum class Only { kAny, kPointRead, kPutNoWait };
+  std::optional<Answer> RunQuery(std::string& body, Only only, const AnswerLater& later = {});
   // Runs a planned request: its long reads bounded by Limits::read_timeout
   // from now, and by CancelReads; a PUT deferred if later is given.
   Answer Run(const Plan& plan, Bound& bound, const AnswerLater& later = {});
