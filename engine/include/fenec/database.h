@@ -172,8 +172,10 @@ class Database {
   // threads): false, with nothing changed, done not called and docs as
   // given, when landing would wait: the write lock not free at once, an
   // @hnsw field's queue full, a checkpoint owed, or options whose put waits
-  // on its own thread (buffered, naive, the merger, buffers written under
-  // the lock). Else true, and done is called as PutBatchAsync calls it.
+  // on its own thread (naive, the merger, buffers written under the lock).
+  // Else true, and done is called once, when the batch is as durable as
+  // the options say, or with its error: on an engine thread if that needed
+  // I/O (an fsync, a buffered journal write), else before this returns.
   virtual bool TryPutBatchAsync(CollectionId collection, std::vector<Document>& docs, PutDone& done) = 0;
   // Fails: kNotFound (collection or id), kFailStopped, kIOError/kNoSpace.
   virtual Status Delete(CollectionId collection, DocId id) = 0;

@@ -55,7 +55,7 @@ void AsyncCommits::Loop() {
 void AsyncCommits::Finish(Pending& p) {
   Status s = p.sealed.empty() ? db_->AwaitCommit(p.ticket) : db_->FinishCommit(p.ticket, p.sealed);
   p.sealed.clear();
-  if (s.ok()) {
+  if (s.ok() && durable_) {
     bool covered = gc_->durable_lsn() >= p.ticket.lsn;
     for (const auto& [branch, lsn] : p.ticket.branches) covered &= branch->durable_lsn() >= lsn;
     if (!covered) stats_->Add(Stat::async_acks_before_durable);
@@ -83,7 +83,7 @@ AsyncCommits::Done AckWith(std::vector<DocId> ids, Database::PutDone done) {
 void DbImpl::PutBatchAsync(CollectionId collection, std::vector<Document> docs, PutDone done) {
   if (merger_) return merger_->SubmitAsync(collection, std::move(docs), std::move(done));  // JR-2
   // Buffered or naive: the put returns without an fsync to wait for.
-  if (!async_) return done(PutRows(collection, std::move(docs)));
+  if (!async_ || options_.durability == Durability::kBuffered) return done(PutRows(collection, std::move(docs)));
   CommitTicket t;
   auto ids = LandRows(collection, std::move(docs), &t);
   if (!ids.ok()) return done(std::move(ids));  // refused before landing, or fail-stopped: nothing to wait for
@@ -91,7 +91,7 @@ void DbImpl::PutBatchAsync(CollectionId collection, std::vector<Document> docs, 
 }
 
 bool DbImpl::TryPutBatchAsync(CollectionId collection, std::vector<Document>& docs, PutDone& done) {
-  // Only where a put's one wait is its fsync, which AsyncCommits' thread takes.
+  // Only where a put's waits (its fsync, a buffered journal write) can go to AsyncCommits' thread.
   if (!async_ || options_.buffer_write == BufferWrite::kUnderLock) return false;
   CommitTicket t;
   BufferList sealed;
@@ -105,8 +105,18 @@ bool DbImpl::TryPutBatchAsync(CollectionId collection, std::vector<Document>& do
     return true;
   }
   stats_.Add(Stat::async_puts_no_wait);
-  // The full buffers go with the ticket: the waiter writes them before it
-  // awaits, as FinishCommit does, so this thread does no I/O.
+  // Buffered: answered here, unless a buffer filled or the journal's write
+  // fell due on this put; then, as durable puts always, the waiter does
+  // that I/O (the full buffers go with the ticket: it writes them before
+  // it awaits, as FinishCommit does) and answers.
+  if (options_.durability == Durability::kBuffered && sealed.empty()) {
+    Status s = AwaitCommit(t, /*may_write=*/false);
+    if (!s.IsBusy()) {
+      if (!s.ok()) done(s);
+      else done(std::move(ids));
+      return true;
+    }
+  }
   async_->Add(std::move(t), std::move(sealed), AckWith(std::move(ids).value(), std::move(done)));
   return true;
 }

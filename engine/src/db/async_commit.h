@@ -1,4 +1,6 @@
-// AsyncCommits: the waiting half of Database::PutBatchAsync (kDirect).
+// AsyncCommits: the waiting half of Database::PutBatchAsync and
+// TryPutBatchAsync (kDirect; under kBuffered only the tries whose write
+// buffer or journal write fell due, which their io thread may not do).
 //
 // A caller lands its rows itself (DbImpl::LandRows: prepare, write lock,
 // journal append) and hands the commit's ticket here with its callback; it
@@ -10,7 +12,7 @@
 // next round's: a round carries every connection's puts, however many, and
 // no request's thread is its leader.
 //
-// Never acknowledged before durable: a callback gets OK only after
+// kDurable: never acknowledged before durable: a callback gets OK only after
 // DbImpl::AwaitCommit returned OK for its ticket (counted by
 // async_acks_before_durable, which must stay 0); a failed await (fail-stop)
 // gives that error to it and to every later one, since AwaitCommit fails
@@ -36,7 +38,11 @@ class AsyncCommits {
  public:
   using Done = std::function<void(Status)>;
 
-  AsyncCommits(DbImpl* db, const journal::GroupCommit* gc, StatCounters* stats) : db_(db), gc_(gc), stats_(stats) {}
+  // durable false (Durability::kBuffered): a ticket is answered once its
+  // journal write is done, as a buffered put returns (TryPutBatchAsync
+  // hands over only those whose write fell due on an io thread).
+  AsyncCommits(DbImpl* db, const journal::GroupCommit* gc, StatCounters* stats, bool durable)
+      : db_(db), gc_(gc), stats_(stats), durable_(durable) {}
   ~AsyncCommits() { Stop(); }
   AsyncCommits(const AsyncCommits&) = delete;
   AsyncCommits& operator=(const AsyncCommits&) = delete;
@@ -63,6 +69,7 @@ class AsyncCommits {
   DbImpl* const db_;
   const journal::GroupCommit* const gc_;
   StatCounters* const stats_;
+  const bool durable_;
 
   base::Mutex mu_;
   base::CondVar cv_;  // a ticket was added, or stop

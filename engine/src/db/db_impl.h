@@ -212,7 +212,10 @@ class DbImpl final : public Database {
   // AwaitCommit: waits until the ticket is durable (as the Durability
   // promises) and counts the commit. Fails: as Put.
   Result<std::vector<DocId>> LandRows(CollectionId collection, std::vector<Document> docs, CommitTicket* ticket);
-  Status AwaitCommit(const CommitTicket& ticket);
+  // may_write false: kBusy, nothing counted, when a buffered journal's
+  // write is due on this caller (GroupCommit::AwaitDurable); call it again
+  // where I/O may run.
+  Status AwaitCommit(const CommitTicket& ticket, bool may_write = true);
   // Writes sealed (the buffers a landing filled), then awaits the ticket:
   // the write's error, if any, once the commit is durable.
   Status FinishCommit(const CommitTicket& t, const BufferList& sealed);

@@ -293,8 +293,8 @@ Status DbImpl::RecoverLocked() {
   if (options_.completion != Completion::kDirect)
     merger_ = std::make_unique<TxMerger>(this, gc_.get(), options_.completion,
                                          options_.durability == Durability::kDurable);
-  else if (options_.durability == Durability::kDurable && options_.commit_mode != CommitMode::kNaive)
-    async_ = std::make_unique<AsyncCommits>(this, gc_.get(), &stats_);
+  else if (options_.commit_mode != CommitMode::kNaive)
+    async_ = std::make_unique<AsyncCommits>(this, gc_.get(), &stats_, options_.durability == Durability::kDurable);
   if (options_.durability == Durability::kBuffered)
     gc_->StartPeriodicSync(options_.sync_ms, [this] { WriteDeferred(); });
   // Point in time: the dropped files go aside once a checkpoint holds what was kept.

@@ -254,10 +254,10 @@ void DbImpl::WriteDeferred() {
   }
 }
 
-Status DbImpl::AwaitCommit(const CommitTicket& t) {
-  if (Status s = gc_->AwaitDurable(t.lsn); !s.ok()) return s;
+Status DbImpl::AwaitCommit(const CommitTicket& t, bool may_write) {
+  if (Status s = gc_->AwaitDurable(t.lsn, nullptr, may_write); !s.ok()) return s;
   for (const auto& [gc, lsn] : t.branches)
-    if (Status s = gc->AwaitDurable(lsn); !s.ok()) return s;
+    if (Status s = gc->AwaitDurable(lsn, nullptr, may_write); !s.ok()) return s;
   stats_.Add(Stat::commits);
   return Status::OK();
 }

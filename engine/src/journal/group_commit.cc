@@ -217,7 +217,7 @@ Status GroupCommit::CommitUnderLock() {
   return RunIo(policy_ == CommitPolicy::kDurableNaive, false);
 }
 
-Status GroupCommit::AwaitDurable(uint64_t lsn, CommitterState* state_out) {
+Status GroupCommit::AwaitDurable(uint64_t lsn, CommitterState* state_out, bool may_write) {
   CommitterState state = CommitterState::kLanded;
   auto finish = [&](CommitterState s, Status st) {
     if (state_out) *state_out = s;
@@ -234,6 +234,7 @@ Status GroupCommit::AwaitDurable(uint64_t lsn, CommitterState* state_out) {
     if (Status s = fail_->Check(); !s.ok()) return finish(CommitterState::kFailed, s);
     if (pending_bytes_ >= kFlushBytes) {
       if (!io_busy_) {
+        if (!may_write) return Status::Busy("the journal's write is due on this caller");
         if (Status s = RunIo(/*sync=*/false, false); !s.ok()) return finish(CommitterState::kFailed, s);
       } else if (periodic_active_.load(std::memory_order_acquire) && !journal_write_deferred_) {
         journal_write_deferred_ = true;  // GR-5: one write, left to the syncer after its fsync

@@ -137,7 +137,10 @@ class GroupCommit {
   Status CommitUnderLock() FENEC_EXCLUDES(mu_);
   // Caller has released the write lock. Returns once lsn is as durable as
   // the policy promises. Fails: kFailStopped (this or an earlier I/O failed).
-  Status AwaitDurable(uint64_t lsn, CommitterState* state = nullptr) FENEC_EXCLUDES(mu_);
+  // may_write false (a caller that must do no I/O): under kBufferedGroup,
+  // kBusy with nothing done when the journal's write is due on this caller;
+  // the other policies ignore it.
+  Status AwaitDurable(uint64_t lsn, CommitterState* state = nullptr, bool may_write = true) FENEC_EXCLUDES(mu_);
   // Every record appended so far written and fdatasync'ed. Fails: kFailStopped.
   Status SyncAll() FENEC_EXCLUDES(mu_);
 
