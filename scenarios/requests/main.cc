@@ -46,8 +46,8 @@ int main(int argc, char** argv) {
   h.flag("--wrk-seconds", &f.wrk_seconds, "seconds a wrk run, whole; 0: no wrk", 2, 1).range(0, 600);
   h.flag("--sync-ms", &f.sync_ms, "fenec-server --sync MS of the default pair", 250).range(1, 60000);
   h.flag("--commit-window-us", &f.commit_window_us,
-         "the durable pair's fenec-server --commit-window-us, and the embedded engine's beside it (0: none, "
-         "both defaults)",
+         "the durable pair's fenec-server --commit-window-us, the embedded engine's beside it, and PostgreSQL's "
+         "commit_delay (its own group-commit wait; at most 100000) (0: none, all defaults)",
          0)
       .range(0, 1000000);
   h.choice("--pin", &f.pin, procs::kPinHelp, procs::PinNames(), "same");

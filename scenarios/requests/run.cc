@@ -1,5 +1,6 @@
 #include "scenarios/requests/run.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <chrono>
@@ -265,9 +266,10 @@ int run(kit::Harness& h, Flags& f) {
   meta.set("clients", std::to_string(f.clients));
   meta.set("cell_seconds", fmt::format("{}", f.seconds));
   meta.set("one_client_pin", procs::Describe(f.pin, place));
-  meta.set("pairs", fmt::format("fenec-server --sync {} vs synchronous_commit off; --durable{} vs on (puts)", f.sync_ms,
-                                f.commit_window_us > 0 ? fmt::format(" --commit-window-us {}", f.commit_window_us)
-                                                       : std::string()));
+  const std::string window = f.commit_window_us > 0 ? fmt::format(" --commit-window-us {}", f.commit_window_us) : "";
+  const std::string delay = f.commit_window_us > 0 ? fmt::format(", commit_delay {}", std::min(f.commit_window_us, 100000)) : "";
+  meta.set("pairs", fmt::format("fenec-server --sync {} vs synchronous_commit off; --durable{} vs on{} (puts)", f.sync_ms,
+                                window, delay));
   meta.set("postgres_near", "exact scan in SQL (postgres-exact); pgvector is not packaged for Debian 12");
   h.results().skip("pgvector", "request=near",
                    "pgvector is not packaged for Debian 12; PostgreSQL's near is the "
@@ -356,7 +358,8 @@ int run(kit::Harness& h, Flags& f) {
         n, [&](std::unique_ptr<Conn>* c) { return ConnectFenec(port, d, c); }, &fenec_pool);
     if (err.empty() && pg_skip.empty()) {
       err = OpenPool(
-          n, [&](std::unique_ptr<Conn>* c) { return ConnectPg(pg.conninfo(), d, durable, c); }, &pg_pool);
+          n, [&](std::unique_ptr<Conn>* c) { return ConnectPg(pg.conninfo(), d, durable, c, f.commit_window_us); },
+          &pg_pool);
     }
     if (!err.empty()) fail(err);
   };

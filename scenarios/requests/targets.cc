@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <iterator>
@@ -132,12 +133,17 @@ class PgConn : public Conn {
     for (const auto& r : d.puts) put_vec_.push_back(VectorPg(r.vec));
   }
 
-  std::string Open(const std::string& conninfo, bool durable) {
+  std::string Open(const std::string& conninfo, bool durable, int commit_delay_us) {
     std::string err;
     c_.reset(pg::Connect(conninfo, &err));
     if (!c_) return err;
     if (err = pg::Exec(c_.get(), fmt::format("SET synchronous_commit = {}", durable ? "on" : "off")); !err.empty()) {
       return err;
+    }
+    // commit_delay is PostgreSQL's at most 100 000 us (the cluster's user is its superuser).
+    if (durable && commit_delay_us > 0) {
+      err = pg::Exec(c_.get(), fmt::format("SET commit_delay = {}", std::min(commit_delay_us, 100000)));
+      if (!err.empty()) return err;
     }
     const std::pair<const char*, std::string> statements[] = {
         {"get", "SELECT id, name, n, vec FROM items WHERE id = $1"},
@@ -238,9 +244,10 @@ std::string ConnectFenec(int port, const Dataset& d, std::unique_ptr<Conn>* out)
   return "";
 }
 
-std::string ConnectPg(const std::string& conninfo, const Dataset& d, bool durable, std::unique_ptr<Conn>* out) {
+std::string ConnectPg(const std::string& conninfo, const Dataset& d, bool durable, std::unique_ptr<Conn>* out,
+                      int commit_delay_us) {
   auto c = std::make_unique<PgConn>(d);
-  if (std::string err = c->Open(conninfo, durable); !err.empty()) return err;
+  if (std::string err = c->Open(conninfo, durable, commit_delay_us); !err.empty()) return err;
   *out = std::move(c);
   return "";
 }

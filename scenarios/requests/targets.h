@@ -76,7 +76,10 @@ size_t DrawPut(const Dataset& d, uint64_t draw);
 // One kept-alive connection to fenec-server on 127.0.0.1:port. "" or why not.
 std::string ConnectFenec(int port, const Dataset& d, std::unique_ptr<Conn>* out);
 // One libpq connection over TCP loopback, its statements prepared, with
-// synchronous_commit on (durable) or off. "" or why not.
-std::string ConnectPg(const std::string& conninfo, const Dataset& d, bool durable, std::unique_ptr<Conn>* out);
+// synchronous_commit on (durable) or off, and commit_delay_us (durable,
+// > 0: PostgreSQL's own group-commit wait, set as fenec-server's
+// --commit-window-us is, so the two compare alike). "" or why not.
+std::string ConnectPg(const std::string& conninfo, const Dataset& d, bool durable, std::unique_ptr<Conn>* out,
+                      int commit_delay_us = 0);
 
 }  // namespace fenec::scenarios::requests
