@@ -239,7 +239,8 @@ void HttpServer::AppendMetrics(std::string& out) const {
                 "Exceptions caught on io threads or after a worker's handler; each closed its connection.",
                 static_cast<double>(st.exceptions));
   AppendCounter(out, "fenec_http_requests_inline_total",
-                "Requests other than GETs answered on an io thread, with no hand-off to a worker (a POST /query get by id).",
+                "Requests other than GETs taken on an io thread, with no hand-off to a worker (a POST /query get by id, "
+                "or a PUT that landed without waiting).",
                 static_cast<double>(st.answered_inline));
   AppendGauge(out, "fenec_http_io_threads", "Io threads, each running its own io_context (--io-threads).",
               static_cast<double>(c.io_threads));
