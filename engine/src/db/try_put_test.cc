@@ -43,6 +43,20 @@ struct Acks {
   }
 };
 
+// A try that must be refused: false, done kept and never called, the
+// documents as given, nothing landed.
+void ExpectRefused(Database& db, CollectionId c, const Document& doc) {
+  const uint64_t before = *db.Count(c);
+  std::vector<Document> docs{doc};
+  Acks acks;
+  Database::PutDone done = acks.Sink();
+  EXPECT_FALSE(db.TryPutBatchAsync(c, docs, done));
+  EXPECT_TRUE(done) << "a refusal must leave the callback with the caller";
+  EXPECT_EQ(docs, std::vector<Document>{doc}) << "a refusal changed the documents";
+  EXPECT_EQ(acks.calls.load(), 0);
+  EXPECT_EQ(*db.Count(c), before);
+}
+
 // Several threads put only through TryPutBatchAsync (a refusal retried
 // with PutBatchAsync, as fenec-server hands it to a worker), enough rows
 // to fill several write buffers, which the waiter thread writes.
@@ -130,15 +144,7 @@ TEST(TryPut, RefusedWhileTheLockIsTakenAndChangesNothing) {
     cv.wait(lock, [&] { return reading; });
   }
   (*db)->ResetStats();
-  Acks acks;
-  for (int i = 0; i < 3; ++i) {
-    std::vector<Document> docs{Expected(1, i)};
-    Database::PutDone done = acks.Sink();
-    EXPECT_FALSE((*db)->TryPutBatchAsync(*c, docs, done));
-    EXPECT_TRUE(done) << "a refusal must leave the callback with the caller";
-    EXPECT_EQ(docs, std::vector<Document>{Expected(1, i)});
-  }
-  EXPECT_EQ(acks.calls.load(), 0);
+  for (int i = 0; i < 3; ++i) ExpectRefused(**db, *c, Expected(1, i));
   EXPECT_EQ((*db)->GetStats().async_puts_would_wait, 3u);
   {
     std::lock_guard lock(mu);
@@ -146,6 +152,7 @@ TEST(TryPut, RefusedWhileTheLockIsTakenAndChangesNothing) {
   }
   cv.notify_all();
   reader.join();
+  Acks acks;
   std::vector<Document> docs{Expected(1, 9)};
   Database::PutDone done = acks.Sink();
   ASSERT_TRUE((*db)->TryPutBatchAsync(*c, docs, done));
@@ -161,23 +168,20 @@ TEST(TryPut, RefusedWhileTheLockIsTakenAndChangesNothing) {
 TEST(TryPut, RefusedWhenACheckpointIsOwed) {
   base::ScratchDir dir;
   DbImpl::SetMaxReplayIdGapForTesting(8);
+  struct Restore {
+    ~Restore() { DbImpl::SetMaxReplayIdGapForTesting(0); }  // on any exit: the next test gets the real gap
+  } restore;
   auto db = Database::Open(dir.path(), Options{});
   ASSERT_TRUE(db.ok());
   auto c = (*db)->CreateCollection("log", LogSchema());
   ASSERT_TRUE(c.ok());
   auto* impl = static_cast<DbImpl*>(db->get());
   ASSERT_TRUE(impl->BurnIdsForTesting(*c, 20).ok());
-  std::vector<Document> docs{Expected(0, 0)};
-  Acks acks;
-  Database::PutDone done = acks.Sink();
-  EXPECT_FALSE((*db)->TryPutBatchAsync(*c, docs, done));
-  EXPECT_EQ(acks.calls.load(), 0);
-  EXPECT_EQ(*(*db)->Count(*c), 0u);
+  ExpectRefused(**db, *c, Expected(0, 0));
   auto id = (*db)->Put(*c, Expected(0, 0));
   ASSERT_TRUE(id.ok()) << id.status().ToString();
   EXPECT_EQ(*id, 21u) << "the refused try kept an id";
   EXPECT_EQ((*db)->GetStats().id_gap_checkpoints, 1u);
-  DbImpl::SetMaxReplayIdGapForTesting(0);
 }
 
 // Options whose put waits on its own thread are refused before anything:
@@ -198,12 +202,7 @@ TEST(TryPut, RefusedWhereAPutWaitsOnItsOwnThread) {
     ASSERT_TRUE(db.ok());
     auto c = (*db)->CreateCollection("log", LogSchema());
     ASSERT_TRUE(c.ok());
-    std::vector<Document> docs{Expected(0, 0)};
-    Acks acks;
-    Database::PutDone done = acks.Sink();
-    EXPECT_FALSE((*db)->TryPutBatchAsync(*c, docs, done));
-    EXPECT_EQ(acks.calls.load(), 0);
-    EXPECT_EQ(*(*db)->Count(*c), 0u);
+    ExpectRefused(**db, *c, Expected(0, 0));
   }
 }
 
