@@ -166,20 +166,14 @@ bool FenecServer::HandleLater(HttpRequest& req, HttpResponse& res, std::function
     fill(std::move(a));
     answered();
   };
-  if (no_wait) {
-    // Nothing but a put with a cached plan, landed at once or not at all.
-    std::optional<query::Answer> a = service_.QueryPutNoWait(req.body, later);
-    if (!a) return false;
-    if (a->deferred) return true;
-    fill(std::move(*a));
-    answered();
-    return true;
-  }
-  query::Answer a = endpoint[0] == 'q'   ? service_.Query(req.body, later)
-                    : endpoint[0] == 'b' ? service_.Batch(req.body, later)
-                                         : service_.PutDocs(parts[1], req.body, later);
-  if (a.deferred) return true;
-  fill(std::move(a));
+  // no_wait: nothing but a put with a cached plan, landed at once or not at all.
+  std::optional<query::Answer> a = no_wait              ? service_.QueryPutNoWait(req.body, later)
+                                   : endpoint[0] == 'q' ? service_.Query(req.body, later)
+                                   : endpoint[0] == 'b' ? service_.Batch(req.body, later)
+                                                        : service_.PutDocs(parts[1], req.body, later);
+  if (!a) return false;
+  if (a->deferred) return true;
+  fill(std::move(*a));
   answered();
   return true;
 }

@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   h.flag("--sync-ms", &f.sync_ms, "fenec-server --sync MS of the default pair", 250).range(1, 60000);
   h.flag("--commit-window-us", &f.commit_window_us,
          "the durable pair's fenec-server --commit-window-us, the embedded engine's beside it, and PostgreSQL's "
-         "commit_delay (its own group-commit wait; at most 100000) (0: none, all defaults)",
+         "commit_delay (its own group-commit wait, capped at its limit) (0: none, all defaults)",
          0)
       .range(0, 1000000);
   h.choice("--pin", &f.pin, procs::kPinHelp, procs::PinNames(), "same");

@@ -140,9 +140,9 @@ class PgConn : public Conn {
     if (err = pg::Exec(c_.get(), fmt::format("SET synchronous_commit = {}", durable ? "on" : "off")); !err.empty()) {
       return err;
     }
-    // commit_delay is PostgreSQL's at most 100 000 us (the cluster's user is its superuser).
+    // The cluster's user is its superuser, who may set commit_delay.
     if (durable && commit_delay_us > 0) {
-      err = pg::Exec(c_.get(), fmt::format("SET commit_delay = {}", std::min(commit_delay_us, 100000)));
+      err = pg::Exec(c_.get(), fmt::format("SET commit_delay = {}", std::min(commit_delay_us, kPgMaxCommitDelayUs)));
       if (!err.empty()) return err;
     }
     const std::pair<const char*, std::string> statements[] = {

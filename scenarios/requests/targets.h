@@ -81,5 +81,7 @@ std::string ConnectFenec(int port, const Dataset& d, std::unique_ptr<Conn>* out)
 // --commit-window-us is, so the two compare alike). "" or why not.
 std::string ConnectPg(const std::string& conninfo, const Dataset& d, bool durable, std::unique_ptr<Conn>* out,
                       int commit_delay_us = 0);
+// PostgreSQL's largest commit_delay: a longer --commit-window-us gives it this.
+inline constexpr int kPgMaxCommitDelayUs = 100000;
 
 }  // namespace fenec::scenarios::requests
