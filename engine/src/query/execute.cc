@@ -103,18 +103,6 @@ Answer Get(const Plan& plan, const Bound& b, Database& db) {
   return {200, std::move(out)};
 }
 
-// A float as JSON: its shortest text (not the double it widens to, which
-// would print 0.30000001192092896 for 0.3f), ".0" kept on whole numbers.
-void AppendJsonFloat(std::string& out, float f) {
-  if (!std::isfinite(f)) {
-    out += "null";
-    return;
-  }
-  size_t start = out.size();
-  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), f);
-  if (out.find_first_of(".eEn", start) == std::string::npos) out += ".0";
-}
-
 // FIND c NEAR f v [EF n] [WHERE ...] [LIMIT k]: Database::Near, nearest first.
 Answer FindNear(const Plan& plan, const Bound& b, Database& db) {
   NearOptions o;
@@ -137,7 +125,7 @@ Answer FindNear(const Plan& plan, const Bound& b, Database& db) {
     const NearHit& h = (*hits)[i];
     if (i) out.push_back(',');
     fmt::format_to(std::back_inserter(out), "{{\"id\":{},\"distance\":", h.id);
-    AppendJsonFloat(out, h.distance);
+    AppendJsonFloating(out, h.distance);
     out += ",\"doc\":";
     AppendDocJson(out, plan.schema, h.doc);
     out.push_back('}');

@@ -2,8 +2,11 @@
 // sends is built here in one buffer, so it goes out in one write.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -11,24 +14,32 @@
 #include <fmt/format.h>
 
 #include "engine/src/base/json.h"
+#include "engine/src/query/shortest.h"
 #include "fenec/value.h"
 
 namespace fenec::query {
 
 using base::AppendJsonString;
 
-// JSON has no NaN or infinity: they are written as null.
-inline void AppendJsonDouble(std::string& out, double d) {
-  if (!std::isfinite(d)) {
+// A FLOAT field (double) or a distance (float) as JSON: its shortest text
+// (a float's own, not the double it widens to, which would print
+// 0.30000001192092896 for 0.3f); a whole number keeps a ".0" so a reader
+// sees a float field as a float. JSON has no NaN or infinity: null.
+template <typename T>
+void AppendJsonFloating(std::string& out, T v) {
+  if (!std::isfinite(v)) {
     out += "null";
     return;
   }
-  // "{}" is the shortest text that reads back as the same double; a whole
-  // number keeps a ".0" so a reader sees a float field as a float.
-  size_t start = out.size();
-  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), d);
-  if (out.find_first_of(".eEn", start) == std::string::npos) out += ".0";
+  char buf[kShortestMax + 2];
+  char* end = WriteShortest(buf, v);
+  if (std::find_if(buf, end, [](char c) { return c == '.' || c == 'e'; }) == end) {
+    *end++ = '.';
+    *end++ = '0';
+  }
+  out.append(buf, end);
 }
+inline void AppendJsonDouble(std::string& out, double d) { AppendJsonFloating(out, d); }
 
 inline void AppendJsonValue(std::string& out, const Value& v) {
   if (v.is_null()) {
@@ -43,25 +54,28 @@ inline void AppendJsonValue(std::string& out, const Value& v) {
     out += v.bool_value() ? "true" : "false";
   } else {
     out.push_back('[');
-    bool first = true;
-    for (float f : v.vector()) {
-      if (!first) out.push_back(',');
-      first = false;
+    // Written in place: room for every element made once, cut back after
+    // (an append a number went through a buffer and a size check each).
+    const std::span<const float> vec = v.vector();
+    const size_t at = out.size();
+    out.resize(at + vec.size() * (kShortestMax + 1));
+    char* p = out.data() + at;
+    for (size_t i = 0; i < vec.size(); ++i) {
+      const float f = vec[i];
+      if (i > 0) *p++ = ',';
       if (f == 0 && std::signbit(f)) {
         // "-0" reads back as the integer 0 in many JSON readers (simdjson's
         // among them): the sign of a stored -0.0 would be lost.
-        out += "-0.0";
+        std::memcpy(p, "-0.0", 4);
+        p += 4;
       } else if (std::isfinite(f)) {
-        // Into a stack buffer, then one append: format_to a back_inserter
-        // goes through fmt's iterator buffer for every element, a tenth of
-        // a 128-dim get by id's handling in the profile (RQ-1). FMT_COMPILE:
-        // the same text without parsing "{}" again for every element.
-        char buf[32];  // the shortest float text is at most 15 characters
-        out.append(buf, fmt::format_to(buf, FMT_COMPILE("{}"), f));
+        p = WriteShortest(p, f);
       } else {
-        out += "null";
+        std::memcpy(p, "null", 4);
+        p += 4;
       }
     }
+    out.resize(p - out.data());
     out.push_back(']');
   }
 }
