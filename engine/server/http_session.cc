@@ -161,10 +161,10 @@ void Session::WaitForRequest() {
   if (phase_ == Phase::kClosed || shared_.stopping.load()) return Close();
   if (buffer_.size() > 0) return ReadHeader();  // a pipelined request is already here
   // An idle connection holds no read buffer, only first_: the wait is a
-  // read into it, not an async_wait, whose re-registration cost an
-  // epoll_ctl a request (RQ-1: five syscalls a request, now four). A read
-  // that drained the socket leaves asio nothing to try before epoll says
-  // readable, so the wait itself costs no syscall.
+  // read into it, not an async_wait, whose re-registration costs an
+  // epoll_ctl a request. The read is not free either: Boost 1.74's reactor
+  // tries it at once (a recv, EAGAIN when the client has not sent yet)
+  // after any read that returned bytes; it stops trying only at EOF.
   buffer_.shrink_to_fit();
   phase_ = Phase::kIdle;
   Arm(shared_.config.idle_timeout);
