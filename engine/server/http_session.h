@@ -144,6 +144,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // Parses buffer_ into parser_ up to the header's end (header_only) or the
   // message's: true when there, false when more must be read or ec is set.
   bool ParseBuffered(bool header_only, beast::error_code& ec);
+  // ParseBuffered, then what the socket already holds read without waiting
+  // and parsed: true when there or ec is set, false when the rest has not
+  // come yet (an async read waits for it).
+  bool ReadAvailable(bool header_only, beast::error_code& ec);
   void OnBody(const beast::error_code& ec);
   void Dispatch();
   // Runs the handler (or, with try_inline, the Inline hook) into res_ and
