@@ -268,7 +268,7 @@ int run(kit::Harness& h, Flags& f) {
   meta.set("one_client_pin", procs::Describe(f.pin, place));
   const std::string window = f.commit_window_us > 0 ? fmt::format(" --commit-window-us {}", f.commit_window_us) : "";
   const std::string delay =
-      f.commit_window_us > 0 ? fmt::format(", commit_delay {}", std::min(f.commit_window_us, kPgMaxCommitDelayUs)) : "";
+      f.commit_window_us > 0 ? fmt::format(", commit_delay {}", PgCommitDelayUs(f.commit_window_us)) : "";
   meta.set("pairs", fmt::format("fenec-server --sync {} vs synchronous_commit off; --durable{} vs on{} (puts)", f.sync_ms,
                                 window, delay));
   meta.set("postgres_near", "exact scan in SQL (postgres-exact); pgvector is not packaged for Debian 12");

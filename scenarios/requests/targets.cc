@@ -2,7 +2,6 @@
 
 #include <simdjson.h>
 
-#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <iterator>
@@ -142,7 +141,7 @@ class PgConn : public Conn {
     }
     // The cluster's user is its superuser, who may set commit_delay.
     if (durable && commit_delay_us > 0) {
-      err = pg::Exec(c_.get(), fmt::format("SET commit_delay = {}", std::min(commit_delay_us, kPgMaxCommitDelayUs)));
+      err = pg::Exec(c_.get(), fmt::format("SET commit_delay = {}", PgCommitDelayUs(commit_delay_us)));
       if (!err.empty()) return err;
     }
     const std::pair<const char*, std::string> statements[] = {

@@ -20,6 +20,7 @@
 
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -81,7 +82,9 @@ std::string ConnectFenec(int port, const Dataset& d, std::unique_ptr<Conn>* out)
 // --commit-window-us is, so the two compare alike). "" or why not.
 std::string ConnectPg(const std::string& conninfo, const Dataset& d, bool durable, std::unique_ptr<Conn>* out,
                       int commit_delay_us = 0);
-// PostgreSQL's largest commit_delay: a longer --commit-window-us gives it this.
+// PostgreSQL's commit_delay for a --commit-window-us: the same, capped at
+// its largest (100 000 us).
 inline constexpr int kPgMaxCommitDelayUs = 100000;
+inline int PgCommitDelayUs(int commit_window_us) { return std::min(commit_window_us, kPgMaxCommitDelayUs); }
 
 }  // namespace fenec::scenarios::requests
