@@ -134,10 +134,12 @@ int main(int argc, char** argv) {
                        ->check(CLI::Range(1u, 3600000u));
   auto* durable_opt =
       app.add_flag("--durable", durable, "acknowledge a write only once it is fdatasync'ed")->excludes(sync_opt);
-  uint32_t commit_window_us = fenec::Options{}.commit_window_us;
+  uint32_t commit_window_us = fenec::kServerCommitWindowUs;
   app.add_option("--commit-window-us", commit_window_us,
                  "with --durable: a group commit's leader waits at most this long for the writers in flight to "
-                 "queue before its fdatasync (0: no wait; `iobench advise` recommends a value for this disk)")
+                 "queue before its fdatasync, and no longer once they are (one writer never waits); the puts a "
+                 "round releases then ride the next round, not the one after (0: no wait; `iobench advise` "
+                 "recommends a value for this disk)")
       ->capture_default_str()
       ->check(CLI::Range(0u, 1000000u))
       ->needs(durable_opt);

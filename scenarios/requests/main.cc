@@ -10,7 +10,8 @@
 // machine's drift hits both alike and the ratios pair by repetition.
 //   the default pair: fenec-server --sync 250 against synchronous_commit off
 //                     (both reach the disk within a bound), every request;
-//   the durable pair: fenec-server --durable against synchronous_commit on,
+//   the durable pair: fenec-server --durable against synchronous_commit on
+//                     (each with its own group-commit wait: its default),
 //                     puts, after the default pair's repetitions (the
 //                     server restarted on the same folder).
 // Beside each fenec-server cell, the server's own handling time from its
@@ -21,9 +22,11 @@
 // PostgreSQL runs as a scratch cluster under the scratch dir (pg_cluster.h),
 // stopped at the end, on failure and on Ctrl-C; where it is not installed
 // its arms are skipped with the reason. The verdicts: report.h.
+#include "fenec/options.h"
 #include "iobench/kit/harness.h"
 #include "scenarios/procs/pin.h"
 #include "scenarios/requests/run.h"
+#include "scenarios/requests/targets.h"
 
 namespace procs = fenec::scenarios::procs;
 
@@ -46,10 +49,13 @@ int main(int argc, char** argv) {
   h.flag("--wrk-seconds", &f.wrk_seconds, "seconds a wrk run, whole; 0: no wrk", 2, 1).range(0, 600);
   h.flag("--sync-ms", &f.sync_ms, "fenec-server --sync MS of the default pair", 250).range(1, 60000);
   h.flag("--commit-window-us", &f.commit_window_us,
-         "the durable pair's fenec-server --commit-window-us, the embedded engine's beside it, and PostgreSQL's "
-         "commit_delay (its own group-commit wait, capped at its limit) (0: none, all defaults)",
-         0)
+         "the durable pair's fenec-server --commit-window-us, and the embedded engine's beside it (0: no wait; "
+         "default fenec-server's own)",
+         static_cast<int>(fenec::kServerCommitWindowUs))
       .range(0, 1000000);
+  h.flag("--pg-commit-delay-us", &f.pg_commit_delay_us,
+         "the durable pair's PostgreSQL commit_delay, its own group-commit wait (default PostgreSQL's own, 0)", 0)
+      .range(0, fenec::scenarios::requests::kPgMaxCommitDelayUs);
   h.choice("--pin", &f.pin, procs::kPinHelp, procs::PinNames(), "same");
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
   return fenec::scenarios::requests::run(h, f);

@@ -243,7 +243,7 @@ std::vector<std::string> ServerArgs(const std::string& data, bool durable, int s
   std::vector<std::string> a = {"--data", data, "--idle-timeout", "86400"};
   if (durable) {
     a.push_back("--durable");
-    if (commit_window_us > 0) a.insert(a.end(), {"--commit-window-us", std::to_string(commit_window_us)});
+    a.insert(a.end(), {"--commit-window-us", std::to_string(commit_window_us)});
   } else {
     a.insert(a.end(), {"--sync", std::to_string(sync_ms)});
   }
@@ -266,11 +266,9 @@ int run(kit::Harness& h, Flags& f) {
   meta.set("clients", std::to_string(f.clients));
   meta.set("cell_seconds", fmt::format("{}", f.seconds));
   meta.set("one_client_pin", procs::Describe(f.pin, place));
-  const std::string window = f.commit_window_us > 0 ? fmt::format(" --commit-window-us {}", f.commit_window_us) : "";
-  const std::string delay =
-      f.commit_window_us > 0 ? fmt::format(", commit_delay {}", PgCommitDelayUs(f.commit_window_us)) : "";
-  meta.set("pairs", fmt::format("fenec-server --sync {} vs synchronous_commit off; --durable{} vs on{} (puts)", f.sync_ms,
-                                window, delay));
+  meta.set("pairs", fmt::format("fenec-server --sync {} vs synchronous_commit off; --durable --commit-window-us {} vs "
+                                "on, commit_delay {} (puts)",
+                                f.sync_ms, f.commit_window_us, f.pg_commit_delay_us));
   meta.set("postgres_near", "exact scan in SQL (postgres-exact); pgvector is not packaged for Debian 12");
   h.results().skip("pgvector", "request=near",
                    "pgvector is not packaged for Debian 12; PostgreSQL's near is the "
@@ -359,7 +357,7 @@ int run(kit::Harness& h, Flags& f) {
         n, [&](std::unique_ptr<Conn>* c) { return ConnectFenec(port, d, c); }, &fenec_pool);
     if (err.empty() && pg_skip.empty()) {
       err = OpenPool(
-          n, [&](std::unique_ptr<Conn>* c) { return ConnectPg(pg.conninfo(), d, durable, c, f.commit_window_us); },
+          n, [&](std::unique_ptr<Conn>* c) { return ConnectPg(pg.conninfo(), d, durable, c, f.pg_commit_delay_us); },
           &pg_pool);
     }
     if (!err.empty()) fail(err);

@@ -141,7 +141,7 @@ class PgConn : public Conn {
     }
     // The cluster's user is its superuser, who may set commit_delay.
     if (durable && commit_delay_us > 0) {
-      err = pg::Exec(c_.get(), fmt::format("SET commit_delay = {}", PgCommitDelayUs(commit_delay_us)));
+      err = pg::Exec(c_.get(), fmt::format("SET commit_delay = {}", commit_delay_us));
       if (!err.empty()) return err;
     }
     const std::pair<const char*, std::string> statements[] = {

@@ -78,13 +78,11 @@ size_t DrawPut(const Dataset& d, uint64_t draw);
 std::string ConnectFenec(int port, const Dataset& d, std::unique_ptr<Conn>* out);
 // One libpq connection over TCP loopback, its statements prepared, with
 // synchronous_commit on (durable) or off, and commit_delay_us (durable,
-// > 0: PostgreSQL's own group-commit wait, set as fenec-server's
-// --commit-window-us is, so the two compare alike). "" or why not.
+// > 0: PostgreSQL's own group-commit wait, at most kPgMaxCommitDelayUs).
+// "" or why not.
 std::string ConnectPg(const std::string& conninfo, const Dataset& d, bool durable, std::unique_ptr<Conn>* out,
                       int commit_delay_us = 0);
-// PostgreSQL's commit_delay for a --commit-window-us: the same, capped at
-// its largest (100 000 us).
+// PostgreSQL's largest commit_delay.
 inline constexpr int kPgMaxCommitDelayUs = 100000;
-inline int PgCommitDelayUs(int commit_window_us) { return std::min(commit_window_us, kPgMaxCommitDelayUs); }
 
 }  // namespace fenec::scenarios::requests

@@ -156,6 +156,13 @@ struct HnswOptions {
   uint32_t queue_bound = 4096;
 };
 
+// fenec-server's commit_window_us (--commit-window-us), where the engine's
+// own default is 0: a server's writers are connections, each waiting for
+// its answer before it sends its next put, so without a wait the ones a
+// round releases always miss the next round (RQ-1: a round carried half
+// the connections). The wait ends once they are all queued.
+inline constexpr uint32_t kServerCommitWindowUs = 500;
+
 struct Options {
   Env* env = nullptr;  // nullptr: Env::Default() (PosixEnv)
   bool create_if_missing = true;
