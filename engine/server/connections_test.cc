@@ -168,6 +168,31 @@ TEST_F(ConnectionsTest, ARequestIsReadWhereverItsBytesFall) {
   EXPECT_EQ(r.bytes.find("HTTP/1.1 4"), std::string::npos) << r.bytes.substr(0, 2000);
 }
 
+// The wait for a request reads with one recv a request (idle_read.h): a
+// short read marks the socket drained, so the next wait tries no recv
+// before the reactor's event. Every piece sent later must still wake it:
+// requests cut at lengths around the first read's buffer (256 bytes), the
+// rest sent apart, on one connection, each after the last answer, are all
+// answered.
+TEST_F(ConnectionsTest, AnIdleWaitWakesForEveryPieceOfARequest) {
+  Open(HttpServer::Config{});
+  RawConn raw(server_->port());
+  ASSERT_TRUE(raw.ok());
+  const std::string request = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + std::string(300, 'p') + "\r\n\r\n";
+  for (size_t cut : {size_t{1}, size_t{100}, size_t{255}, size_t{256}, size_t{257}, request.size() - 1}) {
+    ASSERT_TRUE(raw.Send(request.substr(0, cut)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // apart, most likely (nothing depends on it)
+    ASSERT_TRUE(raw.Send(request.substr(cut)));
+    auto r = raw.ReadAnswer();
+    EXPECT_EQ(StatusOf(r.bytes), 200) << "cut at " << cut << ": " << r.bytes.substr(0, 200);
+  }
+  // And whole requests one after another, each sent once the last is answered.
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(raw.Send(kHealth));
+    EXPECT_EQ(StatusOf(raw.ReadAnswer().bytes), 200) << i;
+  }
+}
+
 TEST_F(ConnectionsTest, OversizeHeadersAre431AndCounted) {
   HttpServer::Config c;
   c.max_header_bytes = 4096;

@@ -29,6 +29,7 @@
 #include <boost/beast/http/write.hpp>
 #include <fmt/format.h>
 
+#include "engine/server/idle_read.h"
 #include "engine/src/base/json.h"
 
 namespace fenec::server {
@@ -169,13 +170,15 @@ void Session::WaitForRequest() {
   if (buffer_.size() > 0) return ReadHeader();  // a pipelined request is already here
   // An idle connection holds no read buffer, only first_: the wait is a
   // read into it, not an async_wait, whose re-registration costs an
-  // epoll_ctl a request. The read is not free either: Boost 1.74's reactor
-  // tries it at once (a recv, EAGAIN when the client has not sent yet)
-  // after any read that returned bytes; it stops trying only at EOF.
+  // epoll_ctl a request; and not asio's own read, which first tries a recv
+  // that finds nothing (idle_read.h).
   buffer_.shrink_to_fit();
   phase_ = Phase::kIdle;
   Arm(shared_.config.idle_timeout);
-  socket_.async_read_some(net::buffer(first_), [self = shared_from_this()](const beast::error_code& ec, size_t n) {
+  beast::error_code nb;
+  if (!socket_.non_blocking()) socket_.non_blocking(true, nb);
+  if (nb) return Close();
+  AsyncIdleRead(socket_, first_.data(), first_.size(), [self = shared_from_this()](const beast::error_code& ec, size_t n) {
     if (ec || self->phase_ != Phase::kIdle) return self->Close();  // the peer's close, or a deadline's
     self->Guarded([&] {
       net::buffer_copy(self->buffer_.prepare(n), net::buffer(self->first_.data(), n));
