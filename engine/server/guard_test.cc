@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fenec/database.h"
+#include "engine/server/http_answer.h"
 #include "engine/server/http_guard.h"
 #include "engine/server/server.h"
 #include "engine/server/test_client.h"
@@ -26,6 +27,23 @@ const bool kSigpipeIgnored = [] {
   signal(SIGPIPE, SIG_IGN);
   return true;
 }();
+
+// The answer's head, byte for byte: the connection's fate as each HTTP
+// version says it, Retry-After only when set.
+TEST(HttpAnswer, HeadSaysStatusTypeConnectionAndLength) {
+  std::string out;
+  AppendAnswerHead(out, 11, 404, "application/json", /*keep=*/true, 0, 104);
+  EXPECT_EQ(out, "HTTP/1.1 404 Not Found\r\nServer: fenec-server\r\nContent-Type: application/json\r\n"
+                 "Content-Length: 104\r\n\r\n");
+  out.clear();
+  AppendAnswerHead(out, 11, 503, "application/json", /*keep=*/false, 1, 0);
+  EXPECT_EQ(out, "HTTP/1.1 503 Service Unavailable\r\nServer: fenec-server\r\nContent-Type: application/json\r\n"
+                 "Connection: close\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n");
+  out.clear();
+  AppendAnswerHead(out, 10, 200, "text/plain", /*keep=*/true, 0, 15);
+  EXPECT_EQ(out, "HTTP/1.0 200 OK\r\nServer: fenec-server\r\nContent-Type: text/plain\r\n"
+                 "Connection: keep-alive\r\nContent-Length: 15\r\n\r\n");
+}
 
 TEST(HttpGuard, HostNamesTheListenAddressLocalhostOrAnAllowedName) {
   const auto names = AllowedHostNames("127.0.0.1", {"db.internal", "Box:8080"});

@@ -15,7 +15,6 @@
 #include "engine/server/http_session.h"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <iterator>
 #include <limits>
@@ -29,6 +28,7 @@
 #include <boost/beast/http/write.hpp>
 #include <fmt/format.h>
 
+#include "engine/server/http_answer.h"
 #include "engine/server/idle_read.h"
 #include "engine/src/base/json.h"
 
@@ -52,12 +52,6 @@ std::string ErrorJson(const char* code, const std::string& message) {
 }
 
 std::string_view Sv(beast::string_view s) { return std::string_view(s.data(), s.size()); }
-
-void AppendDecimal(std::string& out, uint64_t v) {
-  char digits[20];
-  const auto r = std::to_chars(digits, digits + sizeof(digits), v);
-  out.append(digits, r.ptr);
-}
 
 bool IsDisconnect(const beast::error_code& ec) {
   return ec == http::error::end_of_stream || ec == http::error::partial_message || ec == net::error::eof ||
@@ -523,29 +517,9 @@ void Session::Answered(uint64_t t0) {
 void Session::Write() {
   if (phase_ == Phase::kClosed) return;
   const bool keep = keep_alive_ && !shared_.stopping.load();
-  const auto status = static_cast<http::status>(res_.status);
   out_.clear();
   out_.reserve(160 + res_.body.size());
-  // Appended piece by piece: fmt's parsing of a format string at run time
-  // stood out in the io thread's user-mode profile of an empty request (RQ-1).
-  out_ += version_ == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
-  AppendDecimal(out_, static_cast<uint64_t>(std::max(res_.status, 0)));
-  out_ += ' ';
-  out_ += Sv(http::obsolete_reason(status));
-  out_ += "\r\nServer: fenec-server\r\nContent-Type: ";
-  out_ += res_.content_type;
-  out_ += "\r\n";
-  // As Beast's keep_alive() writes it: HTTP/1.1 says only a close, HTTP/1.0 only a keep-alive.
-  if (version_ >= 11 && !keep) out_ += "Connection: close\r\n";
-  if (version_ < 11 && keep) out_ += "Connection: keep-alive\r\n";
-  if (res_.retry_after_s > 0) {
-    out_ += "Retry-After: ";
-    AppendDecimal(out_, static_cast<uint64_t>(res_.retry_after_s));
-    out_ += "\r\n";
-  }
-  out_ += "Content-Length: ";
-  AppendDecimal(out_, res_.body.size());
-  out_ += "\r\n\r\n";
+  AppendAnswerHead(out_, version_, res_.status, res_.content_type, keep, res_.retry_after_s, res_.body.size());
   out_ += res_.body;
   res_.body = std::string();
   phase_ = Phase::kWriting;
