@@ -6,9 +6,11 @@
 namespace fenec::server {
 namespace {
 
+// ASCII only, as HTTP's names and media types are (the C locale's tolower,
+// without its call a character).
 std::string Lower(std::string_view s) {
   std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
   return out;
 }
 

@@ -12,6 +12,30 @@
 
 namespace fenec::query {
 
+namespace {
+
+// "where[i]" and "where.key": built for every parameter, document and
+// field a request names, so appended rather than formatted at run time.
+std::string ElementPath(const std::string& where, size_t i) {
+  char digits[24];
+  const auto r = std::to_chars(digits, digits + sizeof digits, i);
+  std::string at;
+  at.reserve(where.size() + (r.ptr - digits) + 2);
+  at.append(where).push_back('[');
+  at.append(digits, r.ptr).push_back(']');
+  return at;
+}
+
+std::string FieldPath(const std::string& where, std::string_view key) {
+  std::string at;
+  at.reserve(where.size() + 1 + key.size());
+  at.append(where).push_back('.');
+  at.append(key);
+  return at;
+}
+
+}  // namespace
+
 std::string DescribeJson(sj::json_type t) {
   switch (t) {
     case sj::json_type::array: return "an array";
@@ -171,7 +195,7 @@ std::optional<Error> JsonReader::ReadVector(sj::value v, const Field& field, con
 std::optional<Error> JsonReader::ReadElement(sj::value& el, const Field& field, const std::string& where, size_t n,
                                              float* f) {
   std::string_view tok = TrimToken(el.raw_json_token());
-  std::string at = fmt::format("{}[{}]", where, n);
+  std::string at = ElementPath(where, n);
   // The JSON grammar first: from_chars alone would take "01" or "1." too.
   NumberRead r = IsJsonNumber(tok) ? ReadNumber(tok, f) : NumberRead::kSyntax;
   if (r == NumberRead::kSyntax) {
@@ -247,7 +271,7 @@ std::optional<Error> JsonReader::ReadDocIn(sj::value v, const Schema& schema, co
                       limits_.max_doc_keys, OffsetOf(fv.raw_json_token().data()));
     }
     if (auto err = CheckText(fv, key, "a field name", where)) return err;
-    std::string at = fmt::format("{}.{}", where, key);
+    std::string at = FieldPath(where, key);
     int i = names.Find(key, name_of);
     if (i < 0) return At(fv, 400, "unknown_field", fmt::format("the collection has no field '{}'", key), at);
     if (seen_[i] == stamp_) return At(fv, 400, "json", fmt::format("field '{}' given twice", key), at);
@@ -276,7 +300,7 @@ std::optional<Error> JsonReader::ReadDocs(sj::value v, const Plan& plan, const s
   for (auto el_res : arr) {
     sj::value el;
     if (auto ec = el_res.get(el)) return Malformed(ec, where);
-    std::string at = fmt::format("{}[{}]", where, i);
+    std::string at = ElementPath(where, i);
     if (auto err = CountDoc(el, width, at)) return err;
     out->emplace_back();
     if (auto err = ReadDoc(el, plan, at, &out->back())) return err;
@@ -378,9 +402,9 @@ std::optional<Error> JsonReader::ReadParams(const Plan& plan, sj::value* params,
       if (auto ec = el_res.get(el)) return Malformed(ec, where);
       if (i >= plan.slots.size()) {
         return At(el, 400, "params", fmt::format("the statement takes {} parameters, got more", plan.slots.size()),
-                  fmt::format("{}[{}]", where, i));
+                  ElementPath(where, i));
       }
-      if (auto err = read_one(i, el, fmt::format("{}[{}]", where, i))) return err;
+      if (auto err = read_one(i, el, ElementPath(where, i))) return err;
       ++i;
     }
     if (i != plan.slots.size()) {
@@ -404,7 +428,7 @@ std::optional<Error> JsonReader::ReadParams(const Plan& plan, sj::value* params,
     if (auto ec = f.unescaped_key().get(key)) return Malformed(ec, where);
     sj::value v = f.value();
     if (auto err = CheckText(v, key, "a parameter name", where)) return err;
-    std::string at = fmt::format("{}.{}", where, key);
+    std::string at = FieldPath(where, key);
     const int i = plan.SlotIndex(key);
     if (i < 0) return At(v, 400, "params", fmt::format("the statement has no parameter ${}", key), at);
     if (given[i]) return At(v, 400, "params", fmt::format("${} given twice", key), at);
