@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "fenec/database.h"
+#include "engine/server/idle_read.h"
 #include "engine/server/server.h"
 #include "engine/server/test_client.h"
 #include "engine/src/base/testing.h"
@@ -171,20 +172,33 @@ TEST_F(ConnectionsTest, ARequestIsReadWhereverItsBytesFall) {
 // The wait for a request reads with one recv a request (idle_read.h): a
 // short read marks the socket drained, so the next wait tries no recv
 // before the reactor's event. Every piece sent later must still wake it:
-// requests cut at lengths around the first read's buffer (256 bytes), the
-// rest sent apart, on one connection, each after the last answer, are all
-// answered.
+// requests of sizes around the wait's read (kIdleReadMax), sent whole or cut
+// in two at lengths around it, the rest sent apart, on one connection, each
+// after the last answer, are all answered.
 TEST_F(ConnectionsTest, AnIdleWaitWakesForEveryPieceOfARequest) {
-  Open(HttpServer::Config{});
+  HttpServer::Config c;
+  c.max_header_bytes = 4 * kIdleReadMax;  // the requests below are all header
+  Open(c);
   RawConn raw(server_->port());
   ASSERT_TRUE(raw.ok());
-  const std::string request = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + std::string(300, 'p') + "\r\n\r\n";
-  for (size_t cut : {size_t{1}, size_t{100}, size_t{255}, size_t{256}, size_t{257}, request.size() - 1}) {
-    ASSERT_TRUE(raw.Send(request.substr(0, cut)));
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // apart, most likely (nothing depends on it)
-    ASSERT_TRUE(raw.Send(request.substr(cut)));
-    auto r = raw.ReadAnswer();
-    EXPECT_EQ(StatusOf(r.bytes), 200) << "cut at " << cut << ": " << r.bytes.substr(0, 200);
+  auto request_of = [](size_t size) {
+    const std::string head = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: ", tail = "\r\n\r\n";
+    return head + std::string(size - head.size() - tail.size(), 'p') + tail;
+  };
+  const size_t m = kIdleReadMax;
+  for (size_t size : {size_t{300}, m - 1, m, m + 1, 3 * m + 5}) {
+    const std::string request = request_of(size);
+    ASSERT_EQ(request.size(), size);
+    for (size_t cut : {size_t{0}, size_t{1}, size_t{255}, size_t{256}, m - 1, m, m + 1, size - 1}) {
+      if (cut >= size) continue;
+      if (cut > 0) {
+        ASSERT_TRUE(raw.Send(request.substr(0, cut)));
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // apart, most likely (nothing depends on it)
+      }
+      ASSERT_TRUE(raw.Send(request.substr(cut)));
+      auto r = raw.ReadAnswer();
+      EXPECT_EQ(StatusOf(r.bytes), 200) << size << " bytes cut at " << cut << ": " << r.bytes.substr(0, 200);
+    }
   }
   // And whole requests one after another, each sent once the last is answered.
   for (int i = 0; i < 50; ++i) {

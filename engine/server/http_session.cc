@@ -29,7 +29,6 @@
 #include <fmt/format.h>
 
 #include "engine/server/http_answer.h"
-#include "engine/server/idle_read.h"
 #include "engine/src/base/json.h"
 
 namespace fenec::server {
@@ -162,24 +161,25 @@ void Session::Close() {
 void Session::WaitForRequest() {
   if (phase_ == Phase::kClosed || shared_.stopping.load()) return Close();
   if (buffer_.size() > 0) return ReadHeader();  // a pipelined request is already here
-  // An idle connection holds no read buffer, only first_: the wait is a
-  // read into it, not an async_wait, whose re-registration costs an
-  // epoll_ctl a request; and not asio's own read, which first tries a recv
-  // that finds nothing (idle_read.h).
+  // An idle connection holds no read buffer: the wait is a read whose
+  // bytes are copied into buffer_ as they come, not an async_wait, whose
+  // re-registration costs an epoll_ctl a request; and not asio's own read,
+  // which first tries a recv that finds nothing (idle_read.h).
   buffer_.shrink_to_fit();
   phase_ = Phase::kIdle;
   Arm(shared_.config.idle_timeout);
   beast::error_code nb;
   if (!socket_.non_blocking()) socket_.non_blocking(true, nb);
   if (nb) return Close();
-  AsyncIdleRead(socket_, first_.data(), first_.size(), [self = shared_from_this()](const beast::error_code& ec, size_t n) {
-    if (ec || self->phase_ != Phase::kIdle) return self->Close();  // the peer's close, or a deadline's
-    self->Guarded([&] {
-      net::buffer_copy(self->buffer_.prepare(n), net::buffer(self->first_.data(), n));
-      self->buffer_.commit(n);
-      self->ReadHeader();  // parses what came first; reads on only if the header is not all here
-    });
-  });
+  idle_reader_.Read(
+      [this](const char* data, size_t n) {
+        net::buffer_copy(buffer_.prepare(n), net::buffer(data, n));
+        buffer_.commit(n);
+      },
+      [self = shared_from_this()](const beast::error_code& ec, size_t) {
+        if (ec || self->phase_ != Phase::kIdle) return self->Close();  // the peer's close, or a deadline's
+        self->Guarded([&] { self->ReadHeader(); });  // parses what came; reads on only if the header is not all here
+      });
 }
 
 void Session::ReadHeader() {

@@ -32,6 +32,7 @@
 
 #include "engine/server/http_guard.h"
 #include "engine/server/http_server.h"
+#include "engine/server/idle_read.h"
 #include "engine/src/base/mutex.h"
 #include "engine/src/base/thread_annotations.h"
 
@@ -180,6 +181,7 @@ class Session : public std::enable_shared_from_this<Session> {
   HttpServer::Shared& shared_;
   const uint64_t id_;
   tcp::socket socket_;
+  IdleReader idle_reader_{socket_};  // after socket_: it keeps a reference to it
   net::steady_timer timer_;
   uint64_t armed_ = 0;  // which StartTimer() the pending wait serves: a superseded one's handler does nothing
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();  // max: none
@@ -187,7 +189,6 @@ class Session : public std::enable_shared_from_this<Session> {
   bool timer_pending_ = false;
   Phase phase_ = Phase::kIdle;
   beast::flat_buffer buffer_;
-  std::array<char, 256> first_{};  // a request's first bytes, read while idle (WaitForRequest)
   // Held only while a request is read, answered or refused: an idle
   // connection keeps no parser, no answer and no buffer.
   std::unique_ptr<http::request_parser<http::string_body>> parser_;
