@@ -27,8 +27,17 @@ constexpr const char* kDescription =
     "fenec-server: fenecdb over HTTP/1.1 with keep-alive.\n"
     "  POST /query {\"statement\": \"...\", \"params\": [...]}  (FenecQL: engine/doc/statements.md)\n"
     "  POST /docs/{collection}  GET /docs/{collection}/{id}  POST /batch  GET /health  GET /metrics\n"
-    "Writes are acknowledged once landed and reach the disk within --sync ms,\n"
-    "or, with --durable, once their journal record is fdatasync'ed (group commit).\n"
+    "--durability says when a write is acknowledged, and so what a crash of this process\n"
+    "(kill -9, an OOM kill) and a power cut lose of acknowledged writes:\n"
+    "  durable (default)  once its journal record is fdatasync'ed (group commit):\n"
+    "                     a process crash loses nothing, a power cut nothing\n"
+    "  write-through      once its journal record is written to the kernel, fdatasync'ed\n"
+    "                     every --sync ms: a process crash loses nothing, a power cut\n"
+    "                     up to --sync ms\n"
+    "  buffered           once landed in this process; written at 1 MiB and, with an\n"
+    "                     fdatasync, every --sync ms: a process crash or a power cut\n"
+    "                     loses up to --sync ms (or 1 MiB) of writes\n"
+    "In every mode an id once acknowledged never names another document after a crash.\n"
     "Connections are served asynchronously by --io-threads threads; a connection past\n"
     "--idle-timeout (waiting), --header-timeout or --body-timeout (a request arriving too\n"
     "slowly) or --write-timeout is closed, and counted in /metrics\n"
@@ -112,6 +121,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> allow_hosts;
   std::string journals = "shared", completion = "direct", data_flush = "pwrite", vector_insert = "batch";
   uint32_t sync_ms = 250;
+  std::string durability = fenec::DurabilityName(fenec::Durability::kDurable);
   bool durable = false;
   // Connection defaults: an idle client is let go after a minute
   // (nginx keeps 75 s); a header has 10 s from its first byte and a body 30 s
@@ -129,20 +139,27 @@ int main(int argc, char** argv) {
   double body_s = seconds(http_defaults.body_timeout), write_s = seconds(http_defaults.write_timeout);
   app.add_option("--listen", listen, "HOST:PORT to listen on (port 0: any free port)")->capture_default_str();
   app.add_option("--data", data, "the database folder (created if missing)")->capture_default_str();
-  auto* sync_opt = app.add_option("--sync", sync_ms, "buffered mode: fdatasync the journal every MS milliseconds")
+  auto* durability_opt =
+      app.add_option("--durability", durability, "when a write is acknowledged: durable, write-through or buffered (above)")
+          ->capture_default_str()
+          ->check(CLI::IsMember({fenec::DurabilityName(fenec::Durability::kDurable),
+                                 fenec::DurabilityName(fenec::Durability::kWriteThrough),
+                                 fenec::DurabilityName(fenec::Durability::kBuffered)}));
+  auto* sync_opt = app.add_option("--sync", sync_ms,
+                                  "write-through and buffered: fdatasync the journal every MS milliseconds")
                        ->capture_default_str()
                        ->check(CLI::Range(1u, 3600000u));
-  auto* durable_opt =
-      app.add_flag("--durable", durable, "acknowledge a write only once it is fdatasync'ed")->excludes(sync_opt);
+  app.add_flag("--durable", durable, "the same as --durability durable (the default), kept for older scripts")
+      ->excludes(durability_opt);
   uint32_t commit_window_us = fenec::kServerCommitWindowUs;
-  app.add_option("--commit-window-us", commit_window_us,
-                 "with --durable: a group commit's leader waits at most this long for the writers in flight to "
-                 "queue before its fdatasync, and no longer once they are (one writer never waits); the puts a "
-                 "round releases then ride the next round, not the one after (0: no wait; `iobench advise` "
-                 "recommends a value for this disk)")
-      ->capture_default_str()
-      ->check(CLI::Range(0u, 1000000u))
-      ->needs(durable_opt);
+  auto* window_opt =
+      app.add_option("--commit-window-us", commit_window_us,
+                     "durable: a group commit's leader waits at most this long for the writers in flight to "
+                     "queue before its fdatasync, and no longer once they are (one writer never waits); the puts "
+                     "a round releases then ride the next round, not the one after (0: no wait; `iobench advise` "
+                     "recommends a value for this disk)")
+          ->capture_default_str()
+          ->check(CLI::Range(0u, 1000000u));
   auto* token_opt = app.add_option(
       "--token", token,
       "require 'Authorization: Bearer TOKEN' on every request (needed off loopback); visible to other users "
@@ -221,6 +238,16 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 86400.0));
   if (int rc = fenec::base::ParseFlags(app, argc, argv); rc >= 0) return rc;
 
+  fenec::Durability mode = fenec::Durability::kDurable;
+  (void)fenec::ParseDurability(durability, &mode);  // IsMember checked it
+  if (mode == fenec::Durability::kDurable && sync_opt->count() > 0) {
+    fmt::print(stderr, "fenec-server: --sync applies to --durability write-through or buffered, not durable\n");
+    return 2;
+  }
+  if (mode != fenec::Durability::kDurable && window_opt->count() > 0) {
+    fmt::print(stderr, "fenec-server: --commit-window-us applies to --durability durable, not {}\n", durability);
+    return 2;
+  }
   if (max_body > fenec::limits::kMaxCommitBytes) {
     fmt::print(stderr, "fenec-server: --max-body {} is over {}, the largest commit the engine journals\n", max_body,
                fenec::limits::kMaxCommitBytes);
@@ -284,7 +311,7 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
 
   fenec::Options options;
-  options.durability = durable ? fenec::Durability::kDurable : fenec::Durability::kBuffered;
+  options.durability = mode;
   options.journals = journals == "shared" ? fenec::Journals::kShared : fenec::Journals::kSeparate;
   options.completion = completion == "direct"        ? fenec::Completion::kDirect
                        : completion == "merger-sync" ? fenec::Completion::kMergerSync
@@ -307,9 +334,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   fmt::print("fenec-server listening on {}:{} (data {}, {}, long reads {})\n", config.http.host, server.port(), data,
-             !durable                ? fmt::format("sync {} ms", sync_ms)
-             : commit_window_us > 0 ? fmt::format("durable, commit window {} us", commit_window_us)
-                                    : std::string("durable"),
+             mode != fenec::Durability::kDurable ? fmt::format("{}, sync {} ms", durability, sync_ms)
+             : commit_window_us > 0             ? fmt::format("durable, commit window {} us", commit_window_us)
+                                                : std::string("durable"),
              long_reads);
   std::fflush(stdout);
 

@@ -96,6 +96,9 @@ void FenecServer::Health(HttpResponse& res) const {
     Json(res, 200, R"({"status":"ok"})");
   } else if (state.IsFailStopped()) {
     Json(res, 503, R"({"status":"fail_stopped"})");
+  } else if (state.IsNoSpace()) {
+    // Read-only for want of space: reads are served, writes resume once it returns.
+    Json(res, 503, R"({"status":"no_space","reads":"served","writes":"refused until space returns"})");
   } else {
     Json(res, 503, R"({"status":"closed"})");
   }

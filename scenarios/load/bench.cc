@@ -71,7 +71,8 @@ int run_bench(kit::Harness& h, Flags& f) {
   meta.set("hnsw_rows", std::to_string(f.hnsw_rows));
   meta.set("per_request", std::to_string(f.per_request));
   meta.set("durability",
-           "fenec-server --sync 250 (embedded: kBuffered, sync_ms 250); PostgreSQL synchronous_commit=off");
+           "fenec-server --durability buffered --sync 250 (embedded: kBuffered, sync_ms 250); PostgreSQL "
+           "synchronous_commit=off");
 
   std::vector<Cell> cells = PlanCells(f);
   const bool any_pg = std::any_of(cells.begin(), cells.end(), [](const Cell& c) { return is_postgres(c.arm); });

@@ -132,8 +132,9 @@ LoadFigures LoadThroughServer(const LoadSpec& s, const std::string& server_bin, 
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   procs::ServerProcess server;
-  const std::vector<std::string> args = {"--data", dir + "/db", "--vector-insert",
-                                         s.index == Index::kHnswRow ? "row" : "batch"};
+  // The embedded arm's mode (LoadEmbedded), named: the server's default is durable.
+  const std::vector<std::string> args = {"--data", dir + "/db", "--durability", "buffered", "--sync", "250",
+                                         "--vector-insert", s.index == Index::kHnswRow ? "row" : "batch"};
   if (std::string err = server.Start(server_bin, args, dir + "/server.log"); !err.empty()) {
     f.error = err;
     return f;
@@ -204,7 +205,7 @@ LoadFigures LoadThroughServer(const LoadSpec& s, const std::string& server_bin, 
 LoadFigures LoadEmbedded(const LoadSpec& s, const std::string& dir) {
   LoadFigures f;
   Options o;
-  o.durability = Durability::kBuffered;  // sync_ms 250, as fenec-server's default --sync
+  o.durability = Durability::kBuffered;  // sync_ms 250, as the server arm's --durability buffered --sync 250
   o.hnsw.insert = s.index == Index::kHnswRow ? VectorInsert::kRow : VectorInsert::kBatch;
   auto opened = Database::Open(dir, o);
   if (!opened.ok()) {

@@ -10,7 +10,7 @@
 //   fenec-embedded   in process: Database::PutBatch of Documents the client read
 //   postgres-copy    COPY load FROM STDIN (FORMAT csv), a COPY a request
 //   postgres-insert  a prepared INSERT of `per_request` rows (3 text parameters a row)
-// Every arm acknowledges at the same durability: fenec-server's --sync 250
+// Every arm acknowledges at the same durability: fenec-server's --durability buffered --sync 250
 // (the embedded database's kBuffered, sync_ms 250) against PostgreSQL's
 // synchronous_commit = off, both on the disk within a bound (LD-1's
 // pairing). fenec-server is a child process on loopback as recon-bench runs

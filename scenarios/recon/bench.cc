@@ -25,10 +25,9 @@ using procs::ServerProcess;
 std::vector<std::string> ServerArgs(const Flags& f, const std::string& data, bool locked) {
   std::vector<std::string> a = {"--data", data, "--long-reads", locked ? "locked" : "pinned"};
   if (f.durable) {
-    a.push_back("--durable");
+    a.insert(a.end(), {"--durability", "durable"});
   } else {
-    a.push_back("--sync");
-    a.push_back(std::to_string(f.sync_ms));
+    a.insert(a.end(), {"--durability", "buffered", "--sync", std::to_string(f.sync_ms)});
   }
   return a;
 }

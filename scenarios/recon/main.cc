@@ -39,8 +39,8 @@ int main(int argc, char** argv) {
   // taking their CPU, so the run would measure the scheduler rather than
   // the locks RC-1 is about. The source's clients had cores to spare.
   h.flag("--rate", &f.rate, "transfers a second per client; 0: closed loop", 1000).range(0, 1000000);
-  h.flag("--durable", &f.durable, "server --durable (else --sync MS)");
-  h.flag("--sync-ms", &f.sync_ms, "server --sync MS when not --durable", 250).range(1, 60000);
+  h.flag("--durable", &f.durable, "server --durability durable (else buffered, --sync MS)");
+  h.flag("--sync-ms", &f.sync_ms, "server --durability buffered --sync MS when not --durable", 250).range(1, 60000);
   h.flag("--arms", &f.arms, "arms to run", arms).one_of(arms);
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
   return fr::run_bench(h, f);

@@ -8,7 +8,7 @@
 // Each repetition runs every cell of both systems in turn (fenec-server,
 // then PostgreSQL, for each request kind and client count), so a shared
 // machine's drift hits both alike and the ratios pair by repetition.
-//   the default pair: fenec-server --sync 250 against synchronous_commit off
+//   the default pair: fenec-server --durability buffered --sync 250 against synchronous_commit off
 //                     (both reach the disk within a bound), every request;
 //   the durable pair: fenec-server --durable against synchronous_commit on
 //                     (each with its own group-commit wait: its default),
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
       .range(2, 90);
   h.flag("--seconds", &f.seconds, "seconds a cell", 1.5, 0.15).range(0.01, 600);
   h.flag("--wrk-seconds", &f.wrk_seconds, "seconds a wrk run, whole; 0: no wrk", 2, 1).range(0, 600);
-  h.flag("--sync-ms", &f.sync_ms, "fenec-server --sync MS of the default pair", 250).range(1, 60000);
+  h.flag("--sync-ms", &f.sync_ms, "fenec-server --durability buffered --sync MS of the default pair", 250).range(1, 60000);
   h.flag("--commit-window-us", &f.commit_window_us,
          "the durable pair's fenec-server --commit-window-us, and the embedded engine's beside it (0: no wait; "
          "default fenec-server's own)",

@@ -2,9 +2,9 @@
 //
 // A cell is (arm, case): arm fenec-server, postgres (postgres-exact for
 // near) or wrk; case "request=<kind>;clients=<n>", with ";commit=durable"
-// for the durable pair (fenec-server --durable against synchronous_commit
-// on; without it, --sync 250 against synchronous_commit off). Rows with
-// ";rep=R" hold one repetition; rows without it the geometric mean over the
+// for the durable pair (fenec-server --durability durable against
+// synchronous_commit on; without it, --durability buffered --sync 250
+// against synchronous_commit off). Rows with ";rep=R" hold one repetition; rows without it the geometric mean over the
 // repetitions with its 95% interval (kit::of_reps), and the fenec-server /
 // PostgreSQL and ours / wrk ratios paired by repetition.
 //

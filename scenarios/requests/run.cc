@@ -242,10 +242,9 @@ std::string OpenPool(int n, const std::function<std::string(std::unique_ptr<Conn
 std::vector<std::string> ServerArgs(const std::string& data, bool durable, int sync_ms, int commit_window_us) {
   std::vector<std::string> a = {"--data", data, "--idle-timeout", "86400"};
   if (durable) {
-    a.push_back("--durable");
-    a.insert(a.end(), {"--commit-window-us", std::to_string(commit_window_us)});
+    a.insert(a.end(), {"--durability", "durable", "--commit-window-us", std::to_string(commit_window_us)});
   } else {
-    a.insert(a.end(), {"--sync", std::to_string(sync_ms)});
+    a.insert(a.end(), {"--durability", "buffered", "--sync", std::to_string(sync_ms)});
   }
   return a;
 }
@@ -266,7 +265,8 @@ int run(kit::Harness& h, Flags& f) {
   meta.set("clients", std::to_string(f.clients));
   meta.set("cell_seconds", fmt::format("{}", f.seconds));
   meta.set("one_client_pin", procs::Describe(f.pin, place));
-  meta.set("pairs", fmt::format("fenec-server --sync {} vs synchronous_commit off; --durable --commit-window-us {} vs "
+  meta.set("pairs", fmt::format("fenec-server --durability buffered --sync {} vs synchronous_commit off; --durability "
+                                "durable --commit-window-us {} vs "
                                 "on, commit_delay {} (puts)",
                                 f.sync_ms, f.commit_window_us, f.pg_commit_delay_us));
   meta.set("postgres_near", "exact scan in SQL (postgres-exact); pgvector is not packaged for Debian 12");

@@ -104,7 +104,7 @@ class Soak {
 
 std::string Soak::StartServer() {
   const std::vector<std::string> args = {
-      "--data", c_.data_dir, "--durable",
+      "--data", c_.data_dir, "--durability", "durable",
       "--idle-timeout", fmt::format("{}", c_.idle_timeout_s),
       "--header-timeout", fmt::format("{}", c_.header_timeout_s),
       "--body-timeout", fmt::format("{}", c_.body_timeout_s)};

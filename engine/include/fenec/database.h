@@ -21,7 +21,10 @@
 // Failure: a failed journal write, fdatasync or data write makes the
 // database fail-stop: every later write returns kFailStopped (carrying the
 // first error) until it is closed and reopened; reads go on. Reopening
-// recovers every acknowledged write.
+// recovers every acknowledged write (as Options::durability promises). A
+// full disk is not a failure: a write it has no room for is refused with
+// kNoSpace before anything of it lands, and writes resume by themselves once
+// space returns (engine/doc/journal.md, "A full disk").
 #pragma once
 
 #include <atomic>
@@ -129,9 +132,9 @@ class Database {
   // visible or journaled; if one fails, what was made is removed (a folder
   // the removal leaves is removed at the next open) and the database goes
   // on. Fails: kInvalidArgument (Schema::Validate, bad name, 4 096 live
-  // already), kAlreadyExists, kFailStopped, kIOError/kNoSpace (making a
-  // folder, a file or a thread; nothing changed), or - irrevocable, then
-  // fail-stopped - its journal record's write or an unexpected exception.
+  // already), kAlreadyExists, kFailStopped, kNoSpace (no room for it;
+  // nothing changed), kIOError (making a folder, a file or a thread; nothing
+  // changed), or - irrevocable, then fail-stopped - an unexpected exception.
   virtual Result<CollectionId> CreateCollection(const std::string& name, const Schema& schema) = 0;
   // Journals the drop, then (once that is durable) stops its linkers and
   // removes its index storages; the name is free again at once and the
@@ -139,7 +142,8 @@ class Database {
   // kNotFound from then on; reads already running, and snapshots pinned
   // before, go on reading it. A handle is never given again, so a collection
   // created again under the name has a new one. Fails: kNotFound,
-  // kFailStopped, kIOError/kNoSpace (its record's write: fail-stopped).
+  // kFailStopped, kNoSpace (no room for its record; nothing changed),
+  // kIOError (its record's write: fail-stopped).
   virtual Status DropCollection(const std::string& name) = 0;
   // Fails: kNotFound.
   virtual Result<CollectionId> FindCollection(const std::string& name) const = 0;
@@ -152,7 +156,8 @@ class Database {
   // may land out of id order, and a failed put leaves its id unused. Fails: kNotFound (collection), kInvalidArgument
   // (Schema::Check), kConstraint (@unique), kTooLarge (its journal record, or
   // an index's, would exceed Options::max_commit_bytes; nothing landed),
-  // kFailStopped, kIOError/kNoSpace (this write failed; the database is now
+  // kNoSpace (the disk has no room for it; nothing landed, its id given
+  // back), kFailStopped, kIOError (this write failed; the database is now
   // fail-stopped).
   virtual Result<DocId> Put(CollectionId collection, Document doc) = 0;
   // All or nothing, in one commit (one journal record): ids returned in
@@ -171,13 +176,16 @@ class Database {
   // PutBatchAsync for a thread that must never wait (fenec-server's io
   // threads): false, with nothing changed, done not called and docs as
   // given, when landing would wait: the write lock not free at once, an
-  // @hnsw field's queue full, a checkpoint owed, or options whose put waits
-  // on its own thread (naive, the merger, buffers written under the lock).
+  // @hnsw field's queue full, a checkpoint owed, room to be made in the
+  // journal or the data file, or options whose put waits on its own thread
+  // (naive, the merger, buffers written under the lock).
   // Else true, and done is called once, when the batch is as durable as
   // the options say, or with its error: on an engine thread if that needed
-  // I/O (an fsync, a buffered journal write), else before this returns.
+  // I/O (an fsync, a journal write, an id reservation's fsync), else before
+  // this returns.
   virtual bool TryPutBatchAsync(CollectionId collection, std::vector<Document>& docs, PutDone& done) = 0;
-  // Fails: kNotFound (collection or id), kFailStopped, kIOError/kNoSpace.
+  // Fails: kNotFound (collection or id), kNoSpace (nothing changed),
+  // kFailStopped, kIOError.
   virtual Status Delete(CollectionId collection, DocId id) = 0;
 
   // A short read, under the shared lock. Fails: kNotFound.
@@ -234,7 +242,8 @@ class Database {
 
   // Writes the data file (rows, catalog, id indexes), fdatasyncs it, then
   // deletes the journals no longer needed. Writers go on meanwhile; the
-  // write lock is held only to capture the state. Fails: kFailStopped, kIOError/kNoSpace.
+  // write lock is held only to capture the state. Fails: kFailStopped,
+  // kNoSpace (nothing committed: the journals stay, writes go on), kIOError.
   virtual Status Checkpoint() = 0;
   // Makes every landed write durable (kBuffered: an fsync now). Fails: kFailStopped, kIOError.
   virtual Status Sync() = 0;
@@ -245,7 +254,8 @@ class Database {
 
   // Whether writes are accepted, from atomics alone (never the database's
   // lock, so a health check never waits behind a writer): OK, kFailStopped
-  // carrying the first error, or kClosed.
+  // carrying the first error, kClosed, or kNoSpace while the disk has no
+  // room for writes (they resume by themselves once it has; reads go on).
   virtual Status WriteState() const = 0;
   // What the database did (fenec/stats.h declares every counter, its kind and its unit).
   virtual Stats GetStats() const = 0;

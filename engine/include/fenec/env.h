@@ -50,7 +50,11 @@ class File {
   // Fails: kIOError.
   virtual Status Size(uint64_t* size) = 0;
   virtual Status Truncate(uint64_t size) = 0;
-  // fallocate; kNotSupported where the filesystem lacks it.
+  // Reserves blocks for [offset, offset + length) without changing the
+  // file's size (fallocate with FALLOC_FL_KEEP_SIZE): a later write there
+  // needs no new blocks, so a full disk cannot refuse it (where the file
+  // system overwrites in place). Fails: kNoSpace, kNotSupported where the
+  // file system lacks it, kIOError.
   virtual Status Allocate(uint64_t offset, uint64_t length) = 0;
   // Maps `reserve` bytes of the file read-only and shared. Only bytes below
   // the file's current size may be touched; pages written later through

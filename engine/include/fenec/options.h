@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "fenec/limits.h"
 
@@ -14,10 +15,29 @@ namespace fenec {
 
 class Env;
 
+// What an acknowledged write survives. Each mode's promise, in one line:
+// what a crash of the process (kill -9, an OOM kill, a segfault) loses,
+// and what a power cut or a kernel crash loses. Ids are never handed to
+// another document after either (engine/doc/journal.md, "Ids").
 enum class Durability {
-  kDurable,   // a write is acknowledged only once its journal record is fdatasync'ed
-  kBuffered,  // acknowledged once landed; the journal is fdatasync'ed every sync_ms
+  // Acknowledged once its journal record is fdatasync'ed (group commit).
+  // Process crash: nothing. Power cut: nothing.
+  kDurable,
+  // Acknowledged once its journal record is written to the operating system
+  // (one write a group-commit round, as RocksDB's sync=false); fdatasync'ed
+  // every sync_ms. Process crash: nothing. Power cut: up to sync_ms.
+  kWriteThrough,
+  // Acknowledged once landed in the process; the journal is written when
+  // 1 MiB of records gathered and, with an fdatasync, every sync_ms (CC-2's
+  // and GR-5's mode). Process crash: up to sync_ms or 1 MiB of records,
+  // whichever comes first. Power cut: the same.
+  kBuffered,
 };
+
+// "durable", "write-through", "buffered": the server's --durability values.
+const char* DurabilityName(Durability d);
+// The mode of that name; false if there is none.
+bool ParseDurability(std::string_view name, Durability* out);
 
 enum class CommitMode {
   // CC-1: the journal is written and fsync'ed after the write lock is
@@ -169,7 +189,7 @@ struct Options {
   bool error_if_exists = false;
 
   Durability durability = Durability::kDurable;
-  uint32_t sync_ms = 250;  // kBuffered: period of the background journal fdatasync
+  uint32_t sync_ms = 250;  // kWriteThrough, kBuffered: period of the background journal fdatasync
 
   CommitMode commit_mode = CommitMode::kGroup;
   // kDurable + kGroup: before a round's journal write and fdatasync, its

@@ -89,7 +89,7 @@
   X(handover_entries, kCount, kCounter, "CC-4", "Entries handed over.")                                           \
   X(write_buffers_prefaulted, kCount, kCounter, "", "Spare write buffers whose pages were touched outside the lock.") \
   X(writes_deferred_for_sync, kCount, kCounter, "GR-5", "Writes put off while the periodic fsync ran.")           \
-  X(periodic_syncs, kCount, kCounter, "", "Background journal fsync rounds that synced something (kBuffered).")   \
+  X(periodic_syncs, kCount, kCounter, "", "Background journal fsync rounds that synced something (unsynced modes).") \
                                                                                                                   \
   /* Storages and their journals; a branch is an index's storage. */                                              \
   X(branches, kCount, kGauge, "JR-1", "Branch storages open (one per @unique / @text field).")                    \
@@ -150,6 +150,12 @@
   /* Of them, taken by a put whose record would have made replay skip more ids than it allows */                  \
   /* (ids burned by refused puts; engine/doc/journal.md, Limits). */                                              \
   X(id_gap_checkpoints, kCount, kCounter, "", "Checkpoints a put's id gap forced.")                               \
+  X(id_reservations, kCount, kCounter, "", "Id reservations journaled ahead of acknowledged ids (unsynced modes).") \
+  X(id_reservation_waits, kCount, kCounter, "",                                                                   \
+    "Acknowledgements that waited for their ids' reservation to be fdatasync'ed.")                                \
+  /* A full disk: writes refused before they land, never after (engine/doc/journal.md, "A full disk"). */        \
+  X(no_space_refusals, kCount, kCounter, "", "Writes refused (kNoSpace) because the disk had no room for them.")  \
+  X(no_space_episodes, kCount, kCounter, "", "Times the disk ran out of room for writes (each until it had some).") \
   /* Open's recovery. Its lock holds are not in the write_lock_* figures, which start after it. */                \
   X(recovered_records, kCount, kGauge, "", "Journal records replayed at open.")                                   \
   X(recovery_ns, kNs, kGauge, "", "Open's recovery (catalog, replay, checkpoint), wall time.")                    \
@@ -157,7 +163,8 @@
   X(recovery_dropped_records, kCount, kGauge, "",                                                                 \
     "RecoveryMode::kPointInTime: intact records past an unreadable durable one, dropped at open.")                \
   X(recovery_dropped_bytes, kBytes, kGauge, "", "RecoveryMode::kPointInTime: bytes dropped at open.")             \
-  X(fail_stopped, kBool, kGauge, "", "True once a failed write or fsync stopped the database's writes.")
+  X(fail_stopped, kBool, kGauge, "", "True once a failed write or fsync stopped the database's writes.")          \
+  X(no_space, kBool, kGauge, "", "True while the disk refuses room for writes (they resume once it has some).")
 
 namespace fenec {
 

@@ -74,6 +74,7 @@ class Status {
   bool IsFailStopped() const { return code() == StatusCode::kFailStopped; }
   bool IsTooLarge() const { return code() == StatusCode::kTooLarge; }
   bool IsBusy() const { return code() == StatusCode::kBusy; }
+  bool IsNoSpace() const { return code() == StatusCode::kNoSpace; }
 
  private:
   struct State {

@@ -82,8 +82,8 @@ AsyncCommits::Done AckWith(std::vector<DocId> ids, Database::PutDone done) {
 
 void DbImpl::PutBatchAsync(CollectionId collection, std::vector<Document> docs, PutDone done) {
   if (merger_) return merger_->SubmitAsync(collection, std::move(docs), std::move(done));  // JR-2
-  // Buffered or naive: the put returns without an fsync to wait for.
-  if (!async_ || options_.durability == Durability::kBuffered) return done(PutRows(collection, std::move(docs)));
+  // Unsynced or naive: the put returns without an fsync to wait for.
+  if (!async_ || options_.durability != Durability::kDurable) return done(PutRows(collection, std::move(docs)));
   CommitTicket t;
   auto ids = LandRows(collection, std::move(docs), &t);
   if (!ids.ok()) return done(std::move(ids));  // refused before landing, or fail-stopped: nothing to wait for
@@ -105,11 +105,12 @@ bool DbImpl::TryPutBatchAsync(CollectionId collection, std::vector<Document>& do
     return true;
   }
   stats_.Add(Stat::async_puts_no_wait);
-  // Buffered: answered here, unless a buffer filled or the journal's write
-  // fell due on this put; then, as durable puts always, the waiter does
-  // that I/O (the full buffers go with the ticket: it writes them before
-  // it awaits, as FinishCommit does) and answers.
-  if (options_.durability == Durability::kBuffered && sealed.empty()) {
+  // Unsynced modes: answered here, unless a buffer filled or the journal's
+  // write fell due on this put (write-through: unless another put's round
+  // already wrote it); then, as durable puts always, the waiter does that
+  // I/O (the full buffers go with the ticket: it writes them before it
+  // awaits, as FinishCommit does) and answers.
+  if (options_.durability != Durability::kDurable && sealed.empty()) {
     Status s = AwaitCommit(t, /*may_write=*/false);
     if (!s.IsBusy()) {
       if (!s.ok()) done(s);

@@ -1,6 +1,7 @@
 // AsyncCommits: the waiting half of Database::PutBatchAsync and
-// TryPutBatchAsync (kDirect; under kBuffered only the tries whose write
-// buffer or journal write fell due, which their io thread may not do).
+// TryPutBatchAsync (kDirect; under kWriteThrough and kBuffered only the
+// tries whose write buffer or journal write fell due, which their io thread
+// may not do).
 //
 // A caller lands its rows itself (DbImpl::LandRows: prepare, write lock,
 // journal append) and hands the commit's ticket here with its callback; it
@@ -38,9 +39,9 @@ class AsyncCommits {
  public:
   using Done = std::function<void(Status)>;
 
-  // durable false (Durability::kBuffered): a ticket is answered once its
-  // journal write is done, as a buffered put returns (TryPutBatchAsync
-  // hands over only those whose write fell due on an io thread).
+  // durable false (kWriteThrough, kBuffered): a ticket is answered once its
+  // journal write is done, as such a put returns (TryPutBatchAsync hands
+  // over only those whose write fell due on an io thread).
   AsyncCommits(DbImpl* db, const journal::GroupCommit* gc, StatCounters* stats, bool durable)
       : db_(db), gc_(gc), stats_(stats), durable_(durable) {}
   ~AsyncCommits() { Stop(); }

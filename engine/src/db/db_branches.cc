@@ -175,7 +175,12 @@ Status DbImpl::AttachBranches(CollectionState* c, bool recovering, uint64_t max_
                                                         options_.journal_zero_ahead);
     b->gc = std::make_unique<journal::GroupCommit>(b->writer.get(), sb.storage_id, states[k].last_lsn,
                                                    CommitPolicyOf(options_), &fail_);
-    if (options_.durability == Durability::kBuffered) {
+    b->gc->EnableRoom();
+    // Its file and room now: a full disk refuses the create, never a commit
+    // that landed. (At open: once open's files are set aside, RecoverLocked.)
+    if (!recovering)
+      if (Status s = b->gc->MakeRoom(1); !s.ok()) return s;
+    if (options_.durability != Durability::kDurable) {
       try {
         b->gc->StartPeriodicSync(options_.sync_ms, nullptr);
       } catch (const std::system_error& e) {
@@ -304,7 +309,8 @@ Status DbImpl::CheckpointBranches(std::vector<BranchCheckpoint>& todo, const Buf
           return Status::Corruption(fmt::format("collection '{}': document {} does not decode", c->name, id));
         if (refs[b.field.field].present) cat.Add(id, FieldIndexes::BranchValue(field, b.field, refs[b.field.field]));
       }
-      if (Status s = cat.Commit(b.storage.get(), ck.branch_lsns[k]); !s.ok()) return fail_.Trip(s);
+      // A full disk: this branch keeps its journals and recovers from them.
+      if (Status s = cat.Commit(b.storage.get(), ck.branch_lsns[k]); !s.ok()) return s.IsNoSpace() ? s : fail_.Trip(s);
       if (b.gc) b.gc->RequestRotation();
       uint64_t deleted = 0;
       if (Status s = b.storage->DeleteJournalsThrough(ck.branch_lsns[k], &deleted); !s.ok()) return fail_.Trip(s);

@@ -57,6 +57,7 @@
 #include "engine/src/db/vector_field.h"
 #include "fenec/database.h"
 #include "engine/src/io/fail_stop.h"
+#include "engine/src/journal/format.h"
 #include "engine/src/journal/group_commit.h"
 #include "engine/src/journal/reader.h"
 #include "engine/src/journal/writer.h"
@@ -107,14 +108,27 @@ struct PreparedBatch {
   std::vector<std::shared_ptr<const VectorBlock>> vector_blocks;
 };
 
+// What Database::Open refuses in options (db/options.cc). Fails: kInvalidArgument.
+Status ValidateOptions(const Options& options);
+
 // The group commit's policy for the root's journal and each branch's own.
 inline journal::CommitPolicy CommitPolicyOf(const Options& o) {
   if (o.durability == Durability::kDurable)
     return o.commit_mode == CommitMode::kGroup ? journal::CommitPolicy::kDurableGroup
                                                : journal::CommitPolicy::kDurableNaive;
-  return o.commit_mode == CommitMode::kGroup ? journal::CommitPolicy::kBufferedGroup
-                                             : journal::CommitPolicy::kBufferedNaive;
+  // Naive, either unsynced mode writes each record under the lock: write-through.
+  if (o.commit_mode == CommitMode::kNaive) return journal::CommitPolicy::kBufferedNaive;
+  return o.durability == Durability::kWriteThrough ? journal::CommitPolicy::kWriteThroughGroup
+                                                   : journal::CommitPolicy::kBufferedGroup;
 }
+
+// Room a commit lacked at landing (DbImpl::TakeRoom): the journal whose
+// file lacks it and how much, or the data file's end it must reach.
+struct RoomNeed {
+  bool wanted = false;
+  journal::GroupCommit* gc = nullptr;  // null: the data file
+  uint64_t bytes = 0;                  // the journal's room, or the data file's end
+};
 
 // What a landed commit must wait for before it is acknowledged: the root's
 // LSN and, with separate journals, each branch journal's own LSN.
@@ -122,6 +136,9 @@ struct CommitTicket {
   uint64_t lsn = 0;
   std::vector<std::pair<journal::GroupCommit*, uint64_t>> branches;
   std::shared_ptr<CollectionState> keep;  // owns the branches' journals until the commit is awaited
+  // Unsynced modes: the id reservation covering the commit's ids, which must
+  // be fdatasync'ed before they are acknowledged (DbImpl::ReserveIds); 0: none.
+  uint64_t ids_lsn = 0;
 };
 
 class DbImpl final : public Database {
@@ -135,6 +152,19 @@ class DbImpl final : public Database {
   // the writer counts them as replay will and checkpoints before a put would
   // pass the limit (Land, CheckpointForIdGap).
   static constexpr uint64_t kMaxReplayIdGap = uint64_t{1} << 24;
+  // Unsynced modes: a put acknowledges its ids before its record is durable,
+  // so each collection's ids are reserved ahead by a record of their own,
+  // fdatasync'ed before any id it covers is acknowledged, and recovery starts
+  // past the last reservation (PostgreSQL logs sequences ahead the same way).
+  // A reservation reaches a step past the put that makes it, and a new one
+  // is made once a put comes within half of it, so the periodic syncer,
+  // woken at once, has half a step of puts to sync it before any put waits.
+  // The step starts at kIdsReservedAhead and doubles, up to
+  // kMaxIdsReservedAhead, each time a put did wait (a disk slow for the put
+  // rate). A crash leaves at most a step of unused ids (12 bytes each in the
+  // id index); replay refuses a reservation reaching further than the most.
+  static constexpr uint64_t kIdsReservedAhead = 8192;
+  static constexpr uint64_t kMaxIdsReservedAhead = uint64_t{1} << 20;
   // The limit replay and the writer use: kMaxReplayIdGap unless a test set one.
   static uint64_t MaxReplayIdGap();
   // Tests only: the limit for every database in the process (0: kMaxReplayIdGap again).
@@ -185,9 +215,11 @@ class DbImpl final : public Database {
   // Under the write lock: checks, lands rows, appends the journal record.
   // If the record would take replay past MaxReplayIdGap(), nothing lands and
   // *await_capture is set: the put retries once a checkpoint captured after
-  // that many captures has committed (CheckpointForIdGap).
+  // that many captures has committed (CheckpointForIdGap). If the journal or
+  // the data file lacks room for it, nothing lands and room->wanted is set:
+  // the put retries once MakeRoom made it.
   Status Land(PreparedBatch* b, CommitTicket* t, BufferList* sealed, BufferList* retired,
-              std::optional<uint64_t>* await_capture) FENEC_REQUIRES(lock_);
+              std::optional<uint64_t>* await_capture, RoomNeed* room) FENEC_REQUIRES(lock_);
   // Without the write lock: a checkpoint whose capture follows the first
   // `captures` ones, unless one has committed since (one serves every put
   // that waits for it). Fails: as Checkpoint.
@@ -204,6 +236,31 @@ class DbImpl final : public Database {
   // Under the lock: this batch's first id would take replay past
   // kMaxReplayIdGap skipped ids (Land then waits for a checkpoint).
   bool OwesIdGapCheckpoint(const PreparedBatch& b) const FENEC_REQUIRES(lock_);
+  // Under the lock, unsynced modes, after a put of ids below end landed:
+  // appends a reservation if end comes within half a step of c's
+  // (kIdsReservedAhead) and sets t->ids_lsn to the reservation that covers end.
+  void ReserveIds(CollectionState* c, uint64_t end, CommitTicket* t) FENEC_REQUIRES(lock_);
+  // Open's last step, unsynced modes: a reservation for every collection,
+  // fdatasync'ed, so the first puts wait for none. Fails: kFailStopped.
+  Status ReserveIdsAtOpen() FENEC_EXCLUDES(lock_);
+
+  // --- db_room.cc: a full disk refuses a write before it lands.
+  // The journal bytes of an id reservation record (ReserveIds), taken with every unsynced put's room.
+  static constexpr uint64_t kReserveRecordBytes = journal::kHeaderSize + 24;
+  // Under the write lock, before anything of the commit lands: takes room
+  // for its records (root and branch payloads, in the journals they go to;
+  // with `reserve`, an id reservation's too) and its rows' data bytes.
+  // False, nothing taken, if one lacks it (*need says which: MakeRoom).
+  bool TakeRoom(CollectionState* c, uint64_t root_payload, std::span<const base::Bytes> branch_payloads,
+                uint64_t data_bytes, bool reserve, RoomNeed* need) FENEC_REQUIRES(lock_);
+  // Gives back TakeRoom's journal room of a commit that will not append.
+  void GiveBackRoom(CollectionState* c, uint64_t root_payload, std::span<const base::Bytes> branch_payloads,
+                    bool reserve) FENEC_REQUIRES(lock_);
+  // Without the lock: makes the room need asked for. While the disk was
+  // full a moment ago it answers kNoSpace at once (a probe every
+  // kNoSpaceRetry, not one a write). Fails: kNoSpace, kFailStopped, kIOError.
+  Status MakeRoom(const RoomNeed& need) FENEC_EXCLUDES(no_space_mu_);
+  static constexpr int64_t kNoSpaceRetryNs = 100'000'000;
 
  public:
   // The write path split in two for the transaction merger (JR-2).
@@ -342,8 +399,10 @@ class DbImpl final : public Database {
   // whose slot is free (one is: fewer than kMaxCollections live).
   uint32_t FreeCollectionId() const FENEC_REQUIRES(lock_);
   Status LoadCatalog() FENEC_REQUIRES(lock_);
-  void EncodeCatalog(base::Bytes* out) const FENEC_REQUIRES(lock_);
-  Status CheckpointNow() FENEC_REQUIRES(checkpoint_mu_);
+  // closing: no write follows, so ids reserved but not landed need not be
+  // kept (every acknowledged id's record is durable by then).
+  void EncodeCatalog(base::Bytes* out, bool closing) const FENEC_REQUIRES(lock_);
+  Status CheckpointNow(bool closing = false) FENEC_REQUIRES(checkpoint_mu_);
 
   Options options_;
   Env* env_;
@@ -379,6 +438,12 @@ class DbImpl final : public Database {
   // after open's checkpoint.
   std::vector<std::pair<std::string, std::vector<std::string>>> set_aside_;
   void NoteDropped(const std::string& folder, const std::string& journal_dir, const journal::ReplayResult& r);
+  // A full disk (MakeRoom): set when the file system last refused room,
+  // cleared when it next gave some; WriteState reports it.
+  std::atomic<bool> no_space_{false};
+  mutable base::Mutex no_space_mu_;
+  Status no_space_cause_ FENEC_GUARDED_BY(no_space_mu_);
+  int64_t no_space_at_ns_ FENEC_GUARDED_BY(no_space_mu_) = 0;  // steady clock
   base::Mutex ring_mu_;
   base::CondVar ring_cv_;  // ring_inflight_ reached 0
   uint64_t ring_inflight_ FENEC_GUARDED_BY(ring_mu_) = 0;
@@ -418,6 +483,15 @@ struct CollectionState {
   std::vector<std::unique_ptr<Branch>> branches FENEC_GUARDED_BY(&DbImpl::lock_);
   // The last root LSN that touched this collection.
   uint64_t last_lsn FENEC_GUARDED_BY(&DbImpl::lock_) = 0;
+  // Unsynced modes (DbImpl::ReserveIds): ids below ids_reserved are covered
+  // by the reservation record at reserve_lsn (0: by what open recovered), and
+  // those below prev_reserved by the one before it, at prev_reserve_lsn.
+  uint64_t ids_reserved FENEC_GUARDED_BY(&DbImpl::lock_) = 0;
+  uint64_t reserve_lsn FENEC_GUARDED_BY(&DbImpl::lock_) = 0;
+  uint64_t prev_reserved FENEC_GUARDED_BY(&DbImpl::lock_) = 0;
+  uint64_t prev_reserve_lsn FENEC_GUARDED_BY(&DbImpl::lock_) = 0;
+  // How far a new reservation reaches (doubled after a put waited for one).
+  std::atomic<uint64_t> ids_step{DbImpl::kIdsReservedAhead};
   // Set (under the write lock) when it is dropped or its creation failed: a
   // write holding a reference lands nothing.
   bool dropped FENEC_GUARDED_BY(&DbImpl::lock_) = false;

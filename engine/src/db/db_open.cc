@@ -35,21 +35,7 @@ constexpr auto kRelaxed = std::memory_order_relaxed;
 }  // namespace
 
 Result<std::unique_ptr<Database>> Database::Open(const std::string& folder, const Options& options) {
-  if (options.write_buffer_bytes < 4096 || options.write_buffer_bytes > (256u << 20))
-    return Status::InvalidArgument("write_buffer_bytes must be 4 KiB .. 256 MiB");
-  if (options.handover_piece == 0) return Status::InvalidArgument("handover_piece must be > 0");
-  if (options.durability == Durability::kBuffered && options.sync_ms == 0)
-    return Status::InvalidArgument("sync_ms must be > 0 in buffered mode");
-  if (options.journal_file_bytes < 4096) return Status::InvalidArgument("journal_file_bytes must be >= 4 KiB");
-  // One pwritev names the zeros 1 MiB at a time, and IOV_MAX is 1 024.
-  if (options.journal_zero_ahead > (256ull << 20))
-    return Status::InvalidArgument("journal_zero_ahead must be <= 256 MiB");
-  // A window is a fraction of one fdatasync; a second of it is a mistake, not a setting.
-  if (options.commit_window_us > 1000000) return Status::InvalidArgument("commit_window_us must be <= 1 000 000");
-  if (options.max_commit_bytes < 4096 || options.max_commit_bytes > limits::kMaxCommitBytes)
-    return Status::InvalidArgument(
-        fmt::format("max_commit_bytes must be 4 KiB .. limits::kMaxCommitBytes ({})", limits::kMaxCommitBytes));
-  if (Status s = ValidateHnswOptions(options.hnsw); !s.ok()) return s;
+  if (Status s = ValidateOptions(options); !s.ok()) return s;
   Env* env = options.env ? options.env : Env::Default();
   std::unique_ptr<Storage> storage;
   if (Status s = Storage::Open(env, folder, options.create_if_missing, options.error_if_exists, options.storage_id,
@@ -191,6 +177,18 @@ Status DbImpl::ApplyRecord(uint64_t lsn, std::span<const uint8_t> payload) {
   }
   CollectionState* c = Lookup(CollectionId{p.collection});
   if (c == nullptr) return Status::Corruption(fmt::format("journal: no collection {}", p.collection));
+  if (p.kind == PayloadKind::kReserveIds) {
+    // Ids below its end may have been acknowledged with records a crash
+    // lost: none is given again. It follows the put that made it, so the
+    // writer's bound holds against the ids landed so far (DbImpl::ReserveIds).
+    // Not a change to the collection's rows: last_lsn stays (no branch has a record of it).
+    if (p.first_id > c->index.size() + kMaxIdsReservedAhead)
+      return Status::Corruption(fmt::format("journal: an id reservation to {} reaches past collection {}'s {} ids",
+                                            p.first_id, p.collection, c->index.size()));
+    if (c->index.size() < p.first_id) c->index.resize(p.first_id);
+    if (c->next_id.load(kRelaxed) < p.first_id) c->next_id.store(p.first_id, kRelaxed);
+    return Status::OK();
+  }
   if (p.kind == PayloadKind::kDropCollection) {
     // Its branch folders, if the drop's removal never ran, go with the
     // other orphans once replay is done (RemoveOrphanBranches).
@@ -281,6 +279,7 @@ Status DbImpl::RecoverLocked() {
     gc_ = std::make_unique<journal::GroupCommit>(jwriter_.get(), sb.storage_id, replay.last_lsn,
                                                  CommitPolicyOf(options_), &fail_);
     gc_->SetCommitWindow(options_.commit_window_us);
+    gc_->EnableRoom();  // a full disk refuses a commit before it lands (db_room.cc)
     for (CollectionState* c : LiveLocked()) {
       if (c->indexes->empty()) continue;
       if (Status st = AttachBranches(c, /*recovering=*/true, replay.last_lsn, &dirty); !st.ok()) return st;
@@ -295,15 +294,32 @@ Status DbImpl::RecoverLocked() {
                                          options_.durability == Durability::kDurable);
   else if (options_.commit_mode != CommitMode::kNaive)
     async_ = std::make_unique<AsyncCommits>(this, gc_.get(), &stats_, options_.durability == Durability::kDurable);
-  if (options_.durability == Durability::kBuffered)
+  if (options_.durability != Durability::kDurable)
     gc_->StartPeriodicSync(options_.sync_ms, [this] { WriteDeferred(); });
   // Point in time: the dropped files go aside once a checkpoint holds what was kept.
   if (replay.records > 0 || dirty || !set_aside_.empty()) {
-    if (Status s = Checkpoint(); !s.ok()) return s;
+    // On a full disk the folder opens with what it replayed; the next open
+    // replays it again (the same records land the same ids and offsets).
+    if (Status s = Checkpoint(); !s.ok() && !(s.IsNoSpace() && set_aside_.empty())) return s;
   }
   for (const auto& [dir, files] : set_aside_)
     if (Status s = journal::SetAsideDropped(env_, dir, files); !s.ok()) return s;
   set_aside_.clear();
+  // Room before the first commit needs it (after the set-aside: the next
+  // journal file may take a dropped one's name). On a full disk the folder
+  // opens all the same, and writes are refused until space returns.
+  if (Status s = gc_->MakeRoom(1); !s.ok() && !s.IsNoSpace()) return s;
+  const BranchRefs refs = AllBranches();
+  for (Branch* b : refs.branches)
+    if (b->gc)
+      if (Status s = b->gc->MakeRoom(1); !s.ok() && !s.IsNoSpace()) return s;
+  uint64_t data_end = 0;
+  {
+    ReadLock lock(&lock_);
+    data_end = rows_->data_end();
+  }
+  if (Status s = storage_->MakeDataRoom(data_end + 1); !s.ok() && !s.IsNoSpace()) return s;
+  if (options_.durability != Durability::kDurable) return ReserveIdsAtOpen();
   return Status::OK();
 }
 
@@ -321,7 +337,7 @@ void DbImpl::NoteDropped(const std::string& folder, const std::string& journal_d
                r.set_aside.size());
 }
 
-void DbImpl::EncodeCatalog(base::Bytes* out) const {
+void DbImpl::EncodeCatalog(base::Bytes* out, bool closing) const {
   const std::vector<CollectionState*> live = LiveLocked();
   base::PutVarint(out, live.size());
   for (const CollectionState* c : live) {
@@ -330,10 +346,13 @@ void DbImpl::EncodeCatalog(base::Bytes* out) const {
     EncodeSchema(*c->schema, out);
     base::PutVarint(out, c->live);
     base::PutVarint(out, c->last_lsn);
-    // Past the index: absent ids up to a put's asked floor (Land), zeros.
+    // Past the index: absent ids up to a put's asked floor (Land) and, but
+    // at close, up to the ids reserved (ReserveIds), zeros: replay from
+    // here starts past any id a lost record could have acknowledged.
     uint64_t entries = c->index.size();
     for (const auto& [coll, floor] : id_floors_)
       if (coll == c->id) entries = std::max<uint64_t>(entries, floor);
+    if (!closing) entries = std::max(entries, c->ids_reserved);
     base::PutVarint(out, entries);
     size_t at = out->size();
     out->resize(at + entries * 12);
@@ -350,7 +369,7 @@ void DbImpl::EncodeCatalog(base::Bytes* out) const {
   base::PutVarint(out, next_collection_id_);
 }
 
-Status DbImpl::CheckpointNow() {
+Status DbImpl::CheckpointNow(bool closing) {
   base::Bytes catalog;
   BufferList to_write;
   uint64_t lsn = 0, catalog_at = 0, data_end = 0;
@@ -368,7 +387,7 @@ Status DbImpl::CheckpointNow() {
     rows_->SealCurrent();
     for (const auto& b : rows_->buffers())
       if (b->sealed) to_write.push_back(b);
-    EncodeCatalog(&catalog);
+    EncodeCatalog(&catalog, closing);
     lsn = gc_->last_lsn();
     catalog_at = rows_->Reserve(catalog.size());
     data_end = rows_->data_end();
@@ -393,7 +412,11 @@ Status DbImpl::CheckpointNow() {
   rows_->WaitWritten(to_write, [this] { return fail_.stopped(); });
   if (Status s = fail_.Check(); !s.ok()) return s;
   if (Status s = gc_->SyncAll(); !s.ok()) return s;  // the journal never lags the data file
-  if (Status s = storage_->CommitCheckpoint(lsn, catalog_at, catalog, data_end); !s.ok()) return fail_.Trip(s);
+  // A full disk refuses the catalog's write: nothing of this checkpoint is
+  // committed (the superblock is written last), the journals stay, and a
+  // later checkpoint tries again. Any other failure stops writes.
+  if (Status s = storage_->CommitCheckpoint(lsn, catalog_at, catalog, data_end); !s.ok())
+    return s.IsNoSpace() ? s : fail_.Trip(s);
   checkpoint_committed_ = capture;
   if (id_gap > 0 || !id_floors.empty()) {
     // Replay starts here now: the ids skipped before the capture no longer
@@ -447,7 +470,7 @@ Status DbImpl::Close() {
   if (s.ok()) s = SyncBranches();
   if (s.ok() && options_.checkpoint_on_close) {
     base::MutexLock ck(&checkpoint_mu_);
-    s = CheckpointNow();
+    s = CheckpointNow(/*closing=*/true);
   }
   DrainRing();
   for (const auto& c : live)
@@ -546,6 +569,7 @@ Stats DbImpl::GetStats() const {
     }
   }
   st.fail_stopped = fail_.stopped();
+  st.no_space = no_space_.load(std::memory_order_acquire);
   return st;
 }
 

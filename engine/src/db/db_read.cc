@@ -37,7 +37,10 @@ uint64_t NoWaitReads::busy() const { return no_wait_refused - busy_at_start_; }
 
 Status DbImpl::WriteState() const {
   if (closed_.load(std::memory_order_acquire)) return Status::Closed();
-  return fail_.Check();  // an atomic while running; once stopped, the cause under its own short mutex
+  if (Status s = fail_.Check(); !s.ok()) return s;  // an atomic while running; once stopped, the cause under its own short mutex
+  if (!no_space_.load(std::memory_order_acquire)) return Status::OK();
+  base::MutexLock lock(&no_space_mu_);
+  return no_space_cause_;
 }
 
 CollectionState* DbImpl::Lookup(CollectionId c) const {

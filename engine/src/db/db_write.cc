@@ -149,7 +149,7 @@ void DbImpl::HandoverPiece(BufferList* retired) {
 }
 
 Status DbImpl::Land(PreparedBatch* b, CommitTicket* t, BufferList* sealed, BufferList* retired,
-                    std::optional<uint64_t>* await_capture) {
+                    std::optional<uint64_t>* await_capture, RoomNeed* room) {
   if (Status s = fail_.Check(); !s.ok()) return s;
   HandoverPiece(retired);
   CollectionState* c = b->coll;
@@ -165,6 +165,10 @@ Status DbImpl::Land(PreparedBatch* b, CommitTicket* t, BufferList* sealed, Buffe
     *await_capture = checkpoint_captures_;
     return Status::OK();
   }
+  uint64_t row_bytes = 0;
+  for (const auto& span : b->row_spans) row_bytes += span.second;
+  const bool unsynced = options_.durability != Durability::kDurable;
+  if (!TakeRoom(c, b->payload.size(), b->branch_payloads, row_bytes, unsynced, room)) return Status::OK();
   if (b->first_id > c->index.size()) replay_id_gap_ += b->first_id - c->index.size();
   if (!c->indexes->empty()) c->indexes->Apply(b->idx);
   uint64_t end = b->first_id + b->count;
@@ -175,6 +179,7 @@ Status DbImpl::Land(PreparedBatch* b, CommitTicket* t, BufferList* sealed, Buffe
   }
   c->live += b->count;
   AppendCommit(c, b->payload, &b->branch_payloads, t);
+  if (options_.durability != Durability::kDurable) ReserveIds(c, end, t);
   // Visible by id now; the graph links them later, outside the lock, and a
   // NEAR meanwhile finds them in the queue.
   for (size_t k = 0; k < c->vectors.size(); ++k) c->vectors[k]->Enqueue(std::move(b->vector_blocks[k]), b->count);
@@ -202,6 +207,9 @@ Status DbImpl::WriteSealed(const BufferList& sealed, bool under_lock) {
     }
     stats_.Add(Stat::buffer_flushes);
     if (under_lock) stats_.Add(Stat::buffer_flushes_under_lock);
+    // Room kept ahead of the rows landing, so a put rarely waits for it; a
+    // full disk here refuses nothing (the next put that lacks room is refused).
+    (void)storage_->MakeDataRoom(buf->base + buf->capacity + Storage::kDataRoomAhead / 2);
   }
   return Status::OK();
 }
@@ -258,6 +266,18 @@ Status DbImpl::AwaitCommit(const CommitTicket& t, bool may_write) {
   if (Status s = gc_->AwaitDurable(t.lsn, nullptr, may_write); !s.ok()) return s;
   for (const auto& [gc, lsn] : t.branches)
     if (Status s = gc->AwaitDurable(lsn, nullptr, may_write); !s.ok()) return s;
+  if (t.ids_lsn != 0) {
+    bool waited = false;
+    if (Status s = gc_->AwaitSynced(t.ids_lsn, may_write, &waited); !s.ok()) return s;
+    if (waited) {
+      stats_.Add(Stat::id_reservation_waits);
+      // The disk is slow for this put rate: reserve further ahead (db_impl.h).
+      if (t.keep) {
+        uint64_t step = t.keep->ids_step.load(std::memory_order_relaxed);
+        if (step < kMaxIdsReservedAhead) t.keep->ids_step.compare_exchange_strong(step, step * 2);
+      }
+    }
+  }
   stats_.Add(Stat::commits);
   return Status::OK();
 }
@@ -325,6 +345,7 @@ Result<std::vector<DocId>> DbImpl::LandRowsInto(CollectionId collection, std::ve
   bool enqueued = false, prepared = outside;
   for (;;) {
     std::optional<uint64_t> await_capture;  // set: the record waits for a checkpoint (Land)
+    RoomNeed room;                          // wanted: the record waits for room (Land)
     auto land = [&]() FENEC_REQUIRES(lock_) {
       if (c->dropped) landed = Status::NotFound(fmt::format("no collection with handle {}", collection.value));
       if (landed.ok() && !prepared) {
@@ -339,8 +360,8 @@ Result<std::vector<DocId>> DbImpl::LandRowsInto(CollectionId collection, std::ve
         landed = WouldWait("a checkpoint");  // its ids go back below, as a failed prepare's
         return;
       }
-      if (landed.ok()) landed = Land(&b, t, &sealed, &retired, &await_capture);
-      if (!await_capture) {
+      if (landed.ok()) landed = Land(&b, t, &sealed, &retired, &await_capture, &room);
+      if (!await_capture && !room.wanted) {
         enqueued = landed.ok();
         if (landed.ok() && options_.commit_mode == CommitMode::kNaive) landed = CommitUnderLockAll(c);
         if (landed.ok() && options_.buffer_write == BufferWrite::kUnderLock) {
@@ -370,6 +391,18 @@ Result<std::vector<DocId>> DbImpl::LandRowsInto(CollectionId collection, std::ve
     // replaced here, their pages faulted in while no one waits on us.
     pool_->Refill();
     rows_->RefillSpare();
+    if (room.wanted) {
+      if (no_wait) {
+        landed = WouldWait("room in the journal or the data file");
+        break;
+      }
+      // A full disk refuses it here, before anything landed: its ids go back below.
+      if (Status s = MakeRoom(room); !s.ok()) {
+        landed = s;
+        break;
+      }
+      continue;
+    }
     if (!await_capture) break;
     // Replay would refuse the record: it lands after a checkpoint, never fails for it.
     if (Status s = CheckpointForIdGap(*await_capture); !s.ok()) {
@@ -448,41 +481,55 @@ Status DbImpl::Delete(CollectionId collection, DocId id) {
   EncodeDelete(collection.value, id, &payload);
   CommitTicket t;
   BufferList retired;
-  {
-    WriteLock lock(&lock_);
-    if (Status s = fail_.Check(); !s.ok()) return s;
-    CollectionState* c = Lookup(collection);
-    if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
-    t.keep = collections_[collection.value % kMaxCollections];
-    HandoverPiece(&retired);
-    if (id >= c->index.size() || !c->index[id].present())
-      return Status::NotFound(fmt::format("no document {} in '{}'", id, c->name));
-    if (!c->indexes->empty()) {
-      std::vector<FieldRef> refs;
-      if (!DecodeFields(*c->schema, rows_->Resolve(c->index[id]), &refs))
-        return Status::Corruption(fmt::format("document {} of '{}' does not decode", id, c->name));
-      c->indexes->Erase(id, refs);
-      // A NEAR stops answering it at once (its row is gone); the graph
-      // tombstones it when the linker reaches this erase.
-      for (auto& vf : c->vectors) {
-        if (!refs[vf->field()].present) continue;
-        auto block = std::make_shared<VectorBlock>();
-        block->erase = true;
-        block->ids.push_back(id);
-        vf->Enqueue(std::move(block), 0);
+  for (;;) {
+    RoomNeed room;
+    // Under the lock: the delete lands, or nothing changed (a refusal, or room wanted).
+    auto land = [&]() FENEC_REQUIRES(lock_) -> Status {
+      if (Status s = fail_.Check(); !s.ok()) return s;
+      CollectionState* c = Lookup(collection);
+      if (c == nullptr) return Status::NotFound(fmt::format("no collection with handle {}", collection.value));
+      t.keep = collections_[collection.value % kMaxCollections];
+      HandoverPiece(&retired);
+      if (id >= c->index.size() || !c->index[id].present())
+        return Status::NotFound(fmt::format("no document {} in '{}'", id, c->name));
+      std::vector<base::Bytes> branch_payloads(c->branches.size());
+      for (auto& bp : branch_payloads) {
+        BeginBranchRecord(1, &bp);
+        AddBranchErase(id, &bp);
       }
+      if (!TakeRoom(c, payload.size(), branch_payloads, 0, false, &room)) return Status::OK();
+      if (!c->indexes->empty()) {
+        std::vector<FieldRef> refs;
+        if (!DecodeFields(*c->schema, rows_->Resolve(c->index[id]), &refs)) {
+          GiveBackRoom(c, payload.size(), branch_payloads, false);
+          return Status::Corruption(fmt::format("document {} of '{}' does not decode", id, c->name));
+        }
+        c->indexes->Erase(id, refs);
+        // A NEAR stops answering it at once (its row is gone); the graph
+        // tombstones it when the linker reaches this erase.
+        for (auto& vf : c->vectors) {
+          if (!refs[vf->field()].present) continue;
+          auto block = std::make_shared<VectorBlock>();
+          block->erase = true;
+          block->ids.push_back(id);
+          vf->Enqueue(std::move(block), 0);
+        }
+      }
+      c->index.Mut(id).len = 0;
+      --c->live;
+      AppendCommit(c, payload, &branch_payloads, &t);
+      if (options_.commit_mode == CommitMode::kNaive) return CommitUnderLockAll(c);
+      return Status::OK();
+    };
+    Status landed;
+    {
+      WriteLock lock(&lock_);
+      landed = land();
     }
-    c->index.Mut(id).len = 0;
-    --c->live;
-    std::vector<base::Bytes> branch_payloads(c->branches.size());
-    for (auto& bp : branch_payloads) {
-      BeginBranchRecord(1, &bp);
-      AddBranchErase(id, &bp);
-    }
-    AppendCommit(c, payload, &branch_payloads, &t);
-    if (options_.commit_mode == CommitMode::kNaive) {
-      if (Status s = CommitUnderLockAll(c); !s.ok()) return s;
-    }
+    if (!landed.ok()) return landed;
+    if (!room.wanted) break;
+    // A full disk refuses the delete here, before anything changed.
+    if (Status s = MakeRoom(room); !s.ok()) return s;
   }
   pool_->Refill();
   return FinishCommit(t, {});
@@ -500,49 +547,75 @@ Result<CollectionId> DbImpl::CreateCollection(const std::string& name, const Sch
   uint32_t id = 0;
   std::shared_ptr<CollectionState> c;
   Status built;
-  {
-    WriteLock lock(&lock_);
-    if (Status s = fail_.Check(); !s.ok()) return s;
-    if (names_.count(name)) return Status::AlreadyExists(fmt::format("collection '{}' exists", name));
-    if (live_collections_ >= kMaxCollections)
-      return Status::InvalidArgument(fmt::format("too many collections (at most {})", kMaxCollections));
-    if (next_collection_id_ > UINT32_MAX - kMaxCollections)
-      return Status::InvalidArgument("collection ids are used up");
-    id = FreeCollectionId();
-    auto made = MakeCollection(id, name, schema);
-    if (!made.ok()) return made.status();
-    c = std::move(made).value();
-    try {
-      // Rare enough that creating the branch folders under the lock is fine.
-      built = BuildCollection(c.get());
-    } catch (const std::exception& e) {
-      // Not a failure the engine expects: nothing is published, but the
-      // state it left is unknown, so stop writing until reopened.
-      built = fail_.Trip(Status::IOError(std::string("create collection: ") + e.what(), name, ENOMEM));
-    }
-    if (built.ok()) {
+  // The record's room is taken first: a full disk refuses the create before
+  // anything is made. Its size with the largest id the record can carry.
+  base::Bytes sized;
+  EncodeCreate(UINT32_MAX, name, schema, &sized);
+  const bool unsynced = options_.durability != Durability::kDurable;
+  CommitTicket ticket;  // the reservation's LSN (ids_lsn), unsynced modes
+  for (;;) {
+    RoomNeed room;
+    // Under the lock: refused, room wanted (nothing made), or made and, if built, published.
+    auto create = [&]() FENEC_REQUIRES(lock_) -> Status {
+      if (Status s = fail_.Check(); !s.ok()) return s;
+      if (names_.count(name)) return Status::AlreadyExists(fmt::format("collection '{}' exists", name));
+      if (live_collections_ >= kMaxCollections)
+        return Status::InvalidArgument(fmt::format("too many collections (at most {})", kMaxCollections));
+      if (next_collection_id_ > UINT32_MAX - kMaxCollections)
+        return Status::InvalidArgument("collection ids are used up");
+      if (!TakeRoom(nullptr, sized.size(), {}, 0, unsynced, &room)) return Status::OK();
+      id = FreeCollectionId();
+      auto made = MakeCollection(id, name, schema);
+      if (!made.ok()) {
+        GiveBackRoom(nullptr, sized.size(), {}, unsynced);
+        return made.status();
+      }
+      c = std::move(made).value();
+      try {
+        // Rare enough that creating the branch folders under the lock is fine.
+        built = BuildCollection(c.get());
+      } catch (const std::exception& e) {
+        // Not a failure the engine expects: nothing is published, but the
+        // state it left is unknown, so stop writing until reopened.
+        built = fail_.Trip(Status::IOError(std::string("create collection: ") + e.what(), name, ENOMEM));
+      }
+      if (!built.ok()) {
+        GiveBackRoom(nullptr, sized.size(), {}, unsynced);
+        c->dropped = true;
+        next_collection_id_ = id + 1;  // never given again: a folder the cleanup leaves is no one's
+        return Status::OK();
+      }
       try {
         base::Bytes payload;
         EncodeCreate(id, name, schema, &payload);
         lsn = gc_->Append(payload);
+        gc_->Unreserve(sized.size() - payload.size());  // its room was taken for the largest id
         c->last_lsn = lsn;
         Publish(c);
+        // Unsynced modes: the first ids reserved with the create, which
+        // returns once that is durable, so its first puts wait for no fsync.
+        if (unsynced) ReserveIds(c.get(), 1, &ticket);
       } catch (const std::exception& e) {
         return fail_.Trip(Status::IOError(std::string("create collection: ") + e.what(), name, ENOMEM));
       }
-      if (options_.commit_mode == CommitMode::kNaive) {
-        if (Status s = gc_->CommitUnderLock(); !s.ok()) return s;
-      }
-    } else {
-      c->dropped = true;
-      next_collection_id_ = id + 1;  // never given again: a folder the cleanup leaves is no one's
+      if (options_.commit_mode == CommitMode::kNaive) return gc_->CommitUnderLock();
+      return Status::OK();
+    };
+    Status done;
+    {
+      WriteLock lock(&lock_);
+      done = create();
     }
+    if (!done.ok()) return done;
+    if (!room.wanted) break;
+    if (Status s = MakeRoom(room); !s.ok()) return s;  // a full disk refuses the create here
   }
   if (!built.ok()) {
     ReleaseCollection(c.get());  // outside the lock: joins the linkers it started
     return built;
   }
-  if (Status s = FinishCommit(CommitTicket{lsn, {}, {}}, {}); !s.ok()) return s;
+  ticket.lsn = lsn;
+  if (Status s = FinishCommit(ticket, {}); !s.ok()) return s;
   return CollectionId{id};
 }
 
@@ -555,23 +628,29 @@ Status DbImpl::DropCollection(const std::string& name) {
   base::MutexLock ck(&checkpoint_mu_);
   std::shared_ptr<CollectionState> c;
   uint64_t lsn = 0;
-  {
-    WriteLock lock(&lock_);
-    if (Status s = fail_.Check(); !s.ok()) return s;
-    auto it = names_.find(name);
-    if (it == names_.end()) return Status::NotFound(fmt::format("no collection '{}'", name));
-    c = collections_[it->second % kMaxCollections];
-    base::Bytes payload;
-    EncodeDrop(c->id, &payload);
-    lsn = gc_->Append(payload);
-    Unpublish(c.get());
-    if (options_.commit_mode == CommitMode::kNaive) {
-      if (Status s = gc_->CommitUnderLock(); !s.ok()) return s;
+  for (RoomNeed room;; room = RoomNeed{}) {
+    {
+      WriteLock lock(&lock_);
+      if (Status s = fail_.Check(); !s.ok()) return s;
+      auto it = names_.find(name);
+      if (it == names_.end()) return Status::NotFound(fmt::format("no collection '{}'", name));
+      c = collections_[it->second % kMaxCollections];
+      base::Bytes payload;
+      EncodeDrop(c->id, &payload);
+      if (TakeRoom(nullptr, payload.size(), {}, 0, false, &room)) {
+        lsn = gc_->Append(payload);
+        Unpublish(c.get());
+        if (options_.commit_mode == CommitMode::kNaive) {
+          if (Status s = gc_->CommitUnderLock(); !s.ok()) return s;
+        }
+        break;
+      }
     }
+    if (Status s = MakeRoom(room); !s.ok()) return s;  // a full disk refuses the drop here, before it lands
   }
   if (Status s = FinishCommit(CommitTicket{lsn, {}, {}}, {}); !s.ok()) return s;
-  // Buffered: folders go only once the record is on disk (none: no fsync).
-  if (options_.durability == Durability::kBuffered && !IndexSet(c.get()).empty())
+  // Unsynced modes: folders go only once the record is on disk (none: no fsync).
+  if (options_.durability != Durability::kDurable && !IndexSet(c.get()).empty())
     if (Status s = gc_->SyncAll(); !s.ok()) return s;
   ReleaseCollection(c.get());
   return Status::OK();

@@ -76,6 +76,12 @@ void EncodeDrop(uint32_t collection, base::Bytes* out) {
   base::PutVarint(out, collection);
 }
 
+void EncodeReserveIds(uint32_t collection, uint64_t end, base::Bytes* out) {
+  out->push_back(static_cast<uint8_t>(PayloadKind::kReserveIds));
+  base::PutVarint(out, collection);
+  base::PutVarint(out, end);
+}
+
 Status DecodePayload(std::span<const uint8_t> payload, DecodedPayload* out) {
   base::ByteReader in(payload);
   uint8_t kind = in.Byte();
@@ -97,7 +103,8 @@ Status DecodePayload(std::span<const uint8_t> payload, DecodedPayload* out) {
       for (uint64_t i = 0; i < count && in.ok(); ++i) out->rows.push_back(in.Take(in.Varint()));
       break;
     }
-    case PayloadKind::kDelete: out->first_id = in.Varint(); break;
+    case PayloadKind::kDelete:
+    case PayloadKind::kReserveIds: out->first_id = in.Varint(); break;
     case PayloadKind::kDropCollection: break;
     default: return Status::Corruption("journal: unknown record kind " + std::to_string(kind));
   }

@@ -12,20 +12,27 @@
 
 namespace fenec {
 
-enum class PayloadKind : uint8_t { kCreateCollection = 1, kPutRows = 2, kDelete = 3, kDropCollection = 4 };
+enum class PayloadKind : uint8_t {
+  kCreateCollection = 1,
+  kPutRows = 2,
+  kDelete = 3,
+  kDropCollection = 4,
+  kReserveIds = 5,  // ids below `end` may have been acknowledged (DbImpl::ReserveIds)
+};
 
 void EncodeCreate(uint32_t collection, const std::string& name, const Schema& schema, base::Bytes* out);
 // Row bodies are appended by the caller after this header, each as varint length + bytes.
 void EncodePutHeader(uint32_t collection, uint64_t first_id, uint64_t count, base::Bytes* out);
 void EncodeDelete(uint32_t collection, uint64_t id, base::Bytes* out);
 void EncodeDrop(uint32_t collection, base::Bytes* out);
+void EncodeReserveIds(uint32_t collection, uint64_t end, base::Bytes* out);
 
 struct DecodedPayload {
   PayloadKind kind{};
   uint32_t collection = 0;
   std::string name;                            // create
   Schema schema;                               // create
-  uint64_t first_id = 0;                       // put: ids first_id.. ; delete: the id
+  uint64_t first_id = 0;                       // put: ids first_id.. ; delete: the id; reserve: end
   std::vector<std::span<const uint8_t>> rows;  // put: views into the payload
 };
 

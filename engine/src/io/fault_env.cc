@@ -1,5 +1,6 @@
 #include "engine/src/io/fault_env.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <chrono>
@@ -24,6 +25,7 @@ class FaultFile final : public FileWrapper {
     if (Status s = env_->BeforeCall(FaultOp::kWrite, path(), "pwrite"); !s.ok()) return s;
     uint64_t old_size = 0;
     if (Status s = target()->Size(&old_size); !s.ok()) return s;
+    if (Status s = env_->CheckRoom(path(), offset + data.size(), old_size, "pwrite"); !s.ok()) return s;
     std::vector<uint8_t> old;
     if (offset < old_size) {
       old.resize(std::min<uint64_t>(data.size(), old_size - offset));
@@ -65,10 +67,12 @@ class FaultFile final : public FileWrapper {
 
   Status Truncate(uint64_t size) override {
     if (Status s = env_->BeforeCall(FaultOp::kWrite, path(), "ftruncate"); !s.ok()) return s;
+    env_->ForgetReserved(path());  // ftruncate frees the blocks reserved past the size
     return target()->Truncate(size);
   }
   Status Allocate(uint64_t offset, uint64_t length) override {
     if (Status s = env_->BeforeCall(FaultOp::kWrite, path(), "fallocate"); !s.ok()) return s;
+    if (Status s = env_->CheckAllocate(path(), offset + length); !s.ok()) return s;
     return target()->Allocate(offset, length);
   }
 
@@ -94,6 +98,41 @@ void FaultEnv::ClearFaults() {
 uint64_t FaultEnv::faults_fired() const {
   base::MutexLock lock(&mu_);
   return faults_fired_;
+}
+
+void FaultEnv::SetFull(bool full) {
+  base::MutexLock lock(&mu_);
+  full_ = full;
+}
+
+uint64_t FaultEnv::refusals() const {
+  base::MutexLock lock(&mu_);
+  return refusals_;
+}
+
+Status FaultEnv::CheckRoom(const std::string& path, uint64_t end, uint64_t size, const char* name) {
+  base::MutexLock lock(&mu_);
+  if (!full_ || end <= size) return Status::OK();
+  auto it = reserved_end_.find(path);
+  if (it != reserved_end_.end() && end <= it->second) return Status::OK();
+  ++refusals_;
+  return Status::FromErrno(name, path, ENOSPC);
+}
+
+void FaultEnv::ForgetReserved(const std::string& path) {
+  base::MutexLock lock(&mu_);
+  reserved_end_.erase(path);
+}
+
+Status FaultEnv::CheckAllocate(const std::string& path, uint64_t end) {
+  base::MutexLock lock(&mu_);
+  if (full_) {
+    ++refusals_;
+    return Status::FromErrno("fallocate", path, ENOSPC);
+  }
+  uint64_t& reserved = reserved_end_[path];
+  reserved = std::max(reserved, end);
+  return Status::OK();
 }
 
 void FaultEnv::Crash() {
@@ -277,6 +316,7 @@ Status FaultEnv::DeleteFile(const std::string& path) {
     unsynced_.erase(path);
     synced_size_.erase(path);
     unsynced_creates_.erase(path);
+    reserved_end_.erase(path);
   }
   return s;
 }

@@ -13,6 +13,12 @@
 // was last SyncDir'ed may vanish. Deletions are not undone (a journal the
 // engine deleted was no longer needed, so its return would be harmless).
 //
+// A full disk: SetFull(true) makes the file system refuse new blocks, as
+// ext4 or xfs do when full: a write reaching past both the file's size and
+// what Allocate reserved for it, and every Allocate, fail with ENOSPC;
+// writes into blocks the file has (overwrites, zeros written ahead,
+// reserved blocks) succeed. SetFull(false): space is back.
+//
 // Faults: FailNth(op, n, errno) makes the n-th next call of that kind fail
 // with errno (once, or from then on if sticky); Crash() makes every
 // mutating call fail with EIO from then on, so a Database being torn down
@@ -56,6 +62,9 @@ class FaultEnv final : public EnvWrapper {
   void FailNth(FaultOp op, uint64_t n, int err, std::string path_part = {}, bool sticky = false);
   void ClearFaults();
   uint64_t faults_fired() const;
+  // The full disk above; refusals() counts the calls it refused.
+  void SetFull(bool full);
+  uint64_t refusals() const;
 
   // From now on writes, syncs, creates, renames and deletes fail with EIO.
   void Crash();
@@ -87,6 +96,10 @@ class FaultEnv final : public EnvWrapper {
                    uint64_t length);
   void RecordSync(const std::string& path);
   void CountWrite(uint64_t bytes);
+  // Full disk: ENOSPC for a write to [offset, end) past size and the reserved blocks.
+  Status CheckRoom(const std::string& path, uint64_t end, uint64_t size, const char* name);
+  Status CheckAllocate(const std::string& path, uint64_t end);
+  void ForgetReserved(const std::string& path);
   void CountRead();
   void CountSync();
   void SyncBegin();
@@ -113,6 +126,9 @@ class FaultEnv final : public EnvWrapper {
   std::set<std::string> unsynced_creates_ FENEC_GUARDED_BY(mu_);
   std::vector<Fault> faults_ FENEC_GUARDED_BY(mu_);
   uint64_t faults_fired_ FENEC_GUARDED_BY(mu_) = 0;
+  bool full_ FENEC_GUARDED_BY(mu_) = false;
+  uint64_t refusals_ FENEC_GUARDED_BY(mu_) = 0;
+  std::map<std::string, uint64_t> reserved_end_ FENEC_GUARDED_BY(mu_);  // Allocate's, per file
   bool crashed_ FENEC_GUARDED_BY(mu_) = false;
   EnvCounters counters_ FENEC_GUARDED_BY(mu_);
   std::atomic<uint32_t> sync_delay_us_{0};

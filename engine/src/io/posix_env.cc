@@ -102,8 +102,11 @@ class PosixFile final : public File {
   }
 
   Status Allocate(uint64_t offset, uint64_t length) override {
-    int rc = ::fallocate(fd_, 0, static_cast<off_t>(offset), static_cast<off_t>(length));
-    if (rc != 0) return Status::FromErrno("fallocate", path_, errno);
+    int rc = ::fallocate(fd_, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset), static_cast<off_t>(length));
+    if (rc != 0) {
+      if (errno == EOPNOTSUPP) return Status::NotSupported("fallocate: " + path_);
+      return Status::FromErrno("fallocate", path_, errno);
+    }
     return Status::OK();
   }
 

@@ -54,6 +54,7 @@ uint64_t GroupCommit::stream_last_lsn(uint32_t stream) const {
 void GroupCommit::AppendLocked(uint64_t storage_id, uint64_t lsn, std::span<const uint8_t> payload,
                                uint64_t synced) {
   size_t need = kHeaderSize + payload.size();
+  outstanding_ -= std::min<uint64_t>(outstanding_, need);  // room on: its Reserve made room for it
   if (pending_.empty() || pending_.back().size() + need > pending_.back().capacity()) {
     Block b;
     if (!free_blocks_.empty()) {
@@ -116,11 +117,54 @@ Status GroupCommit::LinkBranches(const std::vector<std::pair<Stream*, uint64_t>>
   return Status::OK();
 }
 
-Status GroupCommit::RunIo(bool sync, bool periodic) {
+void GroupCommit::EnableRoom() {
+  base::MutexLock lock(&mu_);
+  room_on_ = true;
+}
+
+bool GroupCommit::Reserve(uint64_t bytes) {
+  base::MutexLock lock(&mu_);
+  if (!room_on_) return true;
+  if (bytes > room_left_) return false;
+  room_left_ -= bytes;
+  outstanding_ += bytes;
+  return true;
+}
+
+void GroupCommit::Unreserve(uint64_t bytes) {
+  base::MutexLock lock(&mu_);
+  if (!room_on_) return;
+  bytes = std::min(bytes, outstanding_);
+  room_left_ += bytes;
+  outstanding_ -= bytes;
+}
+
+Status GroupCommit::MakeRoom(uint64_t need) {
+  base::MutexLock lk(&mu_);
+  while (true) {
+    if (Status s = fail_->Check(); !s.ok()) return s;
+    if (!room_on_ || room_left_ >= need) return Status::OK();
+    if (!io_busy_) break;
+    cv_.Wait(&mu_);
+  }
+  Status grown;
+  if (Status s = RunIo(/*sync=*/false, false, need, &grown); !s.ok()) return s;
+  return grown;
+}
+
+uint64_t GroupCommit::RoomAhead() const {
+  // Unsynced gathering admits a flush's records before any is written, and
+  // more while the periodic fsync holds the journal (GR-5: they do not wait
+  // for it): several flushes ahead, reserved (Allocate), not zeroed.
+  return policy_ == CommitPolicy::kBufferedGroup ? kBufferedRoomFlushes * kFlushBytes + kRoomSlack : kRoomSlack;
+}
+
+Status GroupCommit::RunIo(bool sync, bool periodic, uint64_t grow, Status* grown) {
   io_busy_ = true;
   if (periodic) periodic_active_.store(true, std::memory_order_release);
   std::vector<Block> batch;
   batch.swap(pending_);
+  const uint64_t total = pending_bytes_;
   pending_bytes_ = 0;
   uint64_t first = pending_first_lsn_, last = last_lsn_;
   pending_first_lsn_ = last + 1;
@@ -135,25 +179,34 @@ Status GroupCommit::RunIo(bool sync, bool periodic) {
     firsts.emplace_back(streams_[i].get(), streams_[i]->pending_first);
     streams_[i]->pending_first = 0;
   }
+  // Room on (header comment): every write keeps RoomAhead() of room past
+  // it, so a commit rarely waits for MakeRoom. When the write starts the
+  // next file, nothing is admitted until it has, and its room holds what
+  // was reserved before (outstanding_: it goes to the new file).
+  const bool room = room_on_;
+  uint64_t need = 0;
+  Status growth;
+  if (room) {
+    if (rotate) writer_->RequestRotation();  // the I/O owner's: no other thread touches the writer now
+    need = std::max(grow, RoomAhead());
+    if (grow > 0 || writer_->WouldStartFile(total)) {
+      room_left_ = 0;
+      need += outstanding_;
+    }
+  }
   mu_.Unlock();
 
   WriterCounters before = writer_->counters();
   Status s;
-  if (rotate) writer_->RequestRotation();
-  if (!batch.empty()) {
-    std::vector<iovec> parts;
-    uint64_t total = 0;
-    for (Block& b : batch) {
-      parts.push_back({b.data(), b.size()});
-      total += b.size();
-    }
-    if (!firsts.empty()) {
-      s = writer_->Prepare(total, first);
-      if (s.ok()) s = LinkBranches(firsts);
-    }
-    if (s.ok()) s = writer_->WriteV(parts, first);
-    if (s.ok()) counters_.Max(Stat::journal_write_commits_max, last - first + 1);
+  if (!room && rotate) writer_->RequestRotation();
+  std::vector<iovec> parts;
+  for (Block& b : batch) parts.push_back({b.data(), b.size()});
+  if (!batch.empty() && !firsts.empty()) {
+    if (!room) s = writer_->Prepare(total, first);  // with room on, the records' file is there
+    if (s.ok()) s = LinkBranches(firsts);
   }
+  if (s.ok()) s = room ? writer_->Grow(parts, last + 1, need, &growth) : writer_->WriteV(parts, first);
+  if (s.ok() && !batch.empty()) counters_.Max(Stat::journal_write_commits_max, last - first + 1);
   if (s.ok() && need_sync) s = writer_->Sync();
   WriterCounters after = writer_->counters();
   counters_.Add(Stat::journal_writes, after.writes - before.writes);
@@ -170,6 +223,13 @@ Status GroupCommit::RunIo(bool sync, bool periodic) {
   }
   io_busy_ = false;
   if (periodic) periodic_active_.store(false, std::memory_order_release);
+  if (room) {
+    // The room is known again: less what records appended meanwhile, and
+    // room reserved but not yet appended, will take.
+    const uint64_t taken = pending_bytes_ + outstanding_;
+    room_left_ = writer_->room() > taken ? writer_->room() - taken : 0;
+  }
+  if (grown != nullptr) *grown = growth;
   if (s.ok()) {
     written_lsn_ = last;
     if (need_sync) {
@@ -244,6 +304,25 @@ Status GroupCommit::AwaitDurable(uint64_t lsn, CommitterState* state_out, bool m
     return finish(CommitterState::kLanded, Status::OK());
   }
 
+  if (policy_ == CommitPolicy::kWriteThroughGroup) {
+    // A durable round's shape with write(2) for fdatasync: the leader writes
+    // every record pending, followers wait for written_lsn_ to pass theirs.
+    while (written_lsn_ < lsn) {
+      if (Status s = fail_->Check(); !s.ok()) return finish(CommitterState::kFailed, s);
+      if (!may_write) return Status::Busy("the journal's write is due on this caller");
+      if (!io_busy_) {
+        state = CommitterState::kLeader;
+        counters_.Add(Stat::group_leads);
+        if (Status s = RunIo(/*sync=*/false, false); !s.ok()) return finish(CommitterState::kFailed, s);
+        continue;
+      }
+      state = CommitterState::kFollower;
+      cv_.Wait(&mu_);
+    }
+    return finish(state == CommitterState::kLanded ? CommitterState::kAlreadyDurable : CommitterState::kDurable,
+                  Status::OK());
+  }
+
   if (durable_lsn_ >= lsn) {
     counters_.Add(Stat::commits_already_durable);
     return finish(CommitterState::kAlreadyDurable, Status::OK());
@@ -283,9 +362,44 @@ Status GroupCommit::SyncAll() {
   }
 }
 
+Status GroupCommit::AwaitSynced(uint64_t lsn, bool may_write, bool* waited) {
+  base::MutexLock lk(&mu_);
+  *waited = false;
+  // Unsynced policies leave every fdatasync to the periodic syncer (GR-5:
+  // commits make none themselves): it is woken, and this caller waits for it.
+  const bool syncer = policy_ == CommitPolicy::kBufferedGroup || policy_ == CommitPolicy::kWriteThroughGroup ||
+                      policy_ == CommitPolicy::kBufferedNaive;
+  while (durable_lsn_ < lsn) {
+    if (Status s = fail_->Check(); !s.ok()) return s;
+    if (!may_write) return Status::Busy("an fdatasync is due on this caller");
+    *waited = true;
+    if (syncer && syncer_on_ && !stop_syncer_) {
+      sync_now_ = true;
+      syncer_cv_.Signal();
+      cv_.Wait(&mu_);
+      continue;
+    }
+    if (!io_busy_) {
+      if (Status s = RunIo(/*sync=*/true, false); !s.ok()) return s;
+      continue;
+    }
+    cv_.Wait(&mu_);
+  }
+  return Status::OK();
+}
+
+void GroupCommit::RequestSync() {
+  {
+    base::MutexLock lock(&mu_);
+    sync_now_ = true;
+  }
+  syncer_cv_.Signal();
+}
+
 void GroupCommit::StartPeriodicSync(uint32_t ms, std::function<void()> after_sync) {
   after_sync_ = std::move(after_sync);
   stop_syncer_ = false;
+  syncer_on_ = true;
   syncer_ = std::thread([this, ms] { SyncLoop(ms); });
 }
 
@@ -301,14 +415,19 @@ void GroupCommit::StopPeriodicSync() {
 void GroupCommit::SyncLoop(uint32_t ms) {
   base::MutexLock lk(&mu_);
   while (!stop_syncer_) {
-    // Sleeps ms, or until stopped (what wait_for with a predicate does).
+    // Sleeps ms, or until stopped or asked to sync now (what wait_for with a predicate does).
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-    while (!stop_syncer_ && syncer_cv_.WaitUntil(&mu_, deadline) != std::cv_status::timeout) {
+    while (!stop_syncer_ && !sync_now_ && syncer_cv_.WaitUntil(&mu_, deadline) != std::cv_status::timeout) {
     }
     if (stop_syncer_) break;
+    sync_now_ = false;
     if (fail_->stopped()) continue;
     if (durable_lsn_ >= last_lsn_) continue;
     while (io_busy_) cv_.Wait(&mu_);
+    if (policy_ == CommitPolicy::kWriteThroughGroup) {
+      if (SyncBeside().ok()) counters_.Add(Stat::periodic_syncs);
+      continue;
+    }
     if (!RunIo(/*sync=*/true, /*periodic=*/true).ok()) continue;
     counters_.Add(Stat::periodic_syncs);
     // Writes put off while the fsync ran (GR-5), now that it is done.
@@ -322,9 +441,49 @@ void GroupCommit::SyncLoop(uint32_t ms) {
   }
 }
 
+Status GroupCommit::SyncBeside() {
+  // What is pending is written first, as I/O owner, so the sync covers
+  // every record appended so far.
+  if (written_lsn_ < last_lsn_) {
+    if (Status s = RunIo(/*sync=*/false, false); !s.ok()) return s;
+  }
+  while (io_busy_) cv_.Wait(&mu_);
+  const uint64_t target = written_lsn_;
+  if (durable_lsn_ >= target) return Status::OK();
+  std::vector<uint64_t> stream_last(streams_.size(), 0);
+  for (size_t i = 1; i < streams_.size(); ++i) stream_last[i] = streams_[i]->last_lsn;
+  // Records written up to target are in this file or in ones rotation
+  // already synced (JournalWriter::Prepare); the file stays open for us even
+  // if the I/O owner moves to the next one meanwhile.
+  std::shared_ptr<File> file = writer_->current_file();
+  // Branch records past stream_last may be pending, not written: a stream's
+  // durable LSN moves only to what the root's target covered.
+  for (size_t i = 1; i < streams_.size(); ++i)
+    if (streams_[i]->pending_first != 0) stream_last[i] = std::min(stream_last[i], streams_[i]->pending_first - 1);
+  mu_.Unlock();
+  Status s;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (file) s = file->Sync();
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+  mu_.Lock();
+  if (!s.ok()) {
+    s = fail_->Trip(s);
+    cv_.SignalAll();
+    return s;
+  }
+  counters_.Add(Stat::journal_fsyncs);
+  counters_.Add(Stat::journal_sync_ns, static_cast<uint64_t>(ns));
+  durable_lsn_ = std::max(durable_lsn_, target);
+  for (size_t i = 1; i < stream_last.size(); ++i)
+    streams_[i]->durable_lsn = std::max(streams_[i]->durable_lsn, stream_last[i]);
+  cv_.SignalAll();
+  return Status::OK();
+}
+
 void GroupCommit::RequestRotation() {
   base::MutexLock lock(&mu_);
   rotate_ = true;
+  if (room_on_) room_left_ = 0;  // the next commit makes room: in the next file
 }
 
 uint64_t GroupCommit::durable_lsn() const {

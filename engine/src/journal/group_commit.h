@@ -21,6 +21,12 @@
 // wait for it; the write is left to the syncer, right after its fsync
 // (writes_deferred_for_sync counts them).
 //
+// Write-through (kWriteThroughGroup): a commit returns once its record is
+// written to the kernel: the same leader and followers as a durable round,
+// one pwritev for every record pending, no fdatasync. The periodic syncer
+// writes what is pending as I/O owner, then fdatasyncs the file without
+// owning it, so the rounds of writes go on beside its sync.
+//
 // Commit window (kDurableGroup, SetCommitWindow): without one, the commits
 // a round k releases land while round k+1 is already syncing, so at N
 // writers a round carries about N/2. With a window the leader, before its
@@ -30,6 +36,15 @@
 // writers committing now: one writer never waits, and a writer that stops
 // costs at most one full window before the next round's peak drops it.
 // Followers wait as they do behind a sync (io_busy_ is set).
+//
+// Room (EnableRoom; the database's journals): a commit is admitted only
+// into room the journal file already has (Reserve, under the write lock,
+// before anything lands), so its record's write never meets a full disk
+// (writer.h, "Room"). Without room the committer, outside the lock, makes
+// some (MakeRoom): the I/O owner writes what is pending and grows the file
+// by zeros or a reservation, starting the next file if this one is full or
+// a rotation was asked for. A full disk refuses only that growth: MakeRoom
+// answers kNoSpace, nothing is admitted, and the next MakeRoom tries again.
 //
 // Failure: a failed write or fsync trips the FailStop; every waiter and
 // every later commit gets kFailStopped. Nothing is retried. So does a
@@ -100,6 +115,7 @@ const char* CommitterStateName(CommitterState s);
 enum class CommitPolicy {
   kDurableGroup,   // CC-1
   kDurableNaive,   // fsync under the write lock
+  kWriteThroughGroup,  // each round's records written (no fsync); fdatasync'ed by the periodic sync
   kBufferedGroup,  // records gathered; written at 1 MB and by the periodic sync
   kBufferedNaive,  // each record written (no fsync) under the write lock
 };
@@ -109,6 +125,10 @@ class GroupCommit {
   static constexpr size_t kFlushBytes = 1u << 20;
   static constexpr size_t kBlockBytes = 1u << 20;
   static constexpr size_t kMaxFreeBlocks = 8;
+  // Room on: a write leaves at least this much room past it (RoomAhead), so
+  // the commits it admits meanwhile rarely wait for MakeRoom.
+  static constexpr uint64_t kRoomSlack = 64u << 10;
+  static constexpr uint64_t kBufferedRoomFlushes = 8;
 
   // last_lsn: the last LSN recovered; the first Append returns last_lsn + 1.
   GroupCommit(JournalWriter* writer, uint64_t storage_id, uint64_t last_lsn, CommitPolicy policy, FailStop* fail);
@@ -129,6 +149,21 @@ class GroupCommit {
   uint64_t Append(std::span<const uint8_t> payload, std::span<const StreamRecord> branches = {},
                   uint64_t* branch_lsns = nullptr) FENEC_EXCLUDES(mu_);
   uint64_t stream_last_lsn(uint32_t stream) const FENEC_EXCLUDES(mu_);
+  // Before the first Append: from now on every Append is admitted by Reserve
+  // first (header comment, "Room").
+  void EnableRoom() FENEC_EXCLUDES(mu_);
+  // Caller holds the write lock, before landing what it will Append: takes
+  // `bytes` of the journal's room (records, headers included); false, nothing
+  // taken, if there is not that much (MakeRoom). Always true without EnableRoom.
+  bool Reserve(uint64_t bytes) FENEC_EXCLUDES(mu_);
+  // Gives back reserved bytes no record will take (a commit refused after
+  // Reserve, or what an Append took less than was reserved for it).
+  void Unreserve(uint64_t bytes) FENEC_EXCLUDES(mu_);
+  // Caller has released the write lock: makes room for at least `need`
+  // bytes (writes what is pending, grows or rotates the file). Fails:
+  // kNoSpace (the file system refused the growth; nothing changed that a
+  // later call cannot retry), kFailStopped.
+  Status MakeRoom(uint64_t need) FENEC_EXCLUDES(mu_);
   // kDurableGroup only, before the first Append: a round's leader waits up
   // to us microseconds for the commits in flight to queue (0: never waits).
   void SetCommitWindow(uint32_t us) FENEC_EXCLUDES(mu_);
@@ -137,18 +172,27 @@ class GroupCommit {
   Status CommitUnderLock() FENEC_EXCLUDES(mu_);
   // Caller has released the write lock. Returns once lsn is as durable as
   // the policy promises. Fails: kFailStopped (this or an earlier I/O failed).
-  // may_write false (a caller that must do no I/O): under kBufferedGroup,
-  // kBusy with nothing done when the journal's write is due on this caller;
-  // the other policies ignore it.
+  // may_write false (a caller that must do no I/O): under kBufferedGroup
+  // and kWriteThroughGroup, kBusy with nothing done when the journal's write
+  // is due on this caller or another's is in progress; the other policies
+  // ignore it.
   Status AwaitDurable(uint64_t lsn, CommitterState* state = nullptr, bool may_write = true) FENEC_EXCLUDES(mu_);
   // Every record appended so far written and fdatasync'ed. Fails: kFailStopped.
   Status SyncAll() FENEC_EXCLUDES(mu_);
+  // Returns once lsn is fdatasync'ed, whatever the policy: this caller
+  // syncs if no one else is (*waited set if it had to wait at all).
+  // may_write false: kBusy, nothing done, unless lsn is durable already.
+  // Fails: kFailStopped.
+  Status AwaitSynced(uint64_t lsn, bool may_write, bool* waited) FENEC_EXCLUDES(mu_);
+  // Unsynced policies: the periodic syncer syncs now rather than at its
+  // next period (a record just appended must be durable soon).
+  void RequestSync() FENEC_EXCLUDES(mu_);
 
   // Buffered policies: every ms, write and fdatasync what is pending, then
   // do the writes deferred meanwhile and call after_sync (the database's
   // deferred data-buffer writes, GR-5).
   //
-  // Not analyzed: it sets stop_syncer_ (guarded by mu_) without mu_, as it
+  // Not analyzed: it sets stop_syncer_ and syncer_on_ (guarded by mu_) without mu_, as it
   // always did, before it starts the only other thread that reads it; the
   // analysis cannot see that no other thread exists yet.
   void StartPeriodicSync(uint32_t ms, std::function<void()> after_sync) FENEC_NO_THREAD_SAFETY_ANALYSIS;
@@ -171,8 +215,11 @@ class GroupCommit {
  private:
   // Caller holds mu_ and no one owns I/O. Takes the pending records, writes
   // them (and fsyncs if sync) with mu_ released, publishes; mu_ is held again
-  // when it returns.
-  Status RunIo(bool sync, bool periodic) FENEC_REQUIRES(mu_);
+  // when it returns. Room on: then keeps room for RoomAhead() bytes, and
+  // grow more (MakeRoom), the growth's outcome in *grown (kNoSpace is not a
+  // failure of the write).
+  Status RunIo(bool sync, bool periodic, uint64_t grow = 0, Status* grown = nullptr) FENEC_REQUIRES(mu_);
+  uint64_t RoomAhead() const;
   // A leader about to RunIo: the commit window's wait (header comment), with
   // io_busy_ set so the others follow. mu_ is held again when it returns.
   void AwaitWindow() FENEC_REQUIRES(mu_);
@@ -180,6 +227,9 @@ class GroupCommit {
   void AppendLocked(uint64_t storage_id, uint64_t lsn, std::span<const uint8_t> payload, uint64_t synced)
       FENEC_REQUIRES(mu_);
   void SyncLoop(uint32_t ms) FENEC_EXCLUDES(mu_);
+  // kWriteThroughGroup's periodic sync (the header comment). mu_ is held
+  // again when it returns.
+  Status SyncBeside() FENEC_REQUIRES(mu_);
 
   // A branch storage whose records ride in this journal (JR-1).
   struct Stream {
@@ -215,6 +265,9 @@ class GroupCommit {
   uint64_t written_lsn_ FENEC_GUARDED_BY(mu_);        // last LSN handed to the kernel
   uint64_t durable_lsn_ FENEC_GUARDED_BY(mu_);        // last LSN fdatasync'ed
   bool io_busy_ FENEC_GUARDED_BY(mu_) = false;        // someone owns the journal writer
+  bool room_on_ FENEC_GUARDED_BY(mu_) = false;        // EnableRoom
+  uint64_t room_left_ FENEC_GUARDED_BY(mu_) = 0;      // room on: the file's room not yet reserved
+  uint64_t outstanding_ FENEC_GUARDED_BY(mu_) = 0;    // room on: reserved, not yet appended
   bool rotate_ FENEC_GUARDED_BY(mu_) = false;
   bool journal_write_deferred_ FENEC_GUARDED_BY(mu_) = false;  // GR-5: a journal write is waiting for the syncer
 
@@ -227,7 +280,9 @@ class GroupCommit {
   std::atomic<bool> periodic_active_{false};
   std::thread syncer_;
   bool stop_syncer_ FENEC_GUARDED_BY(mu_) = false;
-  base::CondVar syncer_cv_;  // stop_syncer_ set
+  bool sync_now_ FENEC_GUARDED_BY(mu_) = false;  // RequestSync
+  bool syncer_on_ FENEC_GUARDED_BY(mu_) = false;  // StartPeriodicSync ran (stop_syncer_ says when it ends)
+  base::CondVar syncer_cv_;  // stop_syncer_ or sync_now_ set
   std::function<void()> after_sync_;  // set before the syncer starts, then read by it alone
 
   StatCounters counters_;

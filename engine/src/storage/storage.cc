@@ -101,7 +101,26 @@ Status Storage::Load() {
   bool vb = got >= kDataStart && DecodeSuperblock(head.data() + kSlotSize, &b);
   if (!va && !vb) return Status::Corruption("no valid superblock", folder_ + "/data.fdb");
   sb_ = (va && (!vb || a.seq > b.seq)) ? a : b;
+  uint64_t size = 0;
+  if (Status s = file_->Size(&size); !s.ok()) return s;
+  data_room_.store(size, std::memory_order_release);
   return file_->Map(kMapReserve, &map_);
+}
+
+Status Storage::MakeDataRoom(uint64_t end) {
+  if (end <= data_room_.load(std::memory_order_acquire)) return Status::OK();
+  base::MutexLock lock(&room_mu_);
+  const uint64_t from = data_room_.load(std::memory_order_acquire);
+  if (end <= from) return Status::OK();
+  const uint64_t to = end + kDataRoomAhead;
+  Status s = file_->Allocate(from, to - from);
+  if (s.code() == StatusCode::kNotSupported) {
+    data_room_.store(UINT64_MAX, std::memory_order_release);
+    return Status::OK();
+  }
+  if (!s.ok()) return s;
+  data_room_.store(to, std::memory_order_release);
+  return Status::OK();
 }
 
 Status Storage::ReadCatalog(std::vector<uint8_t>* out) const {

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/src/base/mutex.h"
 #include "fenec/env.h"
 
 namespace fenec {
@@ -76,6 +77,16 @@ class Storage {
   Status ReadCatalog(std::vector<uint8_t>* out) const;
   // Writes into the data region. Thread-safe (distinct ranges). Fails: kIOError, kNoSpace.
   Status WriteData(uint64_t offset, std::span<const uint8_t> bytes);
+  // The data file has blocks (written, or reserved by MakeDataRoom) up to
+  // here: rows written below it need no new block, so a full disk cannot
+  // refuse them (where the file system overwrites in place).
+  uint64_t data_room() const { return data_room_.load(std::memory_order_acquire); }
+  // Reserves the data file's blocks up to `end` and kDataRoomAhead past it
+  // (Env's Allocate). Thread-safe. Where the file system cannot reserve
+  // (kNotSupported), room becomes unbounded: writes then meet a full disk
+  // as they come. Fails: kNoSpace, kIOError.
+  Status MakeDataRoom(uint64_t end) FENEC_EXCLUDES(room_mu_);
+  static constexpr uint64_t kDataRoomAhead = 8ull << 20;
   // The data file's descriptor for the global ring (-1: write through WriteData).
   int data_fd() const { return file_->fd(); }
   void CountRingWrite(uint64_t bytes) {
@@ -104,6 +115,8 @@ class Storage {
   Superblock sb_;
   bool created_ = false;
   std::atomic<uint64_t> writes_{0}, syncs_{0}, bytes_{0};
+  std::atomic<uint64_t> data_room_{0};
+  base::Mutex room_mu_;  // one MakeDataRoom at a time (data_room_ is read without it)
 };
 
 }  // namespace fenec
