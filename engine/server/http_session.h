@@ -134,7 +134,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void ReadHeader();
   void OnHeader(const beast::error_code& ec);
   // The header's checks (http_guard.h) and the body's reservation: false
-  // when the request was refused (and answered).
+  // when the request was refused (and answered). http_screen.cc, with OnReadError.
   bool Screen();
   void ReleaseBody();
   // Runs one step; an exception it throws closes the connection, counted.
