@@ -183,10 +183,21 @@ void Session::ReadHeader() {
   beast::error_code ec;
   if (ReadAvailable(true, ec)) return OnHeader(ec);
   Arm(shared_.config.header_timeout);
-  http::async_read_header(socket_, buffer_, *parser_,
-                          [self = shared_from_this()](const beast::error_code& ec, size_t) {
-                            self->Guarded([&] { self->OnHeader(ec); });
-                          });
+  AwaitHeader();
+}
+
+// Not Beast's async_read_header, which parses what it reads out of our
+// sight: every header byte goes through ParseBuffered, the one place that
+// sees the header's raw lines.
+void Session::AwaitHeader() {
+  socket_.async_read_some(buffer_.prepare(4096), [self = shared_from_this()](const beast::error_code& ec, size_t n) {
+    self->Guarded([&] {
+      self->buffer_.commit(n);
+      beast::error_code pec = ec;
+      if (pec || self->ParseBuffered(true, pec) || pec) return self->OnHeader(pec);
+      self->AwaitHeader();
+    });
+  });
 }
 
 void Session::OnHeader(const beast::error_code& ec) {

@@ -132,6 +132,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void WaitForRequest();
   void ReadHeader();
+  // The rest of a header not yet here: read, then parsed by ParseBuffered.
+  void AwaitHeader();
   void OnHeader(const beast::error_code& ec);
   // The header's checks (http_guard.h) and the body's reservation: false
   // when the request was refused (and answered). http_screen.cc, with OnReadError.
