@@ -36,6 +36,29 @@ bool Allowed(const std::string& name, const std::vector<std::string>& allowed) {
   return std::find(allowed.begin(), allowed.end(), name) != allowed.end();
 }
 
+char LowerChar(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// a == lower, ASCII case aside; with underscores, '_' also matches '-'.
+bool NameIs(std::string_view a, std::string_view lower, bool underscores = false) {
+  if (a.size() != lower.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (LowerChar(a[i]) != lower[i] && !(underscores && a[i] == '_' && lower[i] == '-')) return false;
+  }
+  return true;
+}
+
+bool Decimal(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// RFC 9110's token: what a coding's name is made of.
+bool Token(std::string_view s) {
+  static constexpr std::string_view kMarks = "!#$%&'*+-.^_`|~";
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || kMarks.find(c) != std::string_view::npos;
+  });
+}
+
 }  // namespace
 
 std::vector<std::string> AllowedHostNames(const std::string& listen_host, const std::vector<std::string>& extra) {
@@ -130,6 +153,70 @@ bool BearerMatches(std::string_view authorization, std::string_view token) {
   for (size_t i = 0; i < got.size(); ++i)
     diff |= static_cast<unsigned char>(got[i]) ^ static_cast<unsigned char>(token[i % token.size()]);
   return diff == 0;
+}
+
+void FramingCheck::Field(std::string_view name, std::string_view value) {
+  if (NameIs(name, "transfer-encoding")) {
+    te_exact_ = ++te_fields_ == 1 && NameIs(value, "chunked");
+    // Several fields are one list (RFC 9110 5.3), so codings run on across them.
+    for (size_t start = 0; start <= value.size();) {
+      const size_t comma = std::min(value.find(',', start), value.size());
+      Coding(Trim(value.substr(start, comma - start)));
+      start = comma + 1;
+    }
+  } else if (NameIs(name, "content-length")) {
+    ++cl_fields_;
+    cl_plain_ = cl_plain_ && Decimal(value);
+  } else if (name.find('_') != std::string_view::npos) {
+    lookalike_ = lookalike_ || NameIs(name, "transfer-encoding", true) || NameIs(name, "content-length", true);
+  }
+}
+
+void FramingCheck::Coding(std::string_view element) {
+  if (element.empty()) return;  // an empty list element (RFC 9110 5.6.1)
+  ++codings_;
+  const size_t semi = element.find(';');
+  const std::string_view name = Trim(element.substr(0, semi));
+  const bool chunked = NameIs(name, "chunked");
+  bad_coding_ = bad_coding_ || !Token(name) || (chunked && semi != std::string_view::npos);
+  chunked_ += chunked ? 1 : 0;
+  last_chunked_ = chunked && semi == std::string_view::npos;
+}
+
+int FramingCheck::Verdict(unsigned version, bool folded) {
+  auto refuse = [this](int status, const char* why) {
+    why_ = why;
+    return status;
+  };
+  if (folded) return refuse(400, "obsolete line folding (a header line that starts with a space or tab) is refused");
+  if (lookalike_) return refuse(400, "a field named Transfer_Encoding or Content_Length is refused");
+  if (cl_fields_ > 1 || !cl_plain_) return refuse(400, "Content-Length must be one field holding one decimal number");
+  if (te_fields_ == 0) return 0;
+  // RFC 9112 6.1: an HTTP/1.0 recipient may not know chunked, so the framing is faulty.
+  if (version < 11) return refuse(400, "Transfer-Encoding in an HTTP/1.0 request");
+  // RFC 9112 6.3: Transfer-Encoding wins, but a proxy may have used the length.
+  if (cl_fields_ > 0) return refuse(400, "Transfer-Encoding and Content-Length together");
+  if (te_exact_) return 0;
+  if (chunked_ > 1) return refuse(400, "chunked is applied more than once");
+  if (bad_coding_ || !last_chunked_) {
+    return refuse(400, "chunked is not the final transfer coding: the body's length cannot be determined");
+  }
+  if (codings_ == 1) return refuse(400, "Transfer-Encoding must be chunked alone, in one field");
+  return refuse(501, "transfer codings other than chunked are not implemented");
+}
+
+bool HasObsFold(std::string_view raw) {
+  for (size_t at = raw.find('\n'); at != std::string_view::npos && at + 1 < raw.size(); at = raw.find('\n', at + 1)) {
+    if (raw[at + 1] == ' ' || raw[at + 1] == '\t') return true;
+  }
+  return false;
+}
+
+bool ChunkExtensionClean(std::string_view extensions) {
+  return std::none_of(extensions.begin(), extensions.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return (u < 0x20 && u != '\t') || u == 0x7f;
+  });
 }
 
 }  // namespace fenec::server

@@ -2,6 +2,7 @@
 // must show before its body is read (Screen: http_guard.h's checks, the
 // body's budget) and how a read Beast failed is answered (OnReadError).
 // Every refusal here closes the connection (Refuse, then Linger).
+#include <algorithm>
 #include <iterator>
 
 #include <boost/beast/http/error.hpp>
@@ -26,18 +27,30 @@ bool IsDisconnect(const beast::error_code& ec) {
 
 }  // namespace
 
-// In order: the header's size, who is asking (Host, Origin, token), then
-// what the body would cost (its size, its type, room in the budget). Each
-// refusal is answered before a byte of the body is read or reserved.
+// In order: the framing (where the body ends: every later refusal's
+// discard trusts it), the header's size, who is asking (Host, Origin, token),
+// then what the body would cost (its size, its type, room in the budget).
+// Each refusal is answered before a byte of the body is read or reserved.
 bool Session::Screen() {
   const HttpServer::Config& config = shared_.config;
   const auto& head = parser_->get();
-  const auto fields = static_cast<size_t>(std::distance(head.begin(), head.end()));
+  size_t fields = 0;
+  FramingCheck framing;
+  for (const auto& field : head) {
+    framing.Field(Sv(field.name_string()), Sv(field.value()));
+    ++fields;
+  }
   const auto length = parser_->content_length();
   const bool chunked = parser_->chunked();
   declared_ = length ? *length : config.max_body;
   // What a refused client may still send: its body, or (none declared) a little.
   const uint64_t discard = length ? *length : chunked ? config.max_body : kHeaderDiscard;
+  if (const int status = framing.Verdict(head.version(), folded_); status != 0) {
+    shared_.bad_framing.fetch_add(1);
+    // The body's end is unknown: whatever follows is dropped unparsed.
+    Refuse(status, status == 501 ? "transfer_coding" : "framing", framing.why(), std::max(discard, kHeaderDiscard));
+    return false;
+  }
   if (fields > config.max_header_fields) {
     shared_.over_header_fields.fetch_add(1);
     Refuse(431, "headers_too_large",
@@ -117,7 +130,16 @@ void Session::OnReadError(const beast::error_code& ec) {
                   fmt::format("the request's header is over --max-header-bytes ({})", shared_.config.max_header_bytes),
                   kHeaderDiscard);
   }
-  if (!IsDisconnect(ec) && ec.category() == beast::error_code(http::error::bad_target).category()) {
+  const bool malformed = !IsDisconnect(ec) && ec.category() == beast::error_code(http::error::bad_target).category();
+  // A framing field Beast refused (its share of FramingCheck's rules), or a
+  // body malformed part-way (a chunk's line, its trailer): where it ends is not known.
+  if (malformed && ((parser_ && parser_->is_header_done()) || ec == http::error::bad_content_length ||
+                    ec == http::error::bad_transfer_encoding)) {
+    shared_.bad_framing.fetch_add(1);
+    return Refuse(400, "framing", fmt::format("the body's end cannot be determined: {}", ec.message()),
+                  kHeaderDiscard);
+  }
+  if (malformed) {
     shared_.bad_http.fetch_add(1);
     return Refuse(400, "http", fmt::format("malformed HTTP request: {}", ec.message()), kHeaderDiscard);
   }

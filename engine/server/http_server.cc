@@ -182,6 +182,7 @@ ConnectionStats HttpServer::stats() const {
   st.over_body = s.over_body.load();
   st.over_connections = s.over_connections.load();
   st.bad_http = s.bad_http.load();
+  st.bad_framing = s.bad_framing.load();
   st.queued = s.workers.queued();
   st.answered_inline = s.answered_inline.load();
   st.bad_host = s.bad_host.load();
@@ -214,13 +215,14 @@ void HttpServer::AppendMetrics(std::string& out) const {
   }
   out += "# HELP fenec_http_rejected_total Requests or connections the transport refused, by limit "
          "(431 header_bytes and header_fields, 413 body_bytes, 503 max_connections, inflight_bytes and queue, "
-         "400 bad_http, 421 host, 403 origin, 401 unauthorized, 415 content_type).\n"
+         "400 bad_http, 400 or 501 framing, 421 host, 403 origin, 401 unauthorized, 415 content_type).\n"
          "# TYPE fenec_http_rejected_total counter\n";
   const Row rejected[] = {{"header_bytes", st.over_header_bytes},
                           {"header_fields", st.over_header_fields},
                           {"body_bytes", st.over_body},
                           {"max_connections", st.over_connections},
                           {"bad_http", st.bad_http},
+                          {"framing", st.bad_framing},
                           {"host", st.bad_host},
                           {"origin", st.bad_origin},
                           {"unauthorized", st.unauthorized},

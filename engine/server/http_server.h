@@ -42,7 +42,7 @@
 // a body that would pass it is refused 503 (Retry-After) before a byte of it
 // is read, and its bytes are given back once its answer is written. A
 // chunked body counts as --max-body, the most it may grow to. The header's
-// screening (http_guard.h: Host, Origin, token, Content-Type) runs first,
+// screening (http_guard.h: framing, Host, Origin, token, Content-Type) runs first,
 // so a refused request never reserves anything.
 //
 // Since the inline hook answers on an io thread, it must never wait for the
@@ -100,6 +100,7 @@ struct ConnectionStats {
   uint64_t over_body = 0;         // 413: a body over --max-body
   uint64_t over_connections = 0;  // 503: accepted over --max-connections, answered and closed
   uint64_t bad_http = 0;          // 400: not HTTP/1.x as Beast parses it
+  uint64_t bad_framing = 0;       // 400 or 501: the body's end not certain (FramingCheck, http_guard.h); closed
   uint64_t bad_host = 0;          // 421: a Host not among the names served (DNS rebinding)
   uint64_t bad_origin = 0;        // 403: an Origin other than our own host's
   uint64_t unauthorized = 0;      // 401 at the header: no or a wrong bearer token
@@ -146,7 +147,7 @@ class HttpServer {
   using Done = std::function<void(const HttpResponse&, uint64_t handle_ns)>;
   // Called after each answer's write, with the write's time.
   using Written = std::function<void(const HttpResponse&, uint64_t write_ns)>;
-  // Called for requests refused by the transport itself (400, 401, 403, 413, 415, 421, 431, 503).
+  // Called for requests refused by the transport itself (400, 401, 403, 413, 415, 421, 431, 501, 503).
   using Refused = std::function<void(int status)>;
   // Optional: called on the io thread for every request, before it is
   // handed to a worker. It answers (true) only what is quick and never

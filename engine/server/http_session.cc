@@ -39,6 +39,16 @@ namespace {
 constexpr uint64_t kMaxDiscard = 256u << 20;
 constexpr std::chrono::milliseconds kLinger{2000};
 
+// Beast's hook on each chunk's header (it takes a mutable callback, and keeps
+// a reference): a chunk extension with a control character is refused.
+struct ChunkExtensionCheck {
+  void operator()(std::uint64_t, beast::string_view extensions, beast::error_code& ec) const {
+    if (!ChunkExtensionClean(std::string_view(extensions.data(), extensions.size()))) {
+      ec = http::error::bad_chunk_extension;
+    }
+  }
+} chunk_extension_check;
+
 uint64_t NowNs() {
   return static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
@@ -180,6 +190,8 @@ void Session::ReadHeader() {
   // seen in OnHeader (and its size known for the discard); the limit then
   // guards the body, chunked ones included.
   parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
+  parser_->on_chunk_header(chunk_extension_check);
+  folded_ = false;
   beast::error_code ec;
   if (ReadAvailable(true, ec)) return OnHeader(ec);
   Arm(shared_.config.header_timeout);
@@ -237,7 +249,9 @@ void Session::ReadBody() {
 bool Session::ParseBuffered(bool header_only, beast::error_code& ec) {
   auto done = [&] { return header_only ? parser_->is_header_done() : parser_->is_done(); };
   while (!done() && buffer_.size() > 0) {
+    const bool header = !parser_->is_header_done();
     const size_t used = parser_->put(buffer_.data(), ec);
+    if (header) folded_ = folded_ || HasObsFold({static_cast<const char*>(buffer_.data().data()), used});
     buffer_.consume(used);
     if (ec == http::error::need_more) {
       ec = {};

@@ -100,7 +100,7 @@ struct HttpServer::Shared {
   std::atomic<uint64_t> accepted{0}, open{0}, idle_timeouts{0}, header_timeouts{0}, body_timeouts{0},
       write_timeouts{0}, over_header_bytes{0}, over_header_fields{0}, over_body{0}, over_connections{0}, bad_http{0},
       answered_inline{0}, bad_host{0}, bad_origin{0}, unauthorized{0}, bad_content_type{0}, over_inflight{0},
-      over_queue{0}, exceptions{0};
+      over_queue{0}, exceptions{0}, bad_framing{0};
   // Body bytes reserved by sessions now, against config.max_inflight_bytes.
   std::atomic<uint64_t> inflight_bytes{0};
 
@@ -135,8 +135,9 @@ class Session : public std::enable_shared_from_this<Session> {
   // The rest of a header not yet here: read, then parsed by ParseBuffered.
   void AwaitHeader();
   void OnHeader(const beast::error_code& ec);
-  // The header's checks (http_guard.h) and the body's reservation: false
-  // when the request was refused (and answered). http_screen.cc, with OnReadError.
+  // The header's checks (http_guard.h), its framing first, and the body's
+  // reservation: false when the request was refused (and answered).
+  // http_screen.cc, with OnReadError.
   bool Screen();
   void ReleaseBody();
   // Runs one step; an exception it throws closes the connection, counted.
@@ -145,6 +146,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void ReadBody();
   // Parses buffer_ into parser_ up to the header's end (header_only) or the
   // message's: true when there, false when more must be read or ec is set.
+  // Every header byte passes here, where its raw lines are seen (folded_).
   bool ParseBuffered(bool header_only, beast::error_code& ec);
   // ParseBuffered, then what the socket already holds read without waiting
   // and parsed: true when there or ec is set, false when the rest has not
@@ -202,6 +204,7 @@ class Session : public std::enable_shared_from_this<Session> {
   HttpRequest req_;
   HttpResponse res_;
   bool keep_alive_ = false;
+  bool folded_ = false;  // this request's header has an obs-fold, which Beast unfolds unseen (FramingCheck)
   bool refused_answer_ = false;  // the answer is a 503 over --max-queue: counted as refused, not handled
   unsigned version_ = 11;
   uint64_t handle_ns_ = 0, write_start_ns_ = 0;

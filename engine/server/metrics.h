@@ -30,7 +30,8 @@ class Metrics {
   // the statement kind ("get", "put" ...) or "" when none ran.
   void Record(const std::string& endpoint, const std::string& kind, int status, uint64_t handle_ns);
   void RecordWrite(const std::string& endpoint, const std::string& kind, uint64_t write_ns);
-  // A request refused before it reached a handler (413, 431, 400 on bad HTTP, 503 over the connection cap).
+  // A request refused before it reached a handler (413, 431, 400 on bad HTTP or framing, 501, 503 over the
+  // connection cap).
   void RecordRefused(int status);
 
   // Appends this object's series, in Prometheus text format.

@@ -9,8 +9,8 @@
 //
 // Bodies are read by the transport and parsed by the query service with no
 // engine lock held; the engine takes its lock only inside its own calls.
-// The transport screens each header first (http_guard.h): Host, Origin,
-// the token, Content-Type and the body budget, before any body byte.
+// The transport screens each header first (http_guard.h): its framing, Host,
+// Origin, the token, Content-Type and the body budget, before any body byte.
 #pragma once
 
 #include <atomic>
