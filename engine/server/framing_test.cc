@@ -3,8 +3,8 @@
 // server does not implement) with Connection: close, and the connection is
 // closed with nothing after it read as a request. Each such request is sent
 // with a valid POST hidden after it, which stores a marker if it ever runs;
-// none may. Good framing keeps the connection. Statuses, bytes and counts,
-// never times.
+// none may. Good framing keeps the connection, and an answer to a HEAD
+// ends at its header. Statuses, bytes and counts, never times.
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 #include <httplib.h>
@@ -362,6 +362,29 @@ TEST_F(FramingTest, GoodFramingKeepsTheConnection) {
   const ConnectionStats st = server_->connection_stats();
   EXPECT_EQ(st.bad_framing, 0u);
   EXPECT_EQ(st.bad_http, 0u);
+}
+
+// A HEAD's answer ends at its header (RFC 9112 6.3), whatever its status:
+// with a body after it, a client or proxy would read that body as the start
+// of the next answer on the connection.
+TEST_F(FramingTest, AHeadAnswerEndsAtItsHeader) {
+  RawConn conn(server_->port());
+  ASSERT_TRUE(conn.Send("HEAD /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                        "HEAD /docs/t/1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                        "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"));
+  const RawConn::Read r = conn.ReadToClose(5'000);
+  EXPECT_TRUE(r.eof);
+  const size_t first = r.bytes.find("\r\n\r\n");
+  ASSERT_NE(first, std::string::npos) << r.bytes;
+  EXPECT_EQ(StatusOf(r.bytes), 200) << r.bytes;
+  EXPECT_NE(r.bytes.substr(0, first).find("\r\nContent-Length: 15"), std::string::npos) << r.bytes;  // the GET's size
+  const std::string rest = r.bytes.substr(first + 4);
+  EXPECT_EQ(StatusOf(rest), 405) << r.bytes;  // HEAD /docs/t/1: only GET is routed there
+  const size_t second = rest.find("\r\n\r\n");
+  ASSERT_NE(second, std::string::npos) << r.bytes;
+  const std::string last = rest.substr(second + 4);
+  EXPECT_EQ(StatusOf(last), 200) << r.bytes;
+  EXPECT_EQ(last.substr(last.find("\r\n\r\n") + 4), R"j({"status":"ok"})j") << r.bytes;
 }
 
 }  // namespace

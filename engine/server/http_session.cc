@@ -302,6 +302,7 @@ void Session::Dispatch() {
   req_.authorization = auth != msg.end() ? std::string(auth->value()) : std::string();
   keep_alive_ = msg.keep_alive();
   version_ = msg.version();
+  head_ = msg.method() == http::verb::head;
   const bool read_only = msg.method() == http::verb::get;
   parser_.reset();
   if (shared_.inline_handler) {
@@ -437,7 +438,8 @@ void Session::Write() {
   out_.clear();
   out_.reserve(160 + res_.body.size());
   AppendAnswerHead(out_, version_, res_.status, res_.content_type, keep, res_.retry_after_s, res_.body.size());
-  out_ += res_.body;
+  // A HEAD's answer ends at its header (RFC 9112 6.3): a body would be read as the next answer.
+  if (!head_) out_ += res_.body;
   res_.body = std::string();
   phase_ = Phase::kWriting;
   write_start_ns_ = NowNs();

@@ -204,6 +204,7 @@ class Session : public std::enable_shared_from_this<Session> {
   HttpRequest req_;
   HttpResponse res_;
   bool keep_alive_ = false;
+  bool head_ = false;    // the request is a HEAD: its answer's Content-Length says the size, no body follows
   bool folded_ = false;  // this request's header has an obs-fold, which Beast unfolds unseen (FramingCheck)
   bool refused_answer_ = false;  // the answer is a 503 over --max-queue: counted as refused, not handled
   unsigned version_ = 11;
