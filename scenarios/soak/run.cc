@@ -191,7 +191,7 @@ void Soak::AddMetrics(const std::string& m) {
   r_.closed_idle += v("fenec_http_connections_closed_total{reason=\"idle_timeout\"}");
   r_.closed_header += v("fenec_http_connections_closed_total{reason=\"header_timeout\"}");
   r_.closed_body += v("fenec_http_connections_closed_total{reason=\"body_timeout\"}");
-  for (const char* s : {"header_bytes", "header_fields", "body_bytes", "bad_http", "max_connections"}) {
+  for (const char* s : {"header_bytes", "header_fields", "body_bytes", "bad_http", "framing", "max_connections"}) {
     r_.rejected += v(fmt::format("fenec_http_rejected_total{{reason=\"{}\"}}", s).c_str());
   }
 }
