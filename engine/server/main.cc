@@ -151,15 +151,18 @@ int main(int argc, char** argv) {
                        ->check(CLI::Range(1u, 3600000u));
   app.add_flag("--durable", durable, "the same as --durability durable (the default), kept for older scripts")
       ->excludes(durability_opt);
-  uint32_t commit_window_us = fenec::kServerCommitWindowUs;
+  std::string commit_window = "adaptive";
   auto* window_opt =
-      app.add_option("--commit-window-us", commit_window_us,
-                     "durable: a group commit's leader waits at most this long for the writers in flight to "
-                     "queue before its fdatasync, and no longer once they are (one writer never waits); the puts "
-                     "a round releases then ride the next round, not the one after (0: no wait; `iobench advise` "
-                     "recommends a value for this disk)")
+      app.add_option("--commit-window-us", commit_window,
+                     "durable: a group commit's leader waits for the writers in flight to queue before its "
+                     "fdatasync, and no longer once they are (one writer never waits), so the puts a round releases "
+                     "ride the next round, not the one after. 'adaptive': at most as long as this disk's recent "
+                     "fdatasync took; a number: at most that many microseconds (0: no wait)")
           ->capture_default_str()
-          ->check(CLI::Range(0u, 1000000u));
+          ->check([](const std::string& v) -> std::string {
+            uint32_t us = 0;
+            return fenec::ParseCommitWindow(v, &us) ? "" : "'adaptive' or 0..1000000 microseconds";
+          });
   auto* token_opt = app.add_option(
       "--token", token,
       "require 'Authorization: Bearer TOKEN' on every request (needed off loopback); visible to other users "
@@ -318,7 +321,7 @@ int main(int argc, char** argv) {
                                                      : fenec::Completion::kMergerAsync;
   options.data_flush = data_flush == "pwrite" ? fenec::DataFlush::kPwrite : fenec::DataFlush::kGlobalRing;
   options.sync_ms = sync_ms;
-  options.commit_window_us = commit_window_us;
+  (void)fenec::ParseCommitWindow(commit_window, &options.commit_window_us);  // the option's check passed it
   options.long_reads = long_reads == "locked" ? fenec::LongReads::kUnderLock : fenec::LongReads::kPinned;
   options.hnsw.insert = vector_insert == "row" ? fenec::VectorInsert::kRow : fenec::VectorInsert::kBatch;
   auto db = fenec::Database::Open(data, options);
@@ -335,7 +338,8 @@ int main(int argc, char** argv) {
   }
   fmt::print("fenec-server listening on {}:{} (data {}, {}, long reads {})\n", config.http.host, server.port(), data,
              mode != fenec::Durability::kDurable ? fmt::format("{}, sync {} ms", durability, sync_ms)
-             : commit_window_us > 0             ? fmt::format("durable, commit window {} us", commit_window_us)
+             : commit_window != "0"             ? fmt::format("durable, commit window {}{}", commit_window,
+                                                              commit_window == "adaptive" ? "" : " us")
                                                 : std::string("durable"),
              long_reads);
   std::fflush(stdout);

@@ -12,8 +12,9 @@
 // (writers), buffer write under the lock (readers), batch built under the
 // lock (batches), long reads under the lock (long-read). "fenecdb-durable-append"
 // (writers) turns the journal's zero ahead off: every fdatasync also commits
-// the file's grown size. "fenecdb-durable-window" (writers) sets
-// Options::commit_window_us to --commit-window-us.
+// the file's grown size. fenecdb-durable's commit window is the engine's
+// default (adaptive); "fenecdb-durable-window" (writers) sets
+// Options::commit_window_us to --commit-window-us, "fenecdb-durable-nowindow" to 0.
 //
 // main.cc is the command line; the run is run.h, each part its own file (parts.h).
 #include <fmt/format.h>
@@ -35,7 +36,9 @@ int main(int argc, char** argv) {
             "(CC-3), a long aggregate beside writers (CC-5). '-naive' arms flip only the switch the part "
             "measures: commit mode, buffer write, batch build, long reads; 'fenecdb-durable-append' (writers) "
             "turns the journal's zero ahead off, so every fdatasync also commits the file's grown size; "
-            "'fenecdb-durable-window' (writers) waits up to --commit-window-us before each durable round.");
+            "fenecdb-durable's commit window is the engine's default (adaptive: at most its disk's recent "
+            "fdatasync); 'fenecdb-durable-window' (writers) waits up to --commit-window-us before each durable "
+            "round, 'fenecdb-durable-nowindow' never.");
   h.footer(fc::kHelpFooter);
   fc::Config c;
   std::vector<std::string> arm_names, parts = {"writers", "readers", "batches", "long-read"};

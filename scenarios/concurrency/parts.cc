@@ -18,8 +18,10 @@ const std::vector<ArmSpec> kArms = {
     {"fenecdb-durable", fc::ArmSpec::Engine::kFenecdb, true, false},
     {"fenecdb-durable-naive", fc::ArmSpec::Engine::kFenecdb, true, true},
     {"fenecdb-durable-append", fc::ArmSpec::Engine::kFenecdb, true, false, true},
-    // Its commit_window_us is --commit-window-us (arms_of sets it).
+    // Its commit_window_us is --commit-window-us (arms_of sets it); fenecdb-durable's is the default, adaptive.
     {"fenecdb-durable-window", fc::ArmSpec::Engine::kFenecdb, true, false},
+    // No commit window at all (arms_of sets commit_window_us 0): what the window buys.
+    {"fenecdb-durable-nowindow", fc::ArmSpec::Engine::kFenecdb, true, false},
     {"fenecdb-buffered", fc::ArmSpec::Engine::kFenecdb, false, false},
     {"fenecdb-buffered-naive", fc::ArmSpec::Engine::kFenecdb, false, true},
     {"sqlite-full", fc::ArmSpec::Engine::kSqlite, true, false},
@@ -36,7 +38,7 @@ const std::vector<ArmSpec> kArms = {
 const std::map<std::string, std::set<std::string>> kPartArms = {
     {"writers",
      {"fenecdb-durable", "fenecdb-durable-naive", "fenecdb-durable-append", "fenecdb-durable-window",
-      "fenecdb-buffered", "sqlite-full", "sqlite-normal", "rocksdb-durable", "rocksdb-buffered", "postgres-durable", "postgres-buffered"}},
+      "fenecdb-durable-nowindow", "fenecdb-buffered", "sqlite-full", "sqlite-normal", "rocksdb-durable", "rocksdb-buffered", "postgres-durable", "postgres-buffered"}},
     {"readers", {"fenecdb-durable", "fenecdb-buffered", "fenecdb-buffered-naive", "sqlite-full", "sqlite-normal"}},
     {"batches",
      {"fenecdb-durable", "fenecdb-durable-naive", "fenecdb-buffered", "fenecdb-buffered-naive", "sqlite-full",
@@ -58,6 +60,7 @@ std::vector<fc::ArmSpec> arms_of(const Config& c, const std::string& part) {
     if (!c.arms.empty() && std::find(c.arms.begin(), c.arms.end(), a.name) == c.arms.end()) continue;
     out.push_back(a);
     if (a.name == "fenecdb-durable-window") out.back().commit_window_us = c.commit_window_us;
+    if (a.name == "fenecdb-durable-nowindow") out.back().commit_window_us = 0;
   }
   return out;
 }

@@ -123,8 +123,7 @@ std::unique_ptr<Store> open_fenecdb(const ArmSpec& arm, const std::string& part,
   for (const auto& [name, value] : arm.settings) {
     if (name == "journal_zero_ahead") {
       o.journal_zero_ahead = std::stoull(value);
-    } else if (name == "commit_window_us") {
-      o.commit_window_us = static_cast<uint32_t>(std::stoul(value));
+    } else if (name == "commit_window_us" && ParseCommitWindow(value, &o.commit_window_us)) {
     } else if (name == "data_flush" && (value == "kPwrite" || value == "kGlobalRing")) {
       o.data_flush = value == "kPwrite" ? DataFlush::kPwrite : DataFlush::kGlobalRing;
     } else {

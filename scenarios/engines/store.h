@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "fenec/options.h"
+
 namespace fenec::scenarios::engines {
 
 struct Doc {
@@ -78,8 +80,8 @@ struct ArmSpec {
   // fdatasyncs commit the file's new size each time): what zero ahead buys.
   bool append_journal = false;
   // fenecdb: Options::commit_window_us, a durable round's leader waiting for
-  // the commits in flight (0: none, the default).
-  uint32_t commit_window_us = 0;
+  // the commits in flight (the engine's default: adaptive; 0: none).
+  uint32_t commit_window_us = kCommitWindowAdaptive;
   // Engine settings by the engine's own names, applied by the arm on top of
   // the above (a name the arm cannot apply fails the open, saying so):
   // fenecdb Options fields (journal_zero_ahead, data_flush, commit_window_us); SQLite pragmas,

@@ -48,11 +48,14 @@ int main(int argc, char** argv) {
   h.flag("--seconds", &f.seconds, "seconds a cell", 1.5, 0.15).range(0.01, 600);
   h.flag("--wrk-seconds", &f.wrk_seconds, "seconds a wrk run, whole; 0: no wrk", 2, 1).range(0, 600);
   h.flag("--sync-ms", &f.sync_ms, "fenec-server --durability buffered --sync MS of the default pair", 250).range(1, 60000);
-  h.flag("--commit-window-us", &f.commit_window_us,
-         "the durable pair's fenec-server --commit-window-us, and the embedded engine's beside it (0: no wait; "
-         "default fenec-server's own)",
-         static_cast<int>(fenec::kServerCommitWindowUs))
-      .range(0, 1000000);
+  h.flag("--commit-window-us", &f.commit_window,
+         "the durable pair's fenec-server --commit-window-us, and the embedded engine's beside it: 'adaptive' (the "
+         "default of both) or microseconds (0: no wait)",
+         std::string("adaptive"))
+      .check([](const std::string& v) -> std::string {
+        uint32_t us = 0;
+        return fenec::ParseCommitWindow(v, &us) ? "" : "'adaptive' or 0..1000000 microseconds";
+      });
   h.flag("--pg-commit-delay-us", &f.pg_commit_delay_us,
          "the durable pair's PostgreSQL commit_delay, its own group-commit wait (default PostgreSQL's own, 0)", 0)
       .range(0, fenec::scenarios::requests::kPgMaxCommitDelayUs);

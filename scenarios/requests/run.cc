@@ -162,7 +162,7 @@ class Bench {
     arm.name = "fenecdb-durable";
     arm.engine = engines::ArmSpec::Engine::kFenecdb;
     arm.durable = true;
-    arm.commit_window_us = static_cast<uint32_t>(f_.commit_window_us);  // the server's setting, so rounds compare alike
+    (void)ParseCommitWindow(f_.commit_window, &arm.commit_window_us);  // the server's setting, so rounds compare alike
     const std::string dir = fmt::format("{}/embedded-{}", h_.data_dir(), rep), case_ = CaseName(Kind::kPut, writers, true);
     std::string err;
     std::unique_ptr<engines::Store> store = engines::open_fenecdb(arm, "writers", dir + "/db", &err);
@@ -239,10 +239,10 @@ std::string OpenPool(int n, const std::function<std::string(std::unique_ptr<Conn
 // --idle-timeout past the run: the pool's connections sit idle while
 // PostgreSQL's cells run (an exact near with eight clients takes seconds),
 // and the default 60 s closed them under a full run.
-std::vector<std::string> ServerArgs(const std::string& data, bool durable, int sync_ms, int commit_window_us) {
+std::vector<std::string> ServerArgs(const std::string& data, bool durable, int sync_ms, const std::string& commit_window) {
   std::vector<std::string> a = {"--data", data, "--idle-timeout", "86400"};
   if (durable) {
-    a.insert(a.end(), {"--durability", "durable", "--commit-window-us", std::to_string(commit_window_us)});
+    a.insert(a.end(), {"--durability", "durable", "--commit-window-us", commit_window});
   } else {
     a.insert(a.end(), {"--durability", "buffered", "--sync", std::to_string(sync_ms)});
   }
@@ -268,7 +268,7 @@ int run(kit::Harness& h, Flags& f) {
   meta.set("pairs", fmt::format("fenec-server --durability buffered --sync {} vs synchronous_commit off; --durability "
                                 "durable --commit-window-us {} vs "
                                 "on, commit_delay {} (puts)",
-                                f.sync_ms, f.commit_window_us, f.pg_commit_delay_us));
+                                f.sync_ms, f.commit_window, f.pg_commit_delay_us));
   meta.set("postgres_near", "exact scan in SQL (postgres-exact); pgvector is not packaged for Debian 12");
   h.results().skip("pgvector", "request=near",
                    "pgvector is not packaged for Debian 12; PostgreSQL's near is the "
@@ -306,7 +306,7 @@ int run(kit::Harness& h, Flags& f) {
   };
   const std::string log = h.data_dir() + "/server.log", data = h.data_dir() + "/fenec";
   auto server = std::make_unique<procs::ServerProcess>();
-  if (std::string err = server->Start(f.server, ServerArgs(data, false, f.sync_ms, 0), log); !err.empty()) {
+  if (std::string err = server->Start(f.server, ServerArgs(data, false, f.sync_ms, "0"), log); !err.empty()) {
     fail(err);
     // PostgreSQL is stopped before finish() removes the scratch folder that holds its cluster.
     if (std::string e = pg.Stop(); !e.empty()) fmt::print(stderr, "requests-bench: stopping postgres: {}\n", e);
@@ -424,7 +424,7 @@ int run(kit::Harness& h, Flags& f) {
     if (const int code = server->Stop(); code != 0) fail(fmt::format("fenec-server exited {} (see {})", code, log));
     server = std::make_unique<procs::ServerProcess>();
     if (!broken) {
-      if (std::string err = server->Start(f.server, ServerArgs(data, true, f.sync_ms, f.commit_window_us), log); !err.empty()) fail(err);
+      if (std::string err = server->Start(f.server, ServerArgs(data, true, f.sync_ms, f.commit_window), log); !err.empty()) fail(err);
     }
     if (!broken) open_pools(true);
     for (int rep = 1; rep <= h.reps() && !broken && !Stop(); ++rep) rep_cells(rep, true);

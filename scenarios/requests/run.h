@@ -20,7 +20,7 @@ struct Flags {
   double seconds = 0;
   int wrk_seconds = 0;  // 0: no wrk
   int sync_ms = 0;
-  int commit_window_us = 0;  // the durable pair's fenec-server --commit-window-us, and its embedded run's
+  std::string commit_window = "adaptive";  // the durable pair's fenec-server --commit-window-us, and its embedded run's
   int pg_commit_delay_us = 0;  // the durable pair's PostgreSQL commit_delay
   procs::Pin pin = procs::Pin::kSame;
 };

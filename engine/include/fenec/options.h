@@ -176,12 +176,12 @@ struct HnswOptions {
   uint32_t queue_bound = 4096;
 };
 
-// fenec-server's commit_window_us (--commit-window-us), where the engine's
-// own default is 0: a server's writers are connections, each waiting for
-// its answer before it sends its next put, so without a wait the ones a
-// round releases always miss the next round (RQ-1: a round carried half
-// the connections). The wait ends once they are all queued.
-inline constexpr uint32_t kServerCommitWindowUs = 500;
+// Options::commit_window_us's default: a round's leader waits at most as
+// long as a recent fdatasync took on this disk (journal/group_commit.h).
+inline constexpr uint32_t kCommitWindowAdaptive = UINT32_MAX;
+// "adaptive" or microseconds 0..1 000 000, as fenec-server's
+// --commit-window-us takes it; false if it is neither.
+bool ParseCommitWindow(std::string_view text, uint32_t* us);
 
 struct Options {
   Env* env = nullptr;  // nullptr: Env::Default() (PosixEnv)
@@ -193,13 +193,15 @@ struct Options {
 
   CommitMode commit_mode = CommitMode::kGroup;
   // kDurable + kGroup: before a round's journal write and fdatasync, its
-  // leader waits at most this many microseconds for more commits, and stops
-  // as soon as as many are queued as were in flight at once since the last
-  // round began (the writers committing now; one writer never waits). The
-  // commits a round releases then ride the next round instead of the one
-  // after. 0: no wait. <= 1 000 000. Stats::commit_window_*; see
-  // engine/doc/journal.md, Writing.
-  uint32_t commit_window_us = 0;
+  // leader waits for more commits, and stops as soon as as many are queued
+  // as were in flight at once since the last round began (the writers
+  // committing now; one writer never waits). The commits a round releases
+  // then ride the next round instead of the one after: at N writers a round
+  // carries about N, not N/2. kCommitWindowAdaptive (the default): the wait
+  // is bounded by this disk's recent fdatasync time, shrunk while writers
+  // stop coming; a number: at most that many microseconds (<= 1 000 000);
+  // 0: no wait. Stats::commit_window_*; engine/doc/journal.md, Writing.
+  uint32_t commit_window_us = kCommitWindowAdaptive;
   BatchBuild batch_build = BatchBuild::kOutsideLock;
   LongReads long_reads = LongReads::kPinned;
   BufferWrite buffer_write = BufferWrite::kAfterUnlock;

@@ -39,6 +39,7 @@
   X(commit_window_waits, kCount, kCounter, "", "Group-commit rounds whose leader waited (commit_window_us).")     \
   X(commit_window_filled, kCount, kCounter, "", "Of them, ended early: the commits in flight had queued.")        \
   X(commit_window_wait_ns, kNs, kCounter, "", "Time leaders waited in the commit window.")                        \
+  X(commit_window_ns, kNs, kGauge, "", "The window a round's leader may wait now (adaptive: its recent fdatasync).") \
   X(fsyncs, kCount, kCounter, "", "fdatasync calls: journal_fsyncs + data_fsyncs + branch_journal_fsyncs.")       \
   X(journal_fsyncs, kCount, kCounter, "", "fdatasync calls on the root's journal.")                               \
   X(data_fsyncs, kCount, kCounter, "", "fdatasync calls on the data file (checkpoints).")                         \

@@ -493,6 +493,7 @@ Stats DbImpl::GetStats() const {
   st.data_writes = d.data_writes;
   st.bytes_written += d.data_bytes;
   st.durable_lsn = gc_ ? gc_->durable_lsn() : 0;
+  st.commit_window_ns = gc_ ? gc_->commit_window_ns() : 0;
   st.last_lsn = gc_ ? gc_->last_lsn() : 0;
   st.write_lock_acquisitions = l.acquisitions;
   st.write_lock_wait_ns = l.wait_ns;

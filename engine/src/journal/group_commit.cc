@@ -30,7 +30,8 @@ GroupCommit::GroupCommit(JournalWriter* writer, uint64_t storage_id, uint64_t la
       pending_first_lsn_(last_lsn + 1),
       last_lsn_(last_lsn),
       written_lsn_(last_lsn),
-      durable_lsn_(last_lsn) {}
+      durable_lsn_(last_lsn),
+      durable_now_(last_lsn) {}
 
 GroupCommit::~GroupCommit() { StopPeriodicSync(); }
 
@@ -209,6 +210,7 @@ Status GroupCommit::RunIo(bool sync, bool periodic, uint64_t grow, Status* grown
   if (s.ok() && !batch.empty()) counters_.Max(Stat::journal_write_commits_max, last - first + 1);
   if (s.ok() && need_sync) s = writer_->Sync();
   WriterCounters after = writer_->counters();
+  const uint64_t synced_ns = after.sync_ns - before.sync_ns;
   counters_.Add(Stat::journal_writes, after.writes - before.writes);
   counters_.Add(Stat::journal_fsyncs, after.syncs - before.syncs);
   counters_.Add(Stat::bytes_written, after.bytes - before.bytes);
@@ -223,6 +225,11 @@ Status GroupCommit::RunIo(bool sync, bool periodic, uint64_t grow, Status* grown
   }
   io_busy_ = false;
   if (periodic) periodic_active_.store(false, std::memory_order_release);
+  // The adaptive window's measure: what a round's fdatasync costs on this disk now.
+  if (need_sync && s.ok() && after.syncs > before.syncs) {
+    const uint64_t ns = synced_ns / (after.syncs - before.syncs);
+    sync_avg_ns_ = sync_avg_ns_ == 0 ? ns : sync_avg_ns_ - sync_avg_ns_ / 8 + ns / 8;
+  }
   if (room) {
     // The room is known again: less what records appended meanwhile, and
     // room reserved but not yet appended, will take.
@@ -240,13 +247,34 @@ Status GroupCommit::RunIo(bool sync, bool periodic, uint64_t grow, Status* grown
   } else {
     s = fail_->Trip(s);
   }
-  cv_.SignalAll();
+  WakeAll();
   return s;
+}
+
+void GroupCommit::WakeAll() {
+  // Followers of durable rounds wait on rounds_ended_ (AwaitDurable), the rest on cv_.
+  durable_now_.store(durable_lsn_, std::memory_order_release);
+  rounds_ended_.fetch_add(1, std::memory_order_release);
+  rounds_ended_.notify_all();
+  cv_.SignalAll();
 }
 
 void GroupCommit::SetCommitWindow(uint32_t us) {
   base::MutexLock lock(&mu_);
-  window_us_ = policy_ == CommitPolicy::kDurableGroup ? us : 0;
+  const bool group = policy_ == CommitPolicy::kDurableGroup;
+  window_adaptive_ = group && us == kCommitWindowAdaptive;
+  window_us_ = group && !window_adaptive_ ? us : 0;
+}
+
+uint64_t GroupCommit::WindowNs() const {
+  if (!window_adaptive_) return uint64_t{window_us_} * 1000;
+  const uint64_t ns = sync_avg_ns_ * window_scale_ / 16;
+  return ns < kMinAdaptiveWindowNs ? 0 : std::min(ns, kMaxAdaptiveWindowNs);
+}
+
+uint64_t GroupCommit::commit_window_ns() const {
+  base::MutexLock lock(&mu_);
+  return WindowNs();
 }
 
 uint64_t GroupCommit::PendingCommits() const { return last_lsn_ - pending_first_lsn_ + 1; }
@@ -254,9 +282,10 @@ uint64_t GroupCommit::PendingCommits() const { return last_lsn_ - pending_first_
 void GroupCommit::AwaitWindow() {
   const uint64_t target = inflight_peak_;
   inflight_peak_ = last_lsn_ - durable_lsn_;  // the next round's peak starts from what is in flight now
-  if (window_us_ == 0 || PendingCommits() >= target) return;
+  const uint64_t window_ns = WindowNs();
+  if (window_ns == 0 || PendingCommits() >= target) return;
   const auto start = std::chrono::steady_clock::now();
-  const auto deadline = start + std::chrono::microseconds(window_us_);
+  const auto deadline = start + std::chrono::nanoseconds(window_ns);
   io_busy_ = true;
   window_open_ = true;
   window_target_ = target;
@@ -265,7 +294,11 @@ void GroupCommit::AwaitWindow() {
   window_open_ = false;
   io_busy_ = false;  // RunIo takes it again at once, mu_ still held
   counters_.Add(Stat::commit_window_waits);
-  if (PendingCommits() >= target) counters_.Add(Stat::commit_window_filled);
+  const bool filled = PendingCommits() >= target;
+  if (filled) counters_.Add(Stat::commit_window_filled);
+  // Writers a few short of the peak are late; fewer than half are gone.
+  if (window_adaptive_ && filled) window_scale_ = std::min(window_scale_ * 2, kWindowScaleMax);
+  if (window_adaptive_ && PendingCommits() * 2 < target) window_scale_ = std::max(window_scale_ / 2, 1u);
   counters_.Add(Stat::commit_window_wait_ns,
                 std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
 }
@@ -338,14 +371,24 @@ Status GroupCommit::AwaitDurable(uint64_t lsn, CommitterState* state_out, bool m
       counters_.Add(Stat::group_leads);
       AwaitWindow();
       if (Status s = fail_->Check(); !s.ok()) {  // tripped while it waited: no I/O
-        cv_.SignalAll();
+        WakeAll();
         return finish(CommitterState::kFailed, s);
       }
       if (Status s = RunIo(/*sync=*/true, false); !s.ok()) return finish(CommitterState::kFailed, s);
       continue;  // its own record was pending, so durable_lsn_ now covers it
     }
+    // A follower sleeps until a round ends and learns from durable_now_,
+    // without mu_, whether it covered it: a round's followers wake at once
+    // and return, rather than taking mu_ in turn only to find they may.
     state = CommitterState::kFollower;
-    cv_.Wait(&mu_);
+    const uint32_t round = rounds_ended_.load(std::memory_order_acquire);
+    lk.Unlock();
+    rounds_ended_.wait(round, std::memory_order_acquire);
+    if (durable_now_.load(std::memory_order_acquire) >= lsn) {
+      counters_.Add(Stat::commits_covered_while_waiting);
+      return finish(CommitterState::kDurable, Status::OK());
+    }
+    lk.Lock();
   }
 }
 
@@ -468,7 +511,7 @@ Status GroupCommit::SyncBeside() {
   mu_.Lock();
   if (!s.ok()) {
     s = fail_->Trip(s);
-    cv_.SignalAll();
+    WakeAll();
     return s;
   }
   counters_.Add(Stat::journal_fsyncs);
@@ -476,7 +519,7 @@ Status GroupCommit::SyncBeside() {
   durable_lsn_ = std::max(durable_lsn_, target);
   for (size_t i = 1; i < stream_last.size(); ++i)
     streams_[i]->durable_lsn = std::max(streams_[i]->durable_lsn, stream_last[i]);
-  cv_.SignalAll();
+  WakeAll();
   return Status::OK();
 }
 

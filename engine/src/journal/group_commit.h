@@ -35,6 +35,16 @@
 // or until the window ends, whichever is first. That peak is the number of
 // writers committing now: one writer never waits, and a writer that stops
 // costs at most one full window before the next round's peak drops it.
+// Adaptive (SetCommitWindow(kCommitWindowAdaptive), the default): the
+// window is a quarter of the disk's own recent fdatasync time (a moving
+// average of the rounds' syncs): the writers a round released are back
+// within a small part of a round, and every writer of the round pays the
+// wait's tail, so a longer bound buys little (iobench/doc/advise.md has the
+// measurements). Under kMinAdaptiveWindowNs (a sync that costs
+// microseconds, as on tmpfs) it does not wait at all. A wait that ends
+// with fewer than half the writers queued halves the next (down to a
+// sixteenth of the sync): writers that stopped cost little; one that
+// fills doubles it back.
 // Followers wait as they do behind a sync (io_busy_ is set).
 //
 // Room (EnableRoom; the database's journals): a commit is admitted only
@@ -85,6 +95,7 @@
 #include "engine/src/base/thread_annotations.h"
 #include "engine/src/io/fail_stop.h"
 #include "engine/src/journal/writer.h"
+#include "fenec/options.h"
 
 namespace fenec::journal {
 
@@ -165,8 +176,11 @@ class GroupCommit {
   // later call cannot retry), kFailStopped.
   Status MakeRoom(uint64_t need) FENEC_EXCLUDES(mu_);
   // kDurableGroup only, before the first Append: a round's leader waits up
-  // to us microseconds for the commits in flight to queue (0: never waits).
+  // to us microseconds for the commits in flight to queue (0: never waits;
+  // kCommitWindowAdaptive: as long as a recent fdatasync took).
   void SetCommitWindow(uint32_t us) FENEC_EXCLUDES(mu_);
+  // The window the next round may wait (adaptive: as things stand), in ns.
+  uint64_t commit_window_ns() const FENEC_EXCLUDES(mu_);
   // Caller holds the write lock; naive policies only: writes (and for
   // kDurableNaive fsyncs) every pending record now. Fails: kFailStopped.
   Status CommitUnderLock() FENEC_EXCLUDES(mu_);
@@ -220,6 +234,8 @@ class GroupCommit {
   // failure of the write).
   Status RunIo(bool sync, bool periodic, uint64_t grow = 0, Status* grown = nullptr) FENEC_REQUIRES(mu_);
   uint64_t RoomAhead() const;
+  // A round ended (or failed, or its leader gave up): every waiter looks again.
+  void WakeAll() FENEC_REQUIRES(mu_);
   // A leader about to RunIo: the commit window's wait (header comment), with
   // io_busy_ set so the others follow. mu_ is held again when it returns.
   void AwaitWindow() FENEC_REQUIRES(mu_);
@@ -265,6 +281,11 @@ class GroupCommit {
   uint64_t written_lsn_ FENEC_GUARDED_BY(mu_);        // last LSN handed to the kernel
   uint64_t durable_lsn_ FENEC_GUARDED_BY(mu_);        // last LSN fdatasync'ed
   bool io_busy_ FENEC_GUARDED_BY(mu_) = false;        // someone owns the journal writer
+  // durable_lsn_ as a round (RunIo) last published it, and the rounds ended
+  // so far: a durable round's followers sleep on rounds_ended_ and read
+  // durable_now_ without mu_ (AwaitDurable).
+  std::atomic<uint64_t> durable_now_{0};
+  std::atomic<uint32_t> rounds_ended_{0};
   bool room_on_ FENEC_GUARDED_BY(mu_) = false;        // EnableRoom
   uint64_t room_left_ FENEC_GUARDED_BY(mu_) = 0;      // room on: the file's room not yet reserved
   uint64_t outstanding_ FENEC_GUARDED_BY(mu_) = 0;    // room on: reserved, not yet appended
@@ -272,6 +293,14 @@ class GroupCommit {
   bool journal_write_deferred_ FENEC_GUARDED_BY(mu_) = false;  // GR-5: a journal write is waiting for the syncer
 
   uint32_t window_us_ FENEC_GUARDED_BY(mu_) = 0;
+  bool window_adaptive_ FENEC_GUARDED_BY(mu_) = false;
+  uint64_t sync_avg_ns_ FENEC_GUARDED_BY(mu_) = 0;      // the rounds' fdatasyncs, a moving average (adaptive)
+  // The adaptive window is sync_avg_ns_ * window_scale_ / 16: a quarter at most, a sixteenth at least.
+  static constexpr uint32_t kWindowScaleMax = 4;
+  uint32_t window_scale_ FENEC_GUARDED_BY(mu_) = kWindowScaleMax;
+  static constexpr uint64_t kMinAdaptiveWindowNs = 20'000;     // less is not worth a timed wait
+  static constexpr uint64_t kMaxAdaptiveWindowNs = 1'000'000;  // a disk whose sync takes longer waits this at most
+  uint64_t WindowNs() const FENEC_REQUIRES(mu_);
   bool window_open_ FENEC_GUARDED_BY(mu_) = false;     // a leader waits in AwaitWindow
   uint64_t window_target_ FENEC_GUARDED_BY(mu_) = 0;   // pending commits that end its wait
   uint64_t inflight_peak_ FENEC_GUARDED_BY(mu_) = 0;   // most commits landed, not durable, since the last round began
