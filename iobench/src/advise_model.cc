@@ -31,6 +31,7 @@ struct EngineModel {
   double sync_us = 0;       // T: one commit's write + sync
   bool group = true;        // several commits share a sync
   double window_us = 0;     // fenecdb commit_window_us / PostgreSQL commit_delay
+  bool window_adaptive = false;  // fenecdb's default: a quarter of its own round's sync
   bool window_fixed = false;  // PostgreSQL sleeps the whole delay; fenecdb's ends when the writers are in
   unsigned siblings = 0;    // PostgreSQL commit_siblings: the delay needs more than this many others active
 };
@@ -61,7 +62,11 @@ EngineModel model_of(Engine e, const Settings& s, const DiskFigures& d) {
       // Zero ahead (the default) keeps the journal's fdatasyncs over allocated blocks.
       m.sync_us = num(s, "journal_zero_ahead", 1 << 20) > 0 ? d.overwrite_us * scale_at(d.overwrite_scale, kSyncsInFlight)
                                                             : d.append_us * scale_at(d.append_scale, kSyncsInFlight);
-      m.window_us = num(s, "commit_window_us", 0);
+      // The engine's default window is adaptive: a quarter of its rounds' own
+      // sync, none under kMinWindowUs (journal/group_commit.h); predict()
+      // prices it on the engine's sync (the calibration's k).
+      m.window_adaptive = str(s, "commit_window_us", "adaptive") == "adaptive";
+      if (!m.window_adaptive) m.window_us = num(s, "commit_window_us", 0);
       break;
     case Engine::kPostgres:
       // The WAL segment is zero-filled when made (wal_init_zero) and recycled: its syncs overwrite.
@@ -94,7 +99,11 @@ EngineModel model_of(Engine e, const Settings& s, const DiskFigures& d) {
 
 Prediction predict(Engine e, const std::string& config, const Settings& s, const DiskFigures& d, double x_us,
                    const EngineFit& fit, unsigned n) {
-  const EngineModel m = model_of(e, s, d);
+  EngineModel m = model_of(e, s, d);
+  if (m.window_adaptive) {
+    const double quarter = fit.k * m.sync_us / 4;
+    m.window_us = quarter < kMinWindowUs ? 0 : quarter;
+  }
   Prediction p;
   p.engine = e;
   p.config = config;
@@ -116,6 +125,7 @@ bool calibrates_apart(Engine e, const Settings& s) {
 
 Settings default_settings(Engine e) {
   if (e == Engine::kSqlite) return {{"journal_mode", "DELETE"}};
+  if (e == Engine::kFenecdb) return {{"commit_window_us", "adaptive"}};
   return {};
 }
 
@@ -299,20 +309,23 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, c
     const std::string half_sync = fmt::format("{:.0f}", std::max(kMinWindowUs, std::round(t_top / 2)));
     switch (e) {
       case Engine::kFenecdb:
-        // A quarter of the round's sync: the released writers are back within a
-        // small part of it, and every writer of the round pays the wait's
-        // tail (iobench/doc/advise.md gives the measurements).
-        if (t_top / 4 < kMinWindowUs) {
-          rec("commit_window_us", "0", "0",
-              fmt::format("a round's fdatasync takes {} here at {} writers: a quarter of it is under the {:.0f} us "
-                          "a timer's wake-up is worth, so the window stays off",
-                          us(t_top), top, kMinWindowUs));
+        // The default window is adaptive: a quarter of the round's own sync,
+        // which the engine measures as it runs, so no number from here would
+        // do better than it (iobench/doc/advise.md gives the measurements).
+        // The engine's round syncs: the disk's, scaled by its calibration (k).
+        if (fit.k * t_top / 4 < kMinWindowUs) {
+          rec("commit_window_us", "adaptive", "adaptive",
+              fmt::format("leave it adaptive: a round's fdatasync takes {} here at {} writers, and a quarter of it "
+                          "is under the {:.0f} us a timer's wake-up is worth, so the adaptive window does not wait "
+                          "(a fixed one could only cost)",
+                          us(fit.k * t_top), top, kMinWindowUs));
         } else {
-          rec("commit_window_us", fmt::format("{:.0f}", std::round(t_top / 4)), "0",
-              fmt::format("a round's fdatasync takes {} here at {} writers ({} alone); waiting up to a quarter of "
-                          "it, ended as soon as every writer in flight is queued, lets the writers released by the "
-                          "last round join this one instead of the next",
-                          us(t_top), top, us(d.overwrite_us)));
+          rec("commit_window_us", "adaptive", "adaptive",
+              fmt::format("leave it adaptive: a round's fdatasync takes {} here at {} writers ({} alone on the "
+                          "disk), so the window waits up to about {:.0f} us, a quarter of it, ended as soon as every "
+                          "writer in flight is queued; the engine follows its own syncs as they change, which a "
+                          "fixed value set from this one measurement would not",
+                          us(fit.k * t_top), top, us(d.overwrite_us), std::round(fit.k * t_top / 4)));
         }
         // Off only when appending clearly wins (the 10% rule): a figure
         // within 10% is no reason to leave a default.
