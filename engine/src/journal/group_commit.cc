@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "engine/src/base/futex.h"
 #include "engine/src/journal/format.h"
 
 namespace fenec::journal {
@@ -254,8 +255,10 @@ Status GroupCommit::RunIo(bool sync, bool periodic, uint64_t grow, Status* grown
 void GroupCommit::WakeAll() {
   // Followers of durable rounds wait on rounds_ended_ (AwaitDurable), the rest on cv_.
   durable_now_.store(durable_lsn_, std::memory_order_release);
-  rounds_ended_.fetch_add(1, std::memory_order_release);
-  rounds_ended_.notify_all();
+  // seq_cst with the follower's count: one of the two always sees the other.
+  rounds_ended_.fetch_add(1, std::memory_order_seq_cst);
+  // Only when someone sleeps on it: a round with no follower makes no syscall.
+  if (followers_.load(std::memory_order_seq_cst) > 0) base::FutexWakeAll(&rounds_ended_);
   cv_.SignalAll();
 }
 
@@ -382,8 +385,11 @@ Status GroupCommit::AwaitDurable(uint64_t lsn, CommitterState* state_out, bool m
     // and return, rather than taking mu_ in turn only to find they may.
     state = CommitterState::kFollower;
     const uint32_t round = rounds_ended_.load(std::memory_order_acquire);
+    followers_.fetch_add(1, std::memory_order_seq_cst);
     lk.Unlock();
-    rounds_ended_.wait(round, std::memory_order_acquire);
+    // Rechecked after a spurious return: only a round's end lets it go on.
+    while (rounds_ended_.load(std::memory_order_seq_cst) == round) base::FutexWait(&rounds_ended_, round);
+    followers_.fetch_sub(1, std::memory_order_acq_rel);
     if (durable_now_.load(std::memory_order_acquire) >= lsn) {
       counters_.Add(Stat::commits_covered_while_waiting);
       return finish(CommitterState::kDurable, Status::OK());

@@ -286,6 +286,7 @@ class GroupCommit {
   // durable_now_ without mu_ (AwaitDurable).
   std::atomic<uint64_t> durable_now_{0};
   std::atomic<uint32_t> rounds_ended_{0};
+  std::atomic<uint32_t> followers_{0};  // sleeping on rounds_ended_ or about to
   bool room_on_ FENEC_GUARDED_BY(mu_) = false;        // EnableRoom
   uint64_t room_left_ FENEC_GUARDED_BY(mu_) = 0;      // room on: the file's room not yet reserved
   uint64_t outstanding_ FENEC_GUARDED_BY(mu_) = 0;    // room on: reserved, not yet appended
