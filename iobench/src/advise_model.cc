@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "fenec/options.h"
 #include "iobench/kit/console.h"
 #include "iobench/src/advise.h"
 
@@ -19,8 +20,10 @@ double p50_us(const base::Histogram& h) { return h.count() ? h.Percentile(50) / 
 // overlap, not a group commit's round (a verify run showed rounds of one
 // job's sync at 16 writers where the 16-job figure was several times it).
 constexpr unsigned kSyncsInFlight = 1;
-// A window shorter than this is not worth a timer's wake-up.
-constexpr double kMinWindowUs = 20;
+// A window shorter than this is not worth a timer's wake-up (the engine's own bound).
+constexpr double kMinWindowUs = kAdaptiveWindowMinUs;
+// fenecdb's adaptive window: at most this part of its round's own sync.
+constexpr double kAdaptiveWindowOfSync = 1.0 / kAdaptiveWindowSyncDivisor;
 // A choice between two measured costs must beat the other by this much to be made.
 constexpr double kClearWin = 0.9;
 
@@ -31,7 +34,7 @@ struct EngineModel {
   double sync_us = 0;       // T: one commit's write + sync
   bool group = true;        // several commits share a sync
   double window_us = 0;     // fenecdb commit_window_us / PostgreSQL commit_delay
-  bool window_adaptive = false;  // fenecdb's default: a quarter of its own round's sync
+  bool window_adaptive = false;  // fenecdb's default: a part of its own round's sync
   bool window_fixed = false;  // PostgreSQL sleeps the whole delay; fenecdb's ends when the writers are in
   unsigned siblings = 0;    // PostgreSQL commit_siblings: the delay needs more than this many others active
 };
@@ -62,7 +65,7 @@ EngineModel model_of(Engine e, const Settings& s, const DiskFigures& d) {
       // Zero ahead (the default) keeps the journal's fdatasyncs over allocated blocks.
       m.sync_us = num(s, "journal_zero_ahead", 1 << 20) > 0 ? d.overwrite_us * scale_at(d.overwrite_scale, kSyncsInFlight)
                                                             : d.append_us * scale_at(d.append_scale, kSyncsInFlight);
-      // The engine's default window is adaptive: a quarter of its rounds' own
+      // The engine's default window is adaptive: a part of its rounds' own
       // sync, none under kMinWindowUs (journal/group_commit.h); predict()
       // prices it on the engine's sync (the calibration's k).
       m.window_adaptive = str(s, "commit_window_us", "adaptive") == "adaptive";
@@ -101,8 +104,8 @@ Prediction predict(Engine e, const std::string& config, const Settings& s, const
                    const EngineFit& fit, unsigned n) {
   EngineModel m = model_of(e, s, d);
   if (m.window_adaptive) {
-    const double quarter = fit.k * m.sync_us / 4;
-    m.window_us = quarter < kMinWindowUs ? 0 : quarter;
+    const double bound = std::min(fit.k * m.sync_us * kAdaptiveWindowOfSync, double{kAdaptiveWindowMaxUs});
+    m.window_us = bound < kMinWindowUs ? 0 : bound;
   }
   Prediction p;
   p.engine = e;
@@ -308,24 +311,25 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, c
     const double t_top = d.overwrite_us * top_scale;
     const std::string half_sync = fmt::format("{:.0f}", std::max(kMinWindowUs, std::round(t_top / 2)));
     switch (e) {
-      case Engine::kFenecdb:
-        // The default window is adaptive: a quarter of the round's own sync,
+      case Engine::kFenecdb: {
+        // The default window is adaptive: a part of the round's own sync,
         // which the engine measures as it runs, so no number from here would
         // do better than it (iobench/doc/advise.md gives the measurements).
         // The engine's round syncs: the disk's, scaled by its calibration (k).
-        if (fit.k * t_top / 4 < kMinWindowUs) {
+        const double bound = std::min(fit.k * t_top * kAdaptiveWindowOfSync, double{kAdaptiveWindowMaxUs});
+        if (bound < kMinWindowUs) {
           rec("commit_window_us", "adaptive", "adaptive",
-              fmt::format("leave it adaptive: a round's fdatasync takes {} here at {} writers, and a quarter of it "
+              fmt::format("leave it adaptive: a round's fdatasync takes {} here at {} writers, and {:.0f}% of it "
                           "is under the {:.0f} us a timer's wake-up is worth, so the adaptive window does not wait "
                           "(a fixed one could only cost)",
-                          us(fit.k * t_top), top, kMinWindowUs));
+                          us(fit.k * t_top), top, 100 * kAdaptiveWindowOfSync, kMinWindowUs));
         } else {
           rec("commit_window_us", "adaptive", "adaptive",
               fmt::format("leave it adaptive: a round's fdatasync takes {} here at {} writers ({} alone on the "
-                          "disk), so the window waits up to about {:.0f} us, a quarter of it, ended as soon as every "
+                          "disk), so the window waits up to about {:.0f} us, {:.0f}% of it, ended as soon as every "
                           "writer in flight is queued; the engine follows its own syncs as they change, which a "
                           "fixed value set from this one measurement would not",
-                          us(fit.k * t_top), top, us(d.overwrite_us), std::round(fit.k * t_top / 4)));
+                          us(fit.k * t_top), top, us(d.overwrite_us), std::round(bound), 100 * kAdaptiveWindowOfSync));
         }
         // Off only when appending clearly wins (the 10% rule): a figure
         // within 10% is no reason to leave a default.
@@ -353,6 +357,7 @@ Advice advise(const DiskFigures& d, const std::vector<EngineCalibration>& cpu, c
                                          ? "and one would pay here" : "and none would pay here")
                        : "no O_DIRECT on this filesystem");
         break;
+      }
       case Engine::kPostgres: {
         const bool dsync = d.wal8k_dsync_us > 0 && d.wal8k_dsync_us < kClearWin * d.wal8k_fdatasync_us;
         rec("wal_sync_method", dsync ? "open_datasync" : "fdatasync", "fdatasync",

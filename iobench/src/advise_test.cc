@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "fenec/options.h"
 #include "iobench/kit/results.h"
 #include "iobench/src/advise.h"
 
@@ -77,9 +78,10 @@ TEST(AdviseModel, ARoundIsOneSyncWhateverTheWriters) {
   // Jobs syncing at once measure the device's overlap; one log still syncs one at a time.
   d.overwrite_scale = {{1, 1}, {4, 0.25}, {16, 3}};
   const Advice a = advise(d, {{Engine::kFenecdb, 10, "given"}}, {1, 4, 16});
-  // (Beyond one writer the default window adds its wait: a quarter of the sync, or the writers' CPU.)
+  // (Beyond one writer the default window adds its wait: its part of the sync, or the writers' CPU.)
   for (unsigned n : {1u, 4u, 16u})
-    EXPECT_DOUBLE_EQ(find(a, Engine::kFenecdb, "default", n).round_us, 200 + (n > 1 ? window_wait_us(50, 10, n, 2) : 0))
+    EXPECT_DOUBLE_EQ(find(a, Engine::kFenecdb, "default", n).round_us,
+                     200 + (n > 1 ? window_wait_us(200.0 / kAdaptiveWindowSyncDivisor, 10, n, 2) : 0))
         << n;
 }
 
@@ -91,16 +93,16 @@ TEST(AdviseModel, RecommendationsOnFixedFigures) {
                                       {Engine::kSqlite, 20, "given"}};
   const Advice a = advise(d, cpu, {1, 4, 16});
   EXPECT_TRUE(a.warnings.empty());
-  // fenecdb: the default window is adaptive, a quarter of the round's sync (it ends when the writers are in):
-  // left as it is, at 16 writers all 16 in a round of 200 + 50 us (16 writers' 10 us over 2 cores would take 80).
+  // fenecdb: the default window is adaptive, half the round's sync (it ends when the writers are in):
+  // left as it is, at 16 writers all 16 in a round of 200 + 80 us (16 writers' 10 us over 2 cores, under the 100).
   const Recommendation& w = rec(a, Engine::kFenecdb, "commit_window_us");
   EXPECT_EQ(w.value, "adaptive");
   EXPECT_FALSE(w.changes_default);
-  EXPECT_NE(w.reason.find("about 50 us"), std::string::npos) << w.reason;
+  EXPECT_NE(w.reason.find("about 100 us"), std::string::npos) << w.reason;
   const Prediction& f0 = find(a, Engine::kFenecdb, "default", 16);
   EXPECT_DOUBLE_EQ(f0.commits_per_round, 16);
-  EXPECT_DOUBLE_EQ(f0.round_us, 250);
-  EXPECT_DOUBLE_EQ(f0.commits_per_s, 16e6 / (10 + 250));
+  EXPECT_DOUBLE_EQ(f0.round_us, 280);
+  EXPECT_DOUBLE_EQ(f0.commits_per_s, 16e6 / (10 + 280));
   // One writer: the window never waits.
   EXPECT_DOUBLE_EQ(find(a, Engine::kFenecdb, "recommended", 1).commits_per_s, 1e6 / 210);
   // PostgreSQL: open_datasync is the clear win (150 < 0.9 * 220); the delay is half of it.
@@ -168,11 +170,11 @@ TEST(AdviseModel, CalibrationGivesKAndS) {
   const Advice a = advise(d, {c}, {1, 16});
   // One writer: the calibration's own commit back.
   EXPECT_DOUBLE_EQ(find(a, Engine::kFenecdb, "default", 1).commits_per_s, 1e6 / 410);
-  // 16 writers, the default (adaptive) window: all 16 a round, 15 s, and a 100 us wait (a quarter of the
-  // engine's 400 us sync), under the wait for 16 writers' 25 us over 2 cores (200 us).
+  // 16 writers, the default (adaptive) window: all 16 a round, 15 s, and a 200 us wait (half the
+  // engine's 400 us sync, and the wait for 16 writers' 25 us over 2 cores).
   const Prediction& p = find(a, Engine::kFenecdb, "default", 16);
   EXPECT_DOUBLE_EQ(p.commits_per_round, 16);
-  EXPECT_NEAR(p.round_us, 400 + 15 * 100.0 / 3 + 100, 1e-9);
+  EXPECT_NEAR(p.round_us, 400 + 15 * 100.0 / 3 + 200, 1e-9);
   // SQLite takes no group: s is what each writer adds to a commit under the lock.
   EngineCalibration q{Engine::kSqlite, 20, "calibrated", 1000, 8, 500, 1, 30};  // DELETE: 2 ms at 8 writers
   const EngineFit fq = fit_of(q, d);

@@ -36,11 +36,12 @@
 // writers committing now: one writer never waits, and a writer that stops
 // costs at most one full window before the next round's peak drops it.
 // Adaptive (SetCommitWindow(kCommitWindowAdaptive), the default): the
-// window is a quarter of the disk's own recent fdatasync time (a moving
-// average of the rounds' syncs): the writers a round released are back
-// within a small part of a round, and every writer of the round pays the
-// wait's tail, so a longer bound buys little (iobench/doc/advise.md has the
-// measurements). Under kMinAdaptiveWindowNs (a sync that costs
+// bound is half the disk's own recent fdatasync time (a moving average of
+// the rounds' syncs; kAdaptiveWindowSyncDivisor). The wait ends as soon as
+// the writers in flight are queued, so the bound costs only when they do
+// not come; the writers a round released need their own CPU to come back,
+// which on few cores is a good part of a sync, and a quarter of it left
+// some of them out of most rounds. Under kMinAdaptiveWindowNs (a sync that costs
 // microseconds, as on tmpfs) it does not wait at all. A wait that ends
 // with fewer than half the writers queued halves the next (down to a
 // sixteenth of the sync): writers that stopped cost little; one that
@@ -296,11 +297,11 @@ class GroupCommit {
   uint32_t window_us_ FENEC_GUARDED_BY(mu_) = 0;
   bool window_adaptive_ FENEC_GUARDED_BY(mu_) = false;
   uint64_t sync_avg_ns_ FENEC_GUARDED_BY(mu_) = 0;      // the rounds' fdatasyncs, a moving average (adaptive)
-  // The adaptive window is sync_avg_ns_ * window_scale_ / 16: a quarter at most, a sixteenth at least.
-  static constexpr uint32_t kWindowScaleMax = 4;
+  // The adaptive window is sync_avg_ns_ * window_scale_ / 16: a sixteenth at least.
+  static constexpr uint32_t kWindowScaleMax = 16 / kAdaptiveWindowSyncDivisor;
   uint32_t window_scale_ FENEC_GUARDED_BY(mu_) = kWindowScaleMax;
-  static constexpr uint64_t kMinAdaptiveWindowNs = 20'000;     // less is not worth a timed wait
-  static constexpr uint64_t kMaxAdaptiveWindowNs = 1'000'000;  // a disk whose sync takes longer waits this at most
+  static constexpr uint64_t kMinAdaptiveWindowNs = uint64_t{kAdaptiveWindowMinUs} * 1000;
+  static constexpr uint64_t kMaxAdaptiveWindowNs = uint64_t{kAdaptiveWindowMaxUs} * 1000;
   uint64_t WindowNs() const FENEC_REQUIRES(mu_);
   bool window_open_ FENEC_GUARDED_BY(mu_) = false;     // a leader waits in AwaitWindow
   uint64_t window_target_ FENEC_GUARDED_BY(mu_) = 0;   // pending commits that end its wait
