@@ -38,6 +38,10 @@ SoakDoc MakeDoc(int64_t key, uint64_t seed) {
   d.s = fmt::format("{} {} {} #{}", Word(h >> 8), Word(h >> 12), kTails[(h >> 16) % std::size(kTails)], key);
   d.b = ((h >> 40) & 1) != 0;
   for (size_t i = 0; i < d.v.size(); ++i) d.v[i] = static_cast<float>((h >> (44 + 4 * i)) % 16) / 4.0f - 2.0f;
+  if (key >= kFatKeys) {
+    const size_t lean = d.s.size();
+    for (uint64_t i = h; d.s.size() < lean + kFatPadBytes; ++i) d.s += " " + Word(i);
+  }
   return d;
 }
 
@@ -61,7 +65,7 @@ std::string Differs(const SoakDoc& d, std::string_view doc) {
   if (o["key"].get(key) || key != d.key) return fmt::format("key: want {}, got {}", d.key, doc);
   if (o["n"].get(n) || n != d.n) return fmt::format("key {}: n want {}, got {}", d.key, d.n, doc);
   if (o["x"].get(x) || x != d.x) return fmt::format("key {}: x want {}, got {}", d.key, d.x, doc);
-  if (o["s"].get(s) || s != d.s) return fmt::format("key {}: s differs: {}", d.key, doc);
+  if (o["s"].get(s) || s != d.s) return fmt::format("key {}: s differs: {}", d.key, doc.substr(0, 300));
   if (o["b"].get(b) || b != d.b) return fmt::format("key {}: b want {}, got {}", d.key, d.b, doc);
   if (o["v"].get(v) || v.size() != d.v.size()) return fmt::format("key {}: v is not 4 numbers: {}", d.key, doc);
   size_t i = 0;

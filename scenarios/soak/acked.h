@@ -24,6 +24,14 @@ namespace fenec::scenarios::soak {
 inline constexpr const char* kSoakSchema =
     "CREATE COLLECTION soak (key INT @unique, n INT, x FLOAT, s TEXT @text, b BOOL, v VECTOR(4) @hnsw)";
 inline constexpr int kNRange = 1000000;  // n is in [0, kNRange)
+// Keys from kFatKeys on are fat documents: their `s` carries kFatPadBytes
+// more of the vocabulary's words. The clients put them while the disk is
+// full (disk.h), so the room the server keeps ahead (megabytes of journal
+// and data file) runs out in a second or two, not a minute, and the puts
+// meet the refusal; their words are few and repeated, so the @text index
+// gains no terms.
+inline constexpr int64_t kFatKeys = 1'000'000'000'000;
+inline constexpr size_t kFatPadBytes = 32 << 10;
 
 struct SoakDoc {
   int64_t key = 0, n = 0;

@@ -67,6 +67,15 @@ bool Ids(const std::string& body, std::vector<int64_t>* ids) {
   return true;
 }
 
+// A refusal for want of space: 507 with the error code no_space.
+bool IsNoSpace(int status, const std::string& body) {
+  if (status != 507) return false;
+  simdjson::dom::parser parser;
+  simdjson::padded_string text(body);
+  std::string_view code;
+  return !parser.parse(text)["error"]["code"].get(code) && code == "no_space";
+}
+
 }  // namespace
 
 void Gate::Open(int port, int active, bool malformed) {
@@ -126,6 +135,7 @@ void ClientStats::Add(const ClientStats& o) {
   counts += o.counts;
   nears += o.nears;
   bad_answers += o.bad_answers;
+  no_space_refused += o.no_space_refused;
   rt_ns.Merge(o.rt_ns);
   for (const auto& p : o.problems) Note(problems, p);
 }
@@ -160,7 +170,7 @@ void Client::Run() {
     Ack got{};
     if (u < 0.30 || have == 0) {
       puts = 1 + static_cast<int>(rng() % 3);
-      key0 = next_key_->fetch_add(puts);
+      key0 = next_key_->fetch_add(puts) + (disk_ != nullptr && disk_->Full() ? kFatKeys : 0);
       std::vector<std::string> docs;
       for (int i = 0; i < puts; ++i) docs.push_back(DocJson(MakeDoc(key0 + i, o_.seed)));
       const int way = static_cast<int>(rng() % 3);
@@ -202,7 +212,8 @@ void Client::Run() {
     }
     const auto t0 = Clock::now();
     auto r = body.empty() ? cli->Get(path) : cli->Post(path, body, "application/json");
-    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+    const auto t1 = Clock::now();
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
 
     std::lock_guard<std::mutex> lock(mu_);
     ClientStats& s = stats_;
@@ -218,11 +229,19 @@ void Client::Run() {
       continue;
     }
     const int status = r->status;
-    if (status >= 200 && status < 300) {
+    const bool ok = status >= 200 && status < 300;
+    if (puts > 0 && disk_ != nullptr && (ok || IsNoSpace(status, r->body))) {
+      if (disk_->Put(t0, t1, ok) && !ok) {
+        ++s.no_space_refused;
+        continue;
+      }
+    }
+    if (ok) {
       ++s.classes.ok;
     } else {
       ++(status >= 500 ? s.classes.c5xx : s.classes.c4xx);
-      Note(s.problems, fmt::format("{}: {} {}", what, status, r->body.substr(0, 200)));
+      Note(s.problems, fmt::format("{}: {} {}{}", what, status, r->body.substr(0, 200),
+                                   IsNoSpace(status, r->body) ? " (with space available)" : ""));
       continue;
     }
     if (puts > 0) {

@@ -14,6 +14,7 @@
 
 #include "engine/src/base/histogram.h"
 #include "scenarios/soak/acked.h"
+#include "scenarios/soak/disk.h"
 #include "scenarios/soak/malformed.h"
 
 namespace fenec::scenarios::soak {
@@ -55,6 +56,7 @@ struct ClientStats {
   Classes classes;
   uint64_t puts = 0, docs_acked = 0, gets = 0, get_mismatches = 0, finds = 0, contains = 0, counts = 0, nears = 0;
   uint64_t bad_answers = 0;  // a 2xx whose body is not what the request asks for
+  uint64_t no_space_refused = 0;  // puts refused 507 no_space while the disk was full (expected, disk.h)
   base::Histogram rt_ns;  // every valid request's round trip, the failed ones included
   std::vector<std::string> problems;  // the first few unexpected answers
   void Add(const ClientStats& o);
@@ -69,11 +71,12 @@ struct ClientOptions {
 // One valid client, until the gate stops it. Takes keys from *next_key,
 // records each acknowledged put in *acked; its figures accumulate in a
 // ClientStats that Take() hands over and resets (so a phase's figures are
-// its own).
+// its own). With `disk`, a put refused 507 no_space inside a fill's window
+// is an expected refusal, and each put's times go to the window.
 class Client {
  public:
-  Client(ClientOptions o, Gate* gate, std::atomic<int64_t>* next_key, AckedWrites* acked)
-      : o_(o), gate_(gate), next_key_(next_key), acked_(acked) {}
+  Client(ClientOptions o, Gate* gate, std::atomic<int64_t>* next_key, AckedWrites* acked, DiskWindow* disk = nullptr)
+      : o_(o), gate_(gate), next_key_(next_key), acked_(acked), disk_(disk) {}
   void Run();
   ClientStats Take();
 
@@ -82,6 +85,7 @@ class Client {
   Gate* gate_;
   std::atomic<int64_t>* next_key_;
   AckedWrites* acked_;
+  DiskWindow* disk_;
   std::mutex mu_;
   ClientStats stats_;
 };

@@ -8,10 +8,13 @@
 
 namespace fenec::scenarios::soak {
 
-// Adds the per-cycle and summary rows, draws plots/soak/p99.png, and judges
-// "0 acknowledged writes lost": reproduced when every cycle's verification
-// ran to its end and found none lost, not reproduced when one was lost,
-// skipped when nothing could be verified.
+// Adds the per-cycle rows (case cycle=N;mode=M; a fill's under arm disk),
+// the totals (per mode: cycles, acknowledged, lost; the disk's fills,
+// refusals, /health's no_space and the slowest resumption, or its skip with
+// the reason), draws plots/soak/p99.png, and judges "0 acknowledged writes
+// lost" over every cycle of every mode: reproduced when every cycle's
+// verification ran to its end and found none lost, not reproduced when one
+// was lost, skipped when nothing could be verified.
 kit::Verdict Judge(kit::Harness& h, const SoakConfig& c, const SoakReport& r);
 
 // The run's figures in a few lines, for the console.

@@ -1,6 +1,7 @@
 #include "scenarios/soak/run.h"
 
 #include <httplib.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <simdjson.h>
 
 #include "engine/src/base/smaps.h"
+#include "iobench/kit/loopfs.h"
 #include "scenarios/procs/child.h"
 #include "scenarios/procs/loopback.h"
 #include "scenarios/procs/engine_stats.h"
@@ -24,6 +26,18 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// The progress line's word on the cycle's fill.
+std::string FillLine(const CycleFigures& f) {
+  if (!f.fill_planned) return "";
+  if (!f.fill.ran) return "; the fill did not fill: " + f.fill.error;
+  return fmt::format("; disk filled ({:.0f} MiB in {:.1f} s) and full {:.1f} s: {} puts refused 507, /health "
+                     "no_space {} of {}, writes accepted again {}",
+                     static_cast<double>(f.fill.filler_bytes) / 1048576, f.fill.fill_s, f.fill.full_s, f.fill.refused,
+                     f.fill.health_no_space, f.fill.health_checks,
+                     f.fill.resume_ms >= 0 ? fmt::format("{:.0f} ms after the filler went", f.fill.resume_ms)
+                                           : std::string("(no put after the filler went)"));
+}
 
 std::string Post(int port, const std::string& path, const std::string& body, int want = 200) {
   httplib::Client cli("127.0.0.1", port);
@@ -86,7 +100,16 @@ class Soak {
   void Say(const std::string& line) {
     if (c_.progress) c_.progress(line);
   }
-  std::string StartServer();
+  // The server's folder: on a file system of its own where one can be made.
+  void MakeDisk();
+  // The server, in cycle `cycle`'s durability.
+  std::string StartServer(int cycle);
+  const std::string& ModeOf(int cycle) const { return c_.modes[static_cast<size_t>(cycle - 1) % c_.modes.size()]; }
+  bool FillsIn(int cycle) const {
+    return loop_ != nullptr && !c_.fills.empty() && c_.fills[static_cast<size_t>(cycle - 1) % c_.fills.size()] == '1';
+  }
+  // The loaded phase, until `end`; with a fill when `fill`. Returns the fill's figures.
+  FillFigures Loaded(Clock::time_point end, bool fill);
   void SampleRss();
   // Waits until `end` (or a stop, or the server's own death), sampling RSS.
   void Hold(Clock::time_point end);
@@ -97,14 +120,43 @@ class Soak {
   const SoakConfig& c_;
   std::function<bool()> stop_;
   SoakReport r_;
+  // Before server_: destroyed after it, so no server holds the mount then.
+  std::unique_ptr<kit::LoopFs> loop_;
+  std::string data_dir_;
   procs::ServerProcess server_;
   int port_ = 0;
-  bool died_ = false;  // the server ended on its own since the last start
+  std::atomic<bool> died_{false};  // the server ended on its own since the last start (the filler reads it)
+  DiskWindow window_;
 };
 
-std::string Soak::StartServer() {
+void Soak::MakeDisk() {
+  data_dir_ = c_.data_dir;
+  if (c_.disk_bytes == 0) {
+    r_.disk_skipped = "no file system of its own asked for (disk size 0)";
+    return;
+  }
+  kit::LoopFsOptions o;
+  o.dir = c_.disk_dir;
+  o.bytes = c_.disk_bytes;
+  o.fs_type = "ext4";
+  // 4 KiB blocks, as a disk's ext4 has (mkfs picks 1 KiB below 512 MiB).
+  o.mkfs_options = kit::default_mkfs_options("ext4");
+  o.mkfs_options.insert(o.mkfs_options.end(), {"-b", "4096"});
+  o.scheduler = "";  // the question is space, not the queue
+  std::string why;
+  loop_ = kit::LoopFs::Create(o, &why);
+  if (!loop_) {
+    r_.disk_skipped = why.empty() ? "the loop file system could not be made" : why;
+    return;
+  }
+  data_dir_ = loop_->mount_point() + "/db";
+  r_.disk = fmt::format("ext4, {} MiB on {}", c_.disk_bytes >> 20, loop_->device());
+  Say("disk: the server's folder on " + r_.disk);
+}
+
+std::string Soak::StartServer(int cycle) {
   const std::vector<std::string> args = {
-      "--data", c_.data_dir, "--durability", "durable",
+      "--data", data_dir_, "--durability", ModeOf(cycle),
       "--idle-timeout", fmt::format("{}", c_.idle_timeout_s),
       "--header-timeout", fmt::format("{}", c_.header_timeout_s),
       "--body-timeout", fmt::format("{}", c_.body_timeout_s)};
@@ -184,6 +236,33 @@ void Soak::Load(Clock::time_point end) {
   Hold(end);
 }
 
+FillFigures Soak::Loaded(Clock::time_point end, bool fill) {
+  if (!fill) {
+    Load(end);
+    return {};
+  }
+  // The fill starts a little into the phase and ends well before it, so
+  // the clients write through the filling, the full disk and the space's
+  // return, and the kill comes after they have written again.
+  const auto now = Clock::now();
+  const double phase_s = std::chrono::duration<double>(end - now).count();
+  FillPlan p;
+  p.path = loop_->mount_point() + "/filler";
+  p.port = port_;
+  p.hold_s = c_.full_s;
+  p.start = now + std::chrono::milliseconds(static_cast<int>(std::min(1.0, 0.15 * phase_s) * 1000));
+  p.free_by = end - std::chrono::milliseconds(static_cast<int>(std::max(2.0, 0.25 * phase_s) * 1000));
+  FillFigures f;
+  std::thread filler([&] { f = Fill(p, &window_, [this] { return stop_() || died_.load(); }); });
+  Load(end);
+  filler.join();
+  const FillFigures clients = window_.Close();
+  f.refused = clients.refused;
+  f.accepted_full = clients.accepted_full;
+  f.resume_ms = clients.resume_ms;
+  return f;
+}
+
 void Soak::AddMetrics(const std::string& m) {
   if (m.empty()) return;
   r_.engine.Accumulate(procs::StatsFromMetrics(m));
@@ -198,7 +277,9 @@ void Soak::AddMetrics(const std::string& m) {
 
 SoakReport Soak::Run() {
   const auto t_start = Clock::now();
-  if (std::string err = StartServer(); !err.empty()) {
+  MakeDisk();
+  if (!r_.disk_skipped.empty()) Say("disk: the scratch folder, no fills (" + r_.disk_skipped + ")");
+  if (std::string err = StartServer(1); !err.empty()) {
     r_.error = err;
     return r_;
   }
@@ -215,7 +296,8 @@ SoakReport Soak::Run() {
   std::vector<std::unique_ptr<Client>> clients;
   std::vector<std::thread> threads;
   for (int i = 0; i < c_.clients; ++i) {
-    clients.push_back(std::make_unique<Client>(ClientOptions{i, c_.rate, c_.seed}, &gate, &next_key, &acked));
+    clients.push_back(
+        std::make_unique<Client>(ClientOptions{i, c_.rate, c_.seed}, &gate, &next_key, &acked, &window_));
   }
   MalformedSender malformed(c_.malformed_rate, c_.seed, &gate);
   for (auto& cl : clients) threads.emplace_back([&cl] { cl->Run(); });
@@ -224,8 +306,11 @@ SoakReport Soak::Run() {
 
   const double per_cycle = c_.seconds / std::max(1, c_.cycles);
   const double loaded_s = std::max(1.0, per_cycle - c_.unloaded_s);
+  uint64_t lost_so_far = 0;
   for (int cycle = 1; cycle <= c_.cycles && !stop_() && r_.error.empty(); ++cycle) {
     CycleFigures f;
+    f.mode = ModeOf(cycle);
+    f.fill_planned = FillsIn(cycle);
     gate.Open(port_, 1, false);
     Hold(Clock::now() + std::chrono::milliseconds(static_cast<int>(c_.unloaded_s * 1000)));
     ClientStats alone = clients[0]->Take();
@@ -235,7 +320,17 @@ SoakReport Soak::Run() {
     r_.valid.Add(alone);
 
     gate.Open(port_, c_.clients, true);
-    Load(Clock::now() + std::chrono::milliseconds(static_cast<int>(loaded_s * 1000)));
+    f.fill = Loaded(Clock::now() + std::chrono::milliseconds(static_cast<int>(loaded_s * 1000)), f.fill_planned);
+    if (f.fill.ran && f.fill.health_other > 0) {
+      ++r_.disk_problems;
+      r_.problems.push_back(fmt::format("cycle {}: /health answered {} times neither 200 nor 503 no_space while the "
+                                        "disk was full", cycle, f.fill.health_other));
+    }
+    if (f.fill.ran && f.fill.refused > 0 && f.fill.resume_ms < 0 && !stop_() && !died_) {
+      ++r_.disk_problems;
+      r_.problems.push_back(fmt::format("cycle {}: writes refused while the disk was full were not accepted again "
+                                        "after the space returned", cycle));
+    }
     ClientStats served;
     for (size_t i = 0; i < clients.size(); ++i) {
       ClientStats s = clients[i]->Take();
@@ -270,7 +365,7 @@ SoakReport Soak::Run() {
     f.acked = acked.size();
 
     const auto t_restart = Clock::now();
-    if (std::string err = StartServer(); !err.empty()) {
+    if (std::string err = StartServer(cycle + 1); !err.empty()) {
       r_.error = "restart: " + err;
       r_.cycles.push_back(f);
       break;
@@ -285,17 +380,26 @@ SoakReport Soak::Run() {
     // the largest, not the sum.
     r_.missing = std::max(r_.missing, f.verify.missing);
     r_.altered = std::max(r_.altered, f.verify.altered);
+    // A lost write stays lost: what this verification finds past the most
+    // any earlier one found was lost by this cycle's server (its mode's).
+    f.lost_new = f.verify.lost() > lost_so_far ? f.verify.lost() - lost_so_far : 0;
+    lost_so_far = std::max(lost_so_far, f.verify.lost());
     for (const auto& p : f.verify.problems) r_.problems.push_back(fmt::format("cycle {}: {}", cycle, p));
     if (!f.verify.error.empty()) r_.error = "verification: " + f.verify.error;
+    if (loop_ != nullptr) {
+      struct statvfs v {};
+      if (::statvfs(loop_->mount_point().c_str(), &v) == 0) f.disk_used = (v.f_blocks - v.f_bfree) * v.f_frsize;
+    }
     const bool edge = EdgeAsSeeded(port_);
     r_.edge_changed += edge ? 0 : 1;
     SampleRss();
-    Say(fmt::format("cycle {}/{}: client 0 p99 {:.0f} us alone, {:.0f} us loaded (all clients {:.0f} us); "
+    Say(fmt::format("cycle {}/{} ({}{}): client 0 p99 {:.0f} us alone, {:.0f} us loaded (all clients {:.0f} us); "
                     "{} acknowledged writes; {}kill -9, restart {:.2f} s, verified {} in {:.2f} s: {} missing, {} "
-                    "altered{}; RSS {:.1f} MiB loaded",
-                    cycle, c_.cycles, f.unloaded_p99_us, f.loaded_p99_us, f.served_p99_us, f.acked,
+                    "altered{}; RSS {:.1f} MiB loaded{}",
+                    cycle, c_.cycles, f.mode, FillLine(f), f.unloaded_p99_us, f.loaded_p99_us, f.served_p99_us, f.acked,
                     f.killed_by_us ? "" : "server had died on its own; ", f.restart_s, f.verify.checked, f.verify_s,
-                    f.verify.missing, f.verify.altered, edge ? "" : "; edge collection CHANGED", f.rss_loaded / 1048576));
+                    f.verify.missing, f.verify.altered, edge ? "" : "; edge collection CHANGED", f.rss_loaded / 1048576,
+                    loop_ ? fmt::format("; disk {:.0f} MiB used", static_cast<double>(f.disk_used) / 1048576) : ""));
     r_.cycles.push_back(std::move(f));
   }
   gate.Stop();
@@ -342,8 +446,8 @@ std::string CreateCollections(int port) {
 }
 
 bool SoakReport::failed() const {
-  return lost() > 0 || own_crashes > 0 || !error.empty() || valid.classes.c4xx + valid.classes.c5xx > 0 ||
-         valid.classes.conn_errors > 0 || valid.get_mismatches > 0 || valid.bad_answers > 0 || malformed.wrong > 0 ||
+  return lost() > 0 || own_crashes > 0 || !error.empty() || disk_problems > 0 ||
+         valid.classes.c4xx + valid.classes.c5xx > 0 || valid.classes.conn_errors > 0 || valid.get_mismatches > 0 || valid.bad_answers > 0 || malformed.wrong > 0 ||
          edge_changed > 0 || final_exit != 0 || cycles.empty();
 }
 

@@ -1,16 +1,28 @@
-// One soak run: fenec-server (a child process, --durable, short connection
-// deadlines) under everything at once, in cycles:
+// One soak run: fenec-server (a child process, short connection deadlines)
+// under everything at once, in cycles, each cycle's server in the next of
+// --modes' durabilities (durable, write-through: both promise that a kill -9
+// loses no acknowledged write), round and round:
 //
 //   unloaded  client 0 alone, for its latency unloaded
 //   loaded    every client, the malformed sender, and waves of held
 //             connections (conns-holder's idle and slow-drip ones, plus
 //             slow-body sockets of our own), each wave held past the
-//             server's deadlines so they close it
+//             server's deadlines so they close it; in the cycles --fills
+//             picks, a filler fills the server's file system and removes
+//             itself a few seconds later (disk.h), while the clients write
 //   kill      SIGKILL while the load runs (mid-write), everyone parked
-//   restart   the server recovers its folder; every write acknowledged so
-//             far is looked up by id and compared field by field, and the
-//             `edge` collection the malformed requests aimed at must be as
-//             it was, before the next cycle's load
+//   restart   the server recovers its folder (in the next cycle's mode);
+//             every write acknowledged so far is looked up by id and
+//             compared field by field, and the `edge` collection the
+//             malformed requests aimed at must be as it was, before the
+//             next cycle's load
+//
+// The server's folder is on a file system of the run's own (kit::LoopFs,
+// ext4, disk_bytes), so that a fill fills it and nothing else; where one
+// cannot be made (not root, no loop devices) the run goes on in the scratch
+// folder without fills and says why (SoakReport::disk_skipped). The mount,
+// its loop device and the filler are gone at the end, on failure and on a
+// stop.
 //
 // A server that dies between our kills crashed on its own: counted, and the
 // run then restarts it and goes on verifying.
@@ -22,6 +34,7 @@
 #include <vector>
 
 #include "fenec/stats.h"
+#include "scenarios/soak/disk.h"
 #include "scenarios/soak/load.h"
 
 namespace fenec::scenarios::soak {
@@ -38,12 +51,24 @@ struct SoakConfig {
   int idle = 200, slow = 20;     // held by conns-holder, each wave
   int slow_body = 5;             // sockets that send half a body, each wave
   double idle_timeout_s = 4, header_timeout_s = 3, body_timeout_s = 3;  // the server's deadlines
+  // The server's --durability, cycle by cycle, repeated over the cycles.
+  std::vector<std::string> modes = {"durable", "write-through"};
+  // Which cycles fill and free the disk: '1' fills, '0' not, repeated over the cycles.
+  std::string fills = "110";
+  uint64_t disk_bytes = 256ull << 20;  // the server's own file system; 0: the scratch folder, no fills
+  std::string disk_dir;                // its backing file and mount point (created)
+  double full_s = 2;                   // a fill keeps the disk full at least this long
   uint64_t seed = 1;
   // Progress lines (one a phase).
   std::function<void(const std::string&)> progress;
 };
 
 struct CycleFigures {
+  std::string mode;                                 // the server's durability this cycle
+  bool fill_planned = false;                        // --fills picked this cycle (and the disk is ours)
+  FillFigures fill;                                 // the fill's figures, the clients' counts in them
+  uint64_t lost_new = 0;                            // lost writes this cycle's verification found first
+  uint64_t disk_used = 0;                           // the server's file system's used bytes after the restart
   double unloaded_p50_us = 0, unloaded_p99_us = 0;  // client 0 alone
   double loaded_p50_us = 0, loaded_p99_us = 0;      // client 0 beside everything else
   double served_p99_us = 0;                         // every valid client, loaded
@@ -71,6 +96,9 @@ struct SoakReport {
   // each kill: counters summed over the servers' lives, gauges the last one's.
   Stats engine;
   uint64_t edge_changed = 0;   // verifications that found `edge` not as it was
+  std::string disk;            // the server's file system ("ext4, 256 MiB on /dev/loop3"), or ""
+  std::string disk_skipped;    // why the run had no disk of its own and made no fills, or ""
+  uint64_t disk_problems = 0;  // fills after which /health answered wrong or writes never resumed
   int final_exit = -1;         // the last server's exit code on SIGTERM (0: clean)
   double elapsed_s = 0;
   std::string error;           // the run could not go on (setup, restart, verification)
@@ -78,7 +106,8 @@ struct SoakReport {
 
   uint64_t lost() const { return missing + altered; }
   // Every way the soak can fail: a lost write, an own crash, an answer of
-  // the wrong class, a malformed request not refused, a run cut short.
+  // the wrong class (a 507 outside a fill's window among them), a malformed
+  // request not refused, writes that did not resume after a fill, a run cut short.
   bool failed() const;
 };
 

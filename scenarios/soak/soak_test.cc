@@ -1,10 +1,17 @@
 // soak-bench's parts, by counts: the checker finds a missing or altered row;
 // every malformed request is refused 4xx with a JSON message by a live
-// server and leaves `edge` as it was; a short soak with one kill -9 loses
-// no acknowledged write.
+// server and leaves `edge` as it was; a fill's window tells an expected 507
+// from a problem; a short soak with a durable and a write-through cycle,
+// the disk filled and freed in the second, loses no acknowledged write, sees
+// the full disk's refusals and its writes resume; a stop in the middle of a
+// fill leaves no mount, loop device or filler behind. The disk parts need
+// root and loop devices; without them the soak runs on and says why.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -12,11 +19,13 @@
 
 #include "engine/src/base/scratch.h"
 #include "engine/src/base/seed.h"
+#include "iobench/kit/loopfs.h"
 #include "iobench/kit/results.h"
 #include "scenarios/procs/engine_stats.h"
 #include "scenarios/procs/metrics.h"
 #include "scenarios/procs/server_process.h"
 #include "scenarios/soak/acked.h"
+#include "scenarios/soak/disk.h"
 #include "scenarios/soak/malformed.h"
 #include "scenarios/soak/run.h"
 
@@ -104,6 +113,13 @@ TEST(SoakChecker, EveryFieldDifferenceIsCaught) {
   }
   EXPECT_EQ(caught, 6);
   EXPECT_NE(Differs(d, R"j({"key": 7})j"), "");
+  // A fat document (the full disk's puts) rebuilds from its key alone, as a lean one does.
+  const SoakDoc fat = MakeDoc(kFatKeys + 7, 1);
+  EXPECT_GE(fat.s.size(), kFatPadBytes);
+  EXPECT_EQ(Differs(fat, DocJson(MakeDoc(kFatKeys + 7, 1))), "");
+  SoakDoc thin = fat;
+  thin.s.pop_back();
+  EXPECT_NE(Differs(fat, DocJson(thin)), "");
 }
 
 TEST(SoakMalformed, JudgeWantsA4xxWithAJsonMessage) {
@@ -113,6 +129,32 @@ TEST(SoakMalformed, JudgeWantsA4xxWithAJsonMessage) {
   EXPECT_NE(JudgeRefusal({400, "not json", ""}), "");
   EXPECT_NE(JudgeRefusal({404, R"j({"error":{"code":"x"}})j", ""}), "");
   EXPECT_NE(JudgeRefusal({0, "", "closed without a (whole) answer"}), "");
+}
+
+TEST(SoakDisk, TheWindowTellsTheFullDisksRefusalsFromProblems) {
+  using std::chrono::milliseconds;
+  const TimePoint t{std::chrono::seconds(1000)};  // any origin: only the order of times counts
+  DiskWindow w;
+  EXPECT_FALSE(w.Put(t, t + milliseconds(1), false)) << "no fill: a 507 is a problem";
+  EXPECT_TRUE(w.Put(t, t + milliseconds(1), true));
+  w.Open(t + milliseconds(1000));
+  EXPECT_FALSE(w.Put(t, t + milliseconds(500), false)) << "answered before the filler took space";
+  EXPECT_TRUE(w.Put(t + milliseconds(900), t + milliseconds(1100), false)) << "sent before, answered while filling";
+  EXPECT_TRUE(w.Put(t + milliseconds(1200), t + milliseconds(1300), true));  // room the server had
+  EXPECT_TRUE(w.Put(t + milliseconds(2000), t + milliseconds(2100), false));
+  w.Freed(t + milliseconds(3000));
+  EXPECT_TRUE(w.Put(t + milliseconds(3000) + kResumeGrace, t + milliseconds(3100) + kResumeGrace, false))
+      << "within the grace the server has to notice";
+  EXPECT_FALSE(w.Put(t + milliseconds(3001) + kResumeGrace, t + milliseconds(3100) + kResumeGrace, false))
+      << "sent with the space back past the grace";
+  EXPECT_TRUE(w.Put(t + milliseconds(3200), t + milliseconds(3250), true));  // the first accepted again
+  EXPECT_TRUE(w.Put(t + milliseconds(2900), t + milliseconds(3300), true));
+  const FillFigures f = w.Close();
+  EXPECT_EQ(f.refused, 3u);
+  EXPECT_EQ(f.accepted_full, 1u);
+  EXPECT_DOUBLE_EQ(f.resume_ms, 250);
+  EXPECT_FALSE(w.Put(t + milliseconds(3400), t + milliseconds(3500), false)) << "closed: a 507 is a problem again";
+  EXPECT_EQ(w.Close().refused, 0u);
 }
 
 TEST(SoakLive, EveryMalformedRequestIsRefusedAndEdgeIsUnchanged) {
@@ -172,16 +214,16 @@ TEST(SoakLive, EngineRowsCarryEveryDeclaredStat) {
   }
 }
 
-TEST(SoakLive, ShortSoakWithOneKillLosesNoAcknowledgedWrite) {
+// A short soak's settings: small loads, short deadlines, a 128 MiB disk.
+SoakConfig ShortSoak(const std::string& dir, const char* seed_name) {
   SoakConfig c;
   c.server_bin = Env("FENEC_SERVER_BIN");
   c.holder_bin = Env("CONNS_HOLDER_BIN");
-  if (c.server_bin.empty() || c.holder_bin.empty()) GTEST_SKIP() << "FENEC_SERVER_BIN / CONNS_HOLDER_BIN not set";
-  base::ScratchDir dir;
-  c.data_dir = dir.path() + "/db";
-  c.log_path = dir.path() + "/children.log";
-  c.seconds = 6;
-  c.cycles = 1;
+  c.data_dir = dir + "/db";
+  c.log_path = dir + "/children.log";
+  c.disk_dir = dir + "/disk";
+  c.disk_bytes = 128ull << 20;
+  c.full_s = 1;
   c.unloaded_s = 1;
   c.clients = 2;
   c.rate = 150;
@@ -192,16 +234,65 @@ TEST(SoakLive, ShortSoakWithOneKillLosesNoAcknowledgedWrite) {
   c.idle_timeout_s = 1;
   c.header_timeout_s = 1;
   c.body_timeout_s = 1;
-  c.seed = base::SeedFromEnv("ShortSoak");
+  c.seed = base::SeedFromEnv(seed_name);
+  return c;
+}
+
+// What a run leaves of its disk: loop devices on its backing file, its mount.
+void ExpectDiskGone(const SoakConfig& c) {
+  EXPECT_EQ(kit::loop_devices_backed_by(c.disk_dir + "/loop.img"), 0);
+  EXPECT_FALSE(kit::is_mounted(c.disk_dir + "/mnt"));
+  EXPECT_FALSE(std::filesystem::exists(c.disk_dir + "/loop.img"));
+}
+
+TEST(SoakLive, ShortSoakInBothModesWithAFullDiskLosesNoAcknowledgedWrite) {
+  base::ScratchDir dir;
+  SoakConfig c = ShortSoak(dir.path(), "ShortSoak");
+  if (c.server_bin.empty() || c.holder_bin.empty()) GTEST_SKIP() << "FENEC_SERVER_BIN / CONNS_HOLDER_BIN not set";
+  c.seconds = 14;
+  c.cycles = 2;
+  c.modes = {"durable", "write-through"};
+  c.fills = "01";  // the write-through cycle's load meets the full disk
   const SoakReport r = RunSoak(c, [] { return false; });
   ASSERT_EQ(r.error, "");
-  ASSERT_EQ(r.cycles.size(), 1u);
+  ASSERT_EQ(r.cycles.size(), 2u);
   EXPECT_GT(r.acked, 0u);
-  EXPECT_EQ(r.cycles[0].verify.checked, r.cycles[0].acked);
   EXPECT_EQ(r.lost(), 0u);
-  EXPECT_EQ(r.restarts, 1);
+  EXPECT_EQ(r.restarts, 2);
   EXPECT_EQ(r.own_crashes, 0);
-  EXPECT_TRUE(r.cycles[0].killed_by_us);
+  for (size_t i = 0; i < r.cycles.size(); ++i) {
+    const CycleFigures& f = r.cycles[i];
+    EXPECT_EQ(f.mode, c.modes[i]);
+    EXPECT_EQ(f.verify.checked, f.acked);
+    EXPECT_EQ(f.lost_new, 0u);
+    EXPECT_TRUE(f.killed_by_us);
+    EXPECT_FALSE(f.fill_planned && i == 0);
+  }
+  EXPECT_GT(r.cycles[1].acked, r.cycles[0].acked) << "the write-through server acknowledged writes";
+  if (!r.disk_skipped.empty()) {
+    std::printf("the disk part was skipped: %s\n", r.disk_skipped.c_str());
+    EXPECT_EQ(r.disk, "");
+    EXPECT_FALSE(r.cycles[1].fill_planned);
+    EXPECT_EQ(r.valid.no_space_refused, 0u);
+  } else {
+    const FillFigures& fill = r.cycles[1].fill;
+    std::printf("the fill: %llu bytes; %llu puts refused, %llu accepted while full; /health no_space %llu of %llu\n",
+                static_cast<unsigned long long>(fill.filler_bytes), static_cast<unsigned long long>(fill.refused),
+                static_cast<unsigned long long>(fill.accepted_full), static_cast<unsigned long long>(fill.health_no_space),
+                static_cast<unsigned long long>(fill.health_checks));
+    EXPECT_TRUE(r.cycles[1].fill_planned);
+    ASSERT_TRUE(fill.ran) << fill.error;
+    EXPECT_GT(fill.filler_bytes, 0u);
+    EXPECT_GT(fill.refused, 0u) << "the full disk refused no put";
+    EXPECT_EQ(r.valid.no_space_refused, fill.refused) << "every expected 507 was inside the fill's window";
+    EXPECT_GT(fill.health_no_space, 0u);
+    EXPECT_EQ(fill.health_other, 0u);
+    EXPECT_GE(fill.resume_ms, 0) << "no put was accepted after the filler went";
+    EXPECT_EQ(r.disk_problems, 0u);
+    EXPECT_GE(r.engine.no_space_episodes, 1u) << "the server's own count, read off /metrics before the kill";
+    EXPECT_GE(r.engine.no_space_refusals, fill.refused);
+    ExpectDiskGone(c);
+  }
   EXPECT_GT(r.malformed.sent, 0u);
   EXPECT_EQ(r.malformed.wrong, 0u);
   EXPECT_EQ(r.malformed.refused_right, r.malformed.sent);
@@ -219,6 +310,32 @@ TEST(SoakLive, ShortSoakWithOneKillLosesNoAcknowledgedWrite) {
   EXPECT_GE(r.engine.commits, 1u) << "the engine's counters, read off /metrics before the kill";
   EXPECT_FALSE(r.failed());
   for (const auto& p : r.problems) ADD_FAILURE() << p;
+}
+
+// A stop (Ctrl-C) once the filler has begun: the run winds down and takes
+// its filler, mount and loop device with it.
+TEST(SoakLive, AStopInAFillLeavesNoDiskBehind) {
+  if (std::string why = kit::fs_unavailable_reason("ext4"); !why.empty()) GTEST_SKIP() << why;
+  base::ScratchDir dir;
+  SoakConfig c = ShortSoak(dir.path(), "StopInFill");
+  if (c.server_bin.empty() || c.holder_bin.empty()) GTEST_SKIP() << "FENEC_SERVER_BIN / CONNS_HOLDER_BIN not set";
+  c.seconds = 30;
+  c.cycles = 3;
+  c.fills = "1";
+  const std::string filler = c.disk_dir + "/mnt/filler";
+  std::atomic<bool> seen{false};  // once true, stays: the filler goes as soon as the stop is seen
+  const SoakReport r = RunSoak(c, [&] {
+    if (!seen && std::filesystem::exists(filler)) seen = true;
+    return seen.load();
+  });
+  ASSERT_EQ(r.disk_skipped, "");
+  EXPECT_TRUE(seen);
+  ASSERT_EQ(r.cycles.size(), 1u) << "a stop ends the run after the cycle it came in";
+  EXPECT_TRUE(r.cycles[0].fill_planned);
+  EXPECT_EQ(r.lost(), 0u);
+  EXPECT_EQ(r.own_crashes, 0);
+  EXPECT_EQ(r.final_exit, 0);
+  ExpectDiskGone(c);
 }
 
 }  // namespace
