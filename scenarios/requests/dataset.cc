@@ -73,17 +73,32 @@ std::string DocJson(const Row& r) {
 }
 
 
+namespace {
+
+// items answers near through its graph; puts has no vector index, as
+// PostgreSQL's puts table has none, so a put costs both sides the same work.
+std::string CreateCollection(HttpClient& c, const char* name) {
+  const std::string create =
+      fmt::format(R"j({{"statement":"CREATE COLLECTION {} (name TEXT, n INT, vec VECTOR({}){})"}})j", name, kDim,
+                  name == std::string_view(kItems) ? " @hnsw" : "");
+  std::string answer;
+  return Post(c, "/query", create, &answer);
+}
+
+}  // namespace
+
+std::string CreateFenecPuts(int port) {
+  HttpClient c;
+  if (std::string err = c.Connect(port); !err.empty()) return err;
+  return CreateCollection(c, kPuts);
+}
+
 std::string LoadFenec(int port, const Dataset& d) {
   HttpClient c;
   if (std::string err = c.Connect(port); !err.empty()) return err;
   std::string answer;
-  // items answers near through its graph; puts has no vector index, as
-  // PostgreSQL's puts table has none, so a put costs both sides the same work.
   for (const char* name : {kItems, kPuts}) {
-    const std::string create =
-        fmt::format(R"j({{"statement":"CREATE COLLECTION {} (name TEXT, n INT, vec VECTOR({}){})"}})j", name, kDim,
-                    name == std::string_view(kItems) ? " @hnsw" : "");
-    if (std::string err = Post(c, "/query", create, &answer); !err.empty()) return err;
+    if (std::string err = CreateCollection(c, name); !err.empty()) return err;
   }
   constexpr size_t kPerRequest = 1000;
   for (size_t first = 0; first < d.rows.size(); first += kPerRequest) {

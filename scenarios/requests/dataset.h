@@ -57,6 +57,9 @@ inline constexpr const char* kPuts = "puts";
 // Creates collections `items` and `puts` (name TEXT, n INT, vec VECTOR(128)
 // @hnsw), puts every row into items, then waits for the linker. "" or why not.
 std::string LoadFenec(int port, const Dataset& d);
+// Creates only `puts`, as LoadFenec does: a server that is asked puts alone
+// (the write-through arm). "" or why not.
+std::string CreateFenecPuts(int port);
 // AGGREGATE <collection> COUNT(*), into *count. "" or why not.
 std::string CountFenec(int port, const std::string& collection, uint64_t* count);
 

@@ -13,7 +13,11 @@
 //   the durable pair: fenec-server --durable against synchronous_commit on
 //                     (each with its own group-commit wait: its default),
 //                     puts, after the default pair's repetitions (the
-//                     server restarted on the same folder).
+//                     server restarted on the same folder);
+//   write-through:    a second fenec-server, --durability write-through
+//                     --sync 250 (a kill -9 loses nothing), asked the
+//                     default pair's put cells beside the buffered one's in
+//                     every repetition: what that promise costs a put.
 // Beside each fenec-server cell, the server's own handling time from its
 // /metrics; beside every cell, the client threads' own CPU. wrk on get by id,
 // after our client's get-by-id cells, checks our HTTP client (wrk.h). The
@@ -47,7 +51,9 @@ int main(int argc, char** argv) {
       .range(2, 90);
   h.flag("--seconds", &f.seconds, "seconds a cell", 1.5, 0.15).range(0.01, 600);
   h.flag("--wrk-seconds", &f.wrk_seconds, "seconds a wrk run, whole; 0: no wrk", 2, 1).range(0, 600);
-  h.flag("--sync-ms", &f.sync_ms, "fenec-server --durability buffered --sync MS of the default pair", 250).range(1, 60000);
+  h.flag("--sync-ms", &f.sync_ms,
+         "fenec-server --sync MS of the default pair (--durability buffered) and of the write-through server", 250)
+      .range(1, 60000);
   h.flag("--commit-window-us", &f.commit_window,
          "the durable pair's fenec-server --commit-window-us, and the embedded engine's beside it: 'adaptive' (the "
          "default of both) or microseconds (0: no wait)",

@@ -51,6 +51,32 @@ std::string Num(const kit::Ratio& r, const char* spec = "{:.1f}") {
   return r.known() && r.value > 0 ? fmt::format(fmt::runtime(spec), r.value) : "-";
 }
 
+const std::string kWriteThroughPair = fmt::format("{}/{}", kFenecWriteThrough, kFenec);
+
+// The write-through server's puts beside the buffered server's, paired by
+// repetition: the ratio rows and a table of their own.
+void WriteThroughTable(kit::Results& results, const Cells& cells, int clients) {
+  kit::Table t({"put", "clients", "write-through p50", "p99", "req/s", "buffered p50", "p99", "req/s",
+                "write-through/buffered req/s", "p50"});
+  bool any = false;
+  for (int c : {1, clients}) {
+    const std::string case_ = CaseName(Kind::kPut, c, false);
+    if (!cells.count({kFenecWriteThrough, case_})) continue;
+    any = true;
+    const kit::Ratio rate = Paired(cells, kFenecWriteThrough, kFenec, case_, &Figures::per_s);
+    const kit::Ratio p50 = Paired(cells, kFenecWriteThrough, kFenec, case_, &Figures::p50_us);
+    results.add_ratio(kFinding, kWriteThroughPair, case_, "requests_per_s_ratio", rate);
+    results.add_ratio(kFinding, kWriteThroughPair, case_, "roundtrip_p50_ratio", p50);
+    t.row({"put", std::to_string(c), Us(Of(cells, kFenecWriteThrough, case_, &Figures::p50_us)),
+           Us(Of(cells, kFenecWriteThrough, case_, &Figures::p99_us)),
+           kit::format_count(Of(cells, kFenecWriteThrough, case_, &Figures::per_s).value),
+           Us(Of(cells, kFenec, case_, &Figures::p50_us)), Us(Of(cells, kFenec, case_, &Figures::p99_us)),
+           kit::format_count(Of(cells, kFenec, case_, &Figures::per_s).value),
+           rate.known() ? kit::format_ratio(rate) : "-", p50.known() ? kit::format_ratio(p50) : "-"});
+  }
+  if (any) fmt::print("\nfenec-server write-through beside buffered (the same put cells, paired by repetition)\n{}", t.str());
+}
+
 }  // namespace
 
 const char* PgArm(Kind k) { return k == Kind::kNear ? kPostgresExact : kPostgres; }
@@ -151,6 +177,7 @@ void AddSummary(kit::Results& results, const Cells& cells, int clients, int put_
                  floor_pg.known() ? kit::format_ratio(floor_pg) : "-");
     }
   }
+  WriteThroughTable(results, cells, clients);
   for (int c : {1, clients}) {
     const std::string case_ = CaseName(Kind::kGetById, c, false);
     const kit::Ratio p50 = Paired(cells, kFenec, kWrk, case_, &Figures::p50_us);
@@ -203,7 +230,7 @@ std::string WritePlot(kit::Harness& h, const Cells& cells, int clients) {
 
 std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, int put_clients, const std::string& plot,
                                        const std::string& pg_skip, const std::string& wrk_skip,
-                                       const std::string& wrk_unjudged) {
+                                       const std::string& wrk_unjudged, const std::string& wt_skip) {
   const std::string by1 = CaseName(Kind::kGetById, 1, false), byn = CaseName(Kind::kGetById, clients, false),
                     putn = CaseName(Kind::kPut, clients, true);
   auto fig = [&](const std::string& arm, const std::string& c, Field f) { return Of(cells, arm, c, f); };
@@ -303,6 +330,25 @@ std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, int put_
             findings::rq1::kClientRate.value, true}},
           wrk_skip);
   if (wrk_skip.empty() && !wrk_unjudged.empty()) out.back().not_applicable(wrk_unjudged + " (" + out.back().reason + ")");
+
+  // A target the write-through mode set itself, judged here: not a finding of any source.
+  const std::string put1 = CaseName(Kind::kPut, 1, false), putc = CaseName(Kind::kPut, clients, false);
+  const kit::Ratio wt1 = Paired(cells, kFenecWriteThrough, kFenec, put1, &Figures::per_s);
+  const kit::Ratio wtc = Paired(cells, kFenecWriteThrough, kFenec, putc, &Figures::per_s);
+  const double wt_line = findings::rq1::kWriteThroughLine.value;
+  verdict(findings::rq1::kWriteThrough,
+          fmt::format("puts, {} clients: write-through {}/s (p50 {}), buffered {}/s (p50 {}): {}; 1 client: {}/s "
+                      "vs {}/s: {}",
+                      clients, kit::format_count(fig(kFenecWriteThrough, putc, &Figures::per_s).value),
+                      Us(fig(kFenecWriteThrough, putc, &Figures::p50_us)),
+                      kit::format_count(fig(kFenec, putc, &Figures::per_s).value), Us(fig(kFenec, putc, &Figures::p50_us)),
+                      kit::format_ratio(wtc), kit::format_count(fig(kFenecWriteThrough, put1, &Figures::per_s).value),
+                      kit::format_count(fig(kFenec, put1, &Figures::per_s).value), kit::format_ratio(wt1)),
+          {{fmt::format("write-through / buffered puts/s, {} clients", clients), wtc, wt_line, true},
+           {"write-through / buffered puts/s, 1 client", wt1, wt_line, true,
+            "the target is at many clients; one client's is shown"}},
+          wt_skip);
+  if (wt_skip.empty()) out.back().reason += " (a target of ours for the write-through mode, not a source's finding)";
   return out;
 }
 

@@ -1,7 +1,9 @@
 // RQ-1's rows, table, plot and verdicts from every cell's repetitions.
 //
 // A cell is (arm, case): arm fenec-server, postgres (postgres-exact for
-// near) or wrk; case "request=<kind>;clients=<n>", with ";commit=durable"
+// near), wrk, or fenec-server-write-through (a second server,
+// --durability write-through --sync 250, asked the default pair's put
+// cells beside the buffered server's); case "request=<kind>;clients=<n>", with ";commit=durable"
 // for the durable pair (fenec-server --durability durable against
 // synchronous_commit on; without it, --durability buffered --sync 250
 // against synchronous_commit off). Rows with ";rep=R" hold one repetition; rows without it the geometric mean over the
@@ -18,7 +20,9 @@
 //     commits a sync round beside); durable puts at put_clients clients
 //     gathered into sync rounds within 1.5x of the embedded engine's at as
 //     many writers (RQ-1/rounds); and our client against wrk on get by id
-//     (p50 at most 1.15x wrk's, requests/s at least 0.85x).
+//     (p50 at most 1.15x wrk's, requests/s at least 0.85x); the
+//     write-through server's puts/s at `clients` clients at least 0.8x the
+//     buffered server's (RQ-1/write_through; one client's shown beside).
 // The durable pair's mixed cell (mixed_clients of gets, filters and puts)
 // is shown beside PostgreSQL's, p50 and p99, not judged.
 #pragma once
@@ -44,6 +48,8 @@ inline constexpr const char* kWrk = "wrk";
 inline constexpr const char* kFloor = "loopback-floor";
 // The engine itself, no server: scenarios/engines' fenecdb-durable arm, its writers' loop.
 inline constexpr const char* kEmbedded = "fenecdb-embedded";
+// fenec-server --durability write-through: the default pair's puts on a server of its own.
+inline constexpr const char* kFenecWriteThrough = "fenec-server-write-through";
 
 // The source's PostgreSQL figures (pgvector, in Docker's VM on an M1), us.
 inline constexpr double kSourceEmptyUs = 127, kSourceByIdUs = 142, kSourceNearUs = 653;
@@ -76,10 +82,10 @@ void AddSummary(kit::Results& results, const Cells& cells, int clients, int put_
 // plots/requests/latency: round-trip p50 per request kind and system, 1 and
 // `clients` clients, the server's handling and the source's figures beside.
 std::string WritePlot(kit::Harness& h, const Cells& cells, int clients);
-// pg_skip / wrk_skip: why that arm did not run ("" when it did);
+// pg_skip / wrk_skip / wt_skip: why that arm did not run ("" when it did);
 // wrk_unjudged: why the wrk check is shown but not judged ("" to judge it).
 std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, int put_clients, const std::string& plot,
                                        const std::string& pg_skip, const std::string& wrk_skip,
-                                       const std::string& wrk_unjudged = "");
+                                       const std::string& wrk_unjudged = "", const std::string& wt_skip = "");
 
 }  // namespace fenec::scenarios::requests

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -61,6 +62,18 @@ bool Alive(pid_t pid) {
   if (!std::getline(stat, line)) return false;
   const size_t close = line.rfind(')');
   return close == std::string::npos || line.size() < close + 3 || line[close + 2] != 'Z';
+}
+
+// Processes whose command line holds `text` (a data folder of this test's).
+int ProcessesNaming(const std::string& text) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream in(e.path() / "cmdline");
+    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+    n += cmd.find(text) != std::string::npos && e.path().filename() != std::to_string(getpid()) ? 1 : 0;
+  }
+  return n;
 }
 
 // The postgres user runs the cluster and must pass through the test's folder.
@@ -223,8 +236,16 @@ TEST_F(BenchRun, PostgresIsGoneAfterARunThatPassed) {
   // What it wrote names every arm.
   std::ifstream csv(path("results") + "/requests/latest.csv");
   std::string text((std::istreambuf_iterator<char>(csv)), std::istreambuf_iterator<char>());
-  for (const char* arm : {",fenec-server,", ",postgres,", ",postgres-exact,", ",fenecdb-embedded,", ",loopback-floor,"})
+  for (const char* arm : {",fenec-server,", ",postgres,", ",postgres-exact,", ",fenecdb-embedded,", ",loopback-floor,",
+                          ",fenec-server-write-through,"})
     EXPECT_NE(text.find(arm), std::string::npos) << arm;
+  // The write-through server ran the default pair's put cells, each repetition, paired with the buffered server's.
+  EXPECT_NE(text.find("fenec-server-write-through,request=put;clients=2,requests_per_s_reps,2,"), std::string::npos);
+  EXPECT_NE(text.find("fenec-server-write-through,request=put;clients=1,requests_per_s_reps,2,"), std::string::npos);
+  EXPECT_NE(text.find("fenec-server-write-through/fenec-server,request=put;clients=2,requests_per_s_ratio,"),
+            std::string::npos);
+  EXPECT_EQ(text.find("fenec-server-write-through,request=get-by-id"), std::string::npos) << "puts alone";
+  EXPECT_EQ(ProcessesNaming(dir() + "/requests-"), 0) << "a server of the run is still running";
   EXPECT_NE(text.find("request=get-by-id;clients=1,roundtrip_p50_us"), std::string::npos);
   // The embedded engine's writers beside the durable puts, and the mixed load, both systems.
   EXPECT_NE(text.find("fenecdb-embedded,request=put;clients=3;commit=durable,commits_per_sync"), std::string::npos);

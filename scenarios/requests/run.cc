@@ -239,12 +239,13 @@ std::string OpenPool(int n, const std::function<std::string(std::unique_ptr<Conn
 // --idle-timeout past the run: the pool's connections sit idle while
 // PostgreSQL's cells run (an exact near with eight clients takes seconds),
 // and the default 60 s closed them under a full run.
-std::vector<std::string> ServerArgs(const std::string& data, bool durable, int sync_ms, const std::string& commit_window) {
-  std::vector<std::string> a = {"--data", data, "--idle-timeout", "86400"};
-  if (durable) {
-    a.insert(a.end(), {"--durability", "durable", "--commit-window-us", commit_window});
+std::vector<std::string> ServerArgs(const std::string& data, const std::string& durability, int sync_ms,
+                                    const std::string& commit_window) {
+  std::vector<std::string> a = {"--data", data, "--idle-timeout", "86400", "--durability", durability};
+  if (durability == "durable") {
+    a.insert(a.end(), {"--commit-window-us", commit_window});
   } else {
-    a.insert(a.end(), {"--durability", "buffered", "--sync", std::to_string(sync_ms)});
+    a.insert(a.end(), {"--sync", std::to_string(sync_ms)});
   }
   return a;
 }
@@ -269,6 +270,9 @@ int run(kit::Harness& h, Flags& f) {
                                 "durable --commit-window-us {} vs "
                                 "on, commit_delay {} (puts)",
                                 f.sync_ms, f.commit_window, f.pg_commit_delay_us));
+  meta.set("write_through_arm", fmt::format("{}: fenec-server --durability write-through --sync {}, a server of its "
+                                            "own, the default pair's put cells beside the buffered server's",
+                                            kFenecWriteThrough, f.sync_ms));
   meta.set("postgres_near", "exact scan in SQL (postgres-exact); pgvector is not packaged for Debian 12");
   h.results().skip("pgvector", "request=near",
                    "pgvector is not packaged for Debian 12; PostgreSQL's near is the "
@@ -306,7 +310,7 @@ int run(kit::Harness& h, Flags& f) {
   };
   const std::string log = h.data_dir() + "/server.log", data = h.data_dir() + "/fenec";
   auto server = std::make_unique<procs::ServerProcess>();
-  if (std::string err = server->Start(f.server, ServerArgs(data, false, f.sync_ms, "0"), log); !err.empty()) {
+  if (std::string err = server->Start(f.server, ServerArgs(data, "buffered", f.sync_ms, ""), log); !err.empty()) {
     fail(err);
     // PostgreSQL is stopped before finish() removes the scratch folder that holds its cluster.
     if (std::string e = pg.Stop(); !e.empty()) fmt::print(stderr, "requests-bench: stopping postgres: {}\n", e);
@@ -339,6 +343,16 @@ int run(kit::Harness& h, Flags& f) {
                  d.queries.size(), Elapsed());
     }
   }
+  // The write-through arm: a server of its own, asked the default pair's
+  // puts alone, so it needs only their collection.
+  auto wt = std::make_unique<procs::ServerProcess>();
+  const std::string wt_log = h.data_dir() + "/server-write-through.log";
+  if (!broken) {
+    std::string err =
+        wt->Start(f.server, ServerArgs(h.data_dir() + "/fenec-write-through", "write-through", f.sync_ms, ""), wt_log);
+    if (err.empty()) err = CreateFenecPuts(wt->port());
+    if (!err.empty()) fail("the write-through server: " + err);
+  }
   const std::string wrk = f.wrk_seconds > 0 ? FindWrk() : "";
   const std::string wrk_skip = f.wrk_seconds == 0 ? "--wrk-seconds 0"
                                : wrk.empty()      ? "wrk is not installed here (scripts/setup.sh installs it)"
@@ -346,7 +360,7 @@ int run(kit::Harness& h, Flags& f) {
   if (!wrk_skip.empty()) h.results().skip(kWrk, "request=get-by-id", wrk_skip);
 
   Bench bench(h, f, d);
-  Pool fenec_pool, pg_pool, floor_pool;
+  Pool fenec_pool, pg_pool, floor_pool, wt_pool;
   if (floor_skip.empty()) {
     floor_pool.emplace_back();
     if (std::string err = ConnectFenec(loop_floor.port(), d, &floor_pool.back()); !err.empty()) fail(err);
@@ -363,6 +377,13 @@ int run(kit::Harness& h, Flags& f) {
     if (!err.empty()) fail(err);
   };
   if (!broken) open_pools(false);
+  if (!broken) {
+    const int port = wt->port();
+    if (std::string err = OpenPool(
+            f.clients, [&](std::unique_ptr<Conn>* c) { return ConnectFenec(port, d, c); }, &wt_pool);
+        !err.empty())
+      fail("the write-through server: " + err);
+  }
   // Every cell of a repetition, both systems in turn; the default pair first.
   // The one-client cells run pinned (pin.h): this thread (the client loop's
   // threads and wrk start from it), every fenec-server thread and the
@@ -370,6 +391,7 @@ int run(kit::Harness& h, Flags& f) {
   auto place_one_client = [&](bool pinned) {
     if (broken) return;
     std::vector<pid_t> servers = {server->pid()};
+    if (wt->pid() > 0) servers.push_back(wt->pid());
     if (floor_skip.empty()) servers.push_back(loop_floor.pid());
     if (pg_skip.empty() && !pg_pool.empty()) servers.push_back(pg_pool[0]->ServerPid());
     if (std::string err = procs::Place(f.pin, place, servers, pinned); !err.empty()) {
@@ -397,6 +419,10 @@ int run(kit::Harness& h, Flags& f) {
       for (Kind k : kKinds) {
         if (broken || Stop() || (durable && k != Kind::kPut)) continue;
         broken = !bench.Cell(kFenec, fenec_pool, k, clients, durable, rep, server->port(), {server->pid()});
+        // Beside the buffered server's puts, the same cell (the same draws) on the write-through server.
+        if (!broken && !durable && k == Kind::kPut) {
+          broken = !bench.Cell(kFenecWriteThrough, wt_pool, k, clients, false, rep, wt->port(), {wt->pid()});
+        }
         if (!broken && pg_skip.empty())
           broken = !bench.Cell(PgArm(k), pg_pool, k, clients, durable, rep, 0, pg_pids, pg_syncs);
         if (!broken && !durable && k == Kind::kEmpty && clients == 1 && floor_skip.empty()) {
@@ -418,13 +444,23 @@ int run(kit::Harness& h, Flags& f) {
     if (!broken && pg_skip.empty()) broken = !bench.Cell(kPostgres, pg_pool, Kind::kMixed, m, true, rep, 0, pg_pids);
   };
   for (int rep = 1; rep <= h.reps() && !broken && !Stop(); ++rep) rep_cells(rep, false);
+  // Done with the write-through arm: the durable pair runs as before, without it.
+  auto stop_write_through = [&] {
+    wt_pool.clear();
+    if (wt->pid() <= 0) return;
+    if (const int code = wt->Stop(); code != 0 && !Stop())
+      fail(fmt::format("the write-through fenec-server exited {} (see {})", code, wt_log));
+  };
+  stop_write_through();
   if (!broken && !Stop()) {
     fmt::print("durable pair: fenec-server --durable, postgres synchronous_commit on (puts) ({:.1f} s)\n", Elapsed());
     fenec_pool.clear();
     if (const int code = server->Stop(); code != 0) fail(fmt::format("fenec-server exited {} (see {})", code, log));
     server = std::make_unique<procs::ServerProcess>();
     if (!broken) {
-      if (std::string err = server->Start(f.server, ServerArgs(data, true, f.sync_ms, f.commit_window), log); !err.empty()) fail(err);
+      if (std::string err = server->Start(f.server, ServerArgs(data, "durable", f.sync_ms, f.commit_window), log);
+          !err.empty())
+        fail(err);
     }
     if (!broken) open_pools(true);
     for (int rep = 1; rep <= h.reps() && !broken && !Stop(); ++rep) rep_cells(rep, true);
@@ -451,7 +487,9 @@ int run(kit::Harness& h, Flags& f) {
                                              "(`make requests-bench`) judges it",
                                              h.reps(), f.wrk_seconds)
                                        : "";
-  for (auto& v : MakeVerdicts(bench.cells(), f.clients, f.put_clients, plot, pg_skip, wrk_skip, wrk_unjudged))
+  const bool wt_ran = bench.cells().count({kFenecWriteThrough, CaseName(Kind::kPut, f.clients, false)}) > 0;
+  const std::string wt_skip = wt_ran ? "" : "the write-through server's put cells did not run";
+  for (auto& v : MakeVerdicts(bench.cells(), f.clients, f.put_clients, plot, pg_skip, wrk_skip, wrk_unjudged, wt_skip))
     h.results().verdict(std::move(v));
   return h.finish();
 }
