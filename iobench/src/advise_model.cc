@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "fenec/options.h"
+#include "engine/src/base/commit_window.h"
 #include "iobench/kit/console.h"
 #include "iobench/src/advise.h"
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "fenec/options.h"
+#include "engine/src/base/commit_window.h"
 #include "iobench/kit/results.h"
 #include "iobench/src/advise.h"
 

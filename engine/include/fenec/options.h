@@ -176,15 +176,10 @@ struct HnswOptions {
   uint32_t queue_bound = 4096;
 };
 
-// Options::commit_window_us's default: a round's leader waits at most as
-// long as a recent fdatasync took on this disk (journal/group_commit.h).
+// Options::commit_window_us's default: a round's leader waits at most a
+// part of a recent fdatasync on this disk (journal/group_commit.h; the
+// bound's constants: engine/src/base/commit_window.h).
 inline constexpr uint32_t kCommitWindowAdaptive = UINT32_MAX;
-// The adaptive bound: at most 1/kAdaptiveWindowSyncDivisor of that sync and
-// kAdaptiveWindowMaxUs, none under kAdaptiveWindowMinUs (a sync that cheap,
-// as on tmpfs, is not worth a timed wait). iobench's advise prices the same.
-inline constexpr uint32_t kAdaptiveWindowSyncDivisor = 2;
-inline constexpr uint32_t kAdaptiveWindowMinUs = 20;
-inline constexpr uint32_t kAdaptiveWindowMaxUs = 1000;
 // "adaptive" or microseconds 0..1 000 000, as fenec-server's
 // --commit-window-us takes it; false if it is neither.
 bool ParseCommitWindow(std::string_view text, uint32_t* us);

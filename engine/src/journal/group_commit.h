@@ -91,6 +91,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/src/base/commit_window.h"
 #include "engine/src/base/mutex.h"
 #include "engine/src/io/stat_counters.h"
 #include "engine/src/base/thread_annotations.h"
