@@ -111,7 +111,12 @@ bool DbImpl::TryPutBatchAsync(CollectionId collection, std::vector<Document>& do
   // I/O (the full buffers go with the ticket: it writes them before it
   // awaits, as FinishCommit does) and answers.
   if (options_.durability != Durability::kDurable && sealed.empty()) {
-    Status s = AwaitCommit(t, /*may_write=*/false);
+    // Write-through: the write due is a pwritev, no sync, so this caller
+    // leads it rather than hand it to AsyncCommits' thread (the hand-off
+    // and its wake-ups cost more than the write); an id reservation still
+    // waits for the syncer there.
+    const bool write_here = options_.durability == Durability::kWriteThrough && t.ids_lsn == 0;
+    Status s = AwaitCommit(t, /*may_write=*/write_here);
     if (!s.IsBusy()) {
       if (!s.ok()) done(s);
       else done(std::move(ids));
