@@ -20,7 +20,8 @@
 set -euo pipefail
 
 PG_BIN=${FENEC_PG_BIN:-/usr/lib/postgresql/15/bin}
-PG_DIR=${FENEC_PG_DIR:-/tmp/fenec-pg}
+# Absolute: the server's commands run from / (as_pg).
+PG_DIR=$(realpath -m "${FENEC_PG_DIR:-/tmp/fenec-pg}")
 PG_PORT=${FENEC_PG_PORT:-54329}
 PG_LOG=$PG_DIR/server.log
 CONN="host=127.0.0.1 port=$PG_PORT user=postgres dbname=fenec"
@@ -93,7 +94,22 @@ full_page_writes = on
 EOF
 }
 
+# As root the server runs as `postgres`, who must pass every folder above
+# the cluster's: one inside root's home (0700 on Debian) cannot work, and
+# initdb's own error says only "Permission denied".
+check_reachable() {
+  [ "$(id -u)" -eq 0 ] || return 0
+  id postgres >/dev/null 2>&1 || die "no 'postgres' system user (postgresql-15 package incomplete?)"
+  local up
+  up=$(dirname "$PG_DIR")
+  while [ ! -d "$up" ]; do up=$(dirname "$up"); done
+  if ! (cd / && runuser -u postgres -- test -x "$up"); then
+    die "the postgres user cannot reach $PG_DIR (a folder above it is closed to it, as root's home is): set FENEC_PG_DIR to a folder it can reach, e.g. /var/tmp/fenec-pg"
+  fi
+}
+
 cmd_up() {
+  check_reachable
   if is_up; then
     echo "postgres: already up ($PG_DIR)"
   else

@@ -197,6 +197,7 @@ int run(kit::Harness& h, const Config& c) {
   if (std::find(engines.begin(), engines.end(), ia::Engine::kPostgres) != engines.end()) {
     if (const std::string err = cluster.Start(h.data_dir() + "/pg"); !err.empty()) {
       h.results().skip("postgres", "all", err);
+      if (!cluster.missing()) h.fail("postgres: " + err);  // installed but not started: not a mere skip
       engines.erase(std::find(engines.begin(), engines.end(), ia::Engine::kPostgres));
     } else {
       pg = cluster.conninfo();

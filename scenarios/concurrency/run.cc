@@ -47,8 +47,10 @@ int run(kit::Harness& h, Config& c, bool peer_check_given) {
 
   meta.set("rocksdb", rocksdb_version() + " (WAL on; sync=true durable, false buffered)");
 
-  // The PostgreSQL arms' cluster: our own, under the scratch dir, for this
-  // run only (stopped before the harness removes the scratch dir).
+  // The PostgreSQL arms' cluster: our own, under the scratch dir (or beside
+  // it: pg_cluster.h), for this run only (stopped before the harness removes
+  // the scratch dir). Not installed is a skip; installed but not started,
+  // the run's failure too.
   pg::PgCluster pg;
   const auto pg_arms = arms_of(c, "writers");
   if (std::any_of(pg_arms.begin(), pg_arms.end(),
@@ -58,6 +60,7 @@ int run(kit::Harness& h, Config& c, bool peer_check_given) {
         h.results().skip(arm, "all", err);
         c.unavailable.insert(arm);
       }
+      if (!pg.missing()) h.fail("postgres: " + err);
     } else {
       meta.set("postgres", pg.Version() +
                                " (scratch cluster on 127.0.0.1, fsync on; synchronous_commit on "

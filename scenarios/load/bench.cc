@@ -111,8 +111,11 @@ int run_bench(kit::Harness& h, Flags& f) {
   if (any_pg) {
     if (std::string err = pg.Start(h.data_dir() + "/pg"); !err.empty()) {
       pg_skip = err;
+      if (!pg.missing()) h.fail("postgres: " + err);  // installed but not started: not a mere skip
     } else {
       meta.set("postgres", pg.Version() + " (scratch cluster on 127.0.0.1, fsync on, synchronous_commit off)");
+      fmt::print("postgres: cluster in {}\n", pg.dir());
+      std::fflush(stdout);
     }
   }
   std::string server_skip;

@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -225,7 +224,6 @@ class BenchRun : public base::ScratchTest {
     bench_ = Env("LOAD_BENCH_BIN");
     if (bench_.empty() || Env("FENEC_SERVER_BIN").empty()) GTEST_SKIP() << "LOAD_BENCH_BIN, FENEC_SERVER_BIN not set";
     if (!Installed()) GTEST_SKIP() << "PostgreSQL 15 is not installed here (scripts/setup.sh installs postgresql-15)";
-    chmod(dir().c_str(), 0711);  // the postgres user passes through to the bench's scratch folder
     root_ = path("bench");
   }
   static bool Installed() { return access("/usr/lib/postgresql/15/bin/postgres", X_OK) == 0; }
@@ -260,6 +258,21 @@ class BenchRun : public base::ScratchTest {
     return ss.str();
   }
 
+  // The bench's cluster folder, from its "postgres: cluster in DIR" line
+  // (waiting up to 60 s for it); "" if it never came.
+  std::string PgDir() {
+    const std::string key = "postgres: cluster in ";
+    for (int i = 0; i < 6000; ++i) {
+      const std::string log = Log();
+      if (const size_t at = log.find(key); at != std::string::npos) {
+        const size_t from = at + key.size();
+        return log.substr(from, log.find('\n', from) - from);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return "";
+  }
+
   std::string bench_, root_;
 };
 
@@ -268,6 +281,9 @@ TEST_F(BenchRun, PostgresIsGoneAfterARunThatPassed) {
                            "fenec-docs,postgres-copy,postgres-insert", "--csv-arms", "postgres-copy"});
   EXPECT_EQ(Wait(pid), 0) << Log();
   EXPECT_NE(Log().find("postgres-copy"), std::string::npos) << Log();
+  const std::string pg = PgDir();
+  ASSERT_NE(pg, "") << Log();
+  EXPECT_EQ(ProcessesNaming(pg), std::vector<std::string>{}) << Log();
   EXPECT_EQ(ProcessesNaming(root_), std::vector<std::string>{}) << Log();
 }
 
@@ -277,6 +293,9 @@ TEST_F(BenchRun, PostgresIsGoneAfterARunThatFailed) {
                            "--csv-arms", "postgres-copy", "--server", "/bin/false"});
   EXPECT_EQ(Wait(pid), 1) << Log();
   EXPECT_NE(Log().find("FAILED"), std::string::npos) << Log();
+  const std::string pg = PgDir();
+  ASSERT_NE(pg, "") << Log();
+  EXPECT_EQ(ProcessesNaming(pg), std::vector<std::string>{}) << Log();
   EXPECT_EQ(ProcessesNaming(root_), std::vector<std::string>{}) << Log();
 }
 
@@ -285,7 +304,9 @@ TEST_F(BenchRun, PostgresIsGoneAfterARunInterruptedBySigint) {
                            "postgres-copy", "--reps", "100"});
   // Waits for the bench's postmaster (its pid file), then interrupts the bench alone.
   // initdb's standalone backends write their pid negated there first: those are not it.
-  const std::string pidfile = fmt::format("{}/load-{}/pg/postmaster.pid", root_, pid);
+  const std::string pg = PgDir();
+  ASSERT_NE(pg, "") << Log();
+  const std::string pidfile = pg + "/postmaster.pid";
   pid_t postmaster = 0;
   for (int i = 0; i < 6000 && postmaster <= 0; ++i) {
     std::ifstream in(pidfile);
@@ -297,6 +318,7 @@ TEST_F(BenchRun, PostgresIsGoneAfterARunInterruptedBySigint) {
   kill(pid, SIGINT);
   EXPECT_EQ(Wait(pid), 130) << Log();
   EXPECT_TRUE(Gone(postmaster)) << "postmaster " << postmaster << " still running\n" << Log();
+  EXPECT_EQ(ProcessesNaming(pg), std::vector<std::string>{}) << Log();
   EXPECT_EQ(ProcessesNaming(root_), std::vector<std::string>{}) << Log();
 }
 

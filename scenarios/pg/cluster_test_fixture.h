@@ -1,5 +1,6 @@
 // A test fixture with a scratch PostgreSQL cluster of its own, started in the
-// test's scratch dir and stopped (and checked stopped) after it: one copy for
+// test's scratch dir (or beside it: pg_cluster.h) and stopped (and checked
+// stopped) after it: one copy for
 // every scenario test that talks to PostgreSQL. Where PostgreSQL is not
 // installed the test is skipped with that reason; any other failure to start
 // fails it.
@@ -19,7 +20,7 @@ class ClusterTest : public base::ScratchTest {
   void SetUp() override {
     base::ScratchTest::SetUp();
     if (const std::string err = cluster_.Start(path("pg")); !err.empty()) {
-      if (err.find("not installed") != std::string::npos) GTEST_SKIP() << err;
+      if (cluster_.missing()) GTEST_SKIP() << err;
       FAIL() << err;
     }
   }

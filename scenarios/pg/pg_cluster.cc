@@ -7,7 +7,6 @@
 #include <netinet/in.h>
 #include <spawn.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +17,8 @@
 #include <fstream>
 #include <sstream>
 #include <vector>
+
+#include "scenarios/pg/cluster_folder.h"
 
 extern char** environ;
 
@@ -67,7 +68,7 @@ std::string postgres_script() {
 
 // Runs `postgres.sh <command>` with this cluster's folder and port, its
 // stdout and stderr into *output; "" on exit 0, else what happened.
-std::string PgCluster::Run(const char* command, std::string* output) const {
+std::string PgCluster::Run(const char* command, std::string* output) {
   const std::string script = postgres_script();
   const std::string log = dir_ + ".log";
   std::vector<std::string> env_s;
@@ -106,6 +107,7 @@ std::string PgCluster::Run(const char* command, std::string* output) const {
   std::filesystem::remove(log, ec);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
   if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+    missing_ = true;
     return "PostgreSQL 15 is not installed here (scripts/setup.sh installs postgresql-15)";
   }
   return fmt::format("{} {} failed: {}", script, command, tail(*output, 8));
@@ -113,25 +115,31 @@ std::string PgCluster::Run(const char* command, std::string* output) const {
 
 std::string PgCluster::Start(const std::string& dir) {
   if (up_) return "";
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return fmt::format("mkdir {}: {}", dir, ec.message());
-  dir_ = std::filesystem::absolute(dir).string();
-  // As root, postgres.sh runs the server as the `postgres` user, who must be
-  // able to pass through the folder holding the cluster's: a scratch folder
-  // made by mkdtemp is 0700. Only that parent is opened (search, not read).
-  if (geteuid() == 0) {
-    const std::string parent = std::filesystem::path(dir_).parent_path().string();
-    struct stat st{};
-    if (stat(parent.c_str(), &st) == 0 && (st.st_mode & S_IXOTH) == 0) chmod(parent.c_str(), st.st_mode | S_IXOTH);
-  }
+  missing_ = false;
   std::string err;
+  const ServerUser user = server_user(&err);
+  if (err.empty()) {
+    ClusterFolder f = place_cluster(dir, user, default_roots());
+    if (!f.error.empty()) return f.error;
+    dir_ = f.path;
+    made_ = f.made;
+  } else {
+    // No `postgres` user: postgres.sh says what is missing (the package, most often).
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return fmt::format("mkdir {}: {}", dir, ec.message());
+    dir_ = std::filesystem::absolute(dir).string();
+  }
   port_ = free_port(&err);
-  if (port_ == 0) return err;
+  if (port_ == 0) {
+    RemoveMadeFolder();
+    return err;
+  }
   std::string out;
   if (err = Run("up", &out); !err.empty()) {
     std::string ignored;
-    (void)Run("down", &ignored);  // a half-started cluster is stopped too
+    if (!missing_) (void)Run("down", &ignored);  // a half-started cluster is stopped too
+    RemoveMadeFolder();
     return err;
   }
   conninfo_ = fmt::format("host=127.0.0.1 port={} user=postgres dbname=fenec", port_);
@@ -143,7 +151,18 @@ std::string PgCluster::Stop() {
   if (!up_) return "";
   up_ = false;
   std::string out;
-  return Run("down", &out);
+  const std::string err = Run("down", &out);
+  // A server that did not stop keeps its folder: removing files under a
+  // running postmaster hides what went wrong.
+  if (err.empty()) RemoveMadeFolder();
+  return err;
+}
+
+void PgCluster::RemoveMadeFolder() {
+  if (!made_) return;
+  made_ = false;
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
 }
 
 std::string PgCluster::Version() const {

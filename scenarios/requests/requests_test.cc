@@ -10,7 +10,6 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -76,16 +75,12 @@ int ProcessesNaming(const std::string& text) {
   return n;
 }
 
-// The postgres user runs the cluster and must pass through the test's folder.
-void LetPostgresThrough(const std::string& dir) { chmod(dir.c_str(), 0711); }
-
 class BothSystems : public base::ScratchTest {
  protected:
   void SetUp() override {
     base::ScratchTest::SetUp();
     if (std::string why = PgMissing(); !why.empty()) GTEST_SKIP() << why;
     ASSERT_FALSE(ServerBin().empty()) << "FENEC_SERVER_BIN is not set";
-    LetPostgresThrough(dir());
     d_ = MakeDataset(300, base::TestSeed(), 8, 8);
     const std::string err = pg_.Start(path("pg"));
     if (err.find("not installed") != std::string::npos) GTEST_SKIP() << err;
@@ -172,7 +167,6 @@ class BenchRun : public base::ScratchTest {
     if (std::string why = PgMissing(); !why.empty()) GTEST_SKIP() << why;
     bench_ = std::getenv("REQUESTS_BENCH_BIN") != nullptr ? std::getenv("REQUESTS_BENCH_BIN") : "";
     ASSERT_FALSE(bench_.empty()) << "REQUESTS_BENCH_BIN is not set";
-    LetPostgresThrough(dir());
   }
 
   void Spawn(const std::string& seconds = "0.02", const std::string& server = "") {

@@ -292,7 +292,7 @@ int run(kit::Harness& h, Flags& f) {
   std::fflush(stdout);
   std::string pg_skip = pg.Start(h.data_dir() + "/pg");
   if (pg_skip.empty()) {
-    std::ifstream pidfile(h.data_dir() + "/pg/postmaster.pid");
+    std::ifstream pidfile(pg.dir() + "/postmaster.pid");
     std::string pid;
     std::getline(pidfile, pid);
     fmt::print("postgres: up, pid {}, port {} ({:.1f} s): {}\n", pid, pg.port(), Elapsed(), pg.Version());
@@ -301,6 +301,8 @@ int run(kit::Harness& h, Flags& f) {
   } else {
     fmt::print(stderr, "requests-bench: PostgreSQL's arms skipped: {}\n", pg_skip);
     for (const char* arm : {kPostgres, kPostgresExact}) h.results().skip(arm, "all", pg_skip);
+    // Installed but not started is the run's failure: the report would lack its comparison.
+    if (!pg.missing()) h.fail("postgres: " + pg_skip);
   }
   bool broken = false;
   auto fail = [&](const std::string& why) {
