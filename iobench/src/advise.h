@@ -127,7 +127,8 @@ struct EngineCalibration {
   double rate_per_s = 0, per_round = 0, busy_cpu_us = 0;
   // The settings these cells ran at: empty for the engine's defaults (see
   // calibrates_apart: some settings need a calibration of their own).
-  Settings settings;
+  // Initialized, so a calibration listed without settings is complete.
+  Settings settings = {};
 };
 
 // True when `s` changes what engine e does per commit beyond the disk figure

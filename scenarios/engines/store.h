@@ -88,7 +88,9 @@ struct ArmSpec {
   // journal_mode at creation and the rest on every connection; RocksDB
   // option strings (GetOptionsFromString); PostgreSQL GUCs, SET on every
   // session, or ALTER SYSTEM + reload for sighup ones (reset at close).
-  std::map<std::string, std::string> settings;
+  // Initialized, so an arm listed without settings is complete (-Wextra's
+  // missing-field-initializers counts a member without one as forgotten).
+  std::map<std::string, std::string> settings = {};
 };
 
 // The folder (fenecdb) or file (SQLite) the store lives in is under dir.

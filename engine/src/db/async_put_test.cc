@@ -155,7 +155,9 @@ TEST_P(AsyncPut, CloseAnswersEveryPendingPut) {
     if (r.ok()) kept.push_back((*r)[0]);
     else EXPECT_EQ(r.status().code(), StatusCode::kClosed) << r.status().ToString();
   }
-  if (GetParam() == Completion::kDirect) EXPECT_EQ(kept.size(), static_cast<size_t>(kPuts));  // all had landed
+  if (GetParam() == Completion::kDirect) {
+    EXPECT_EQ(kept.size(), static_cast<size_t>(kPuts));  // all had landed
+  }
   db->reset();
   auto again = Database::Open(dir.path(), o);
   ASSERT_TRUE(again.ok());

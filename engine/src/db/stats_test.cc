@@ -45,8 +45,12 @@ TEST(StatsRegistry, DeclarationsAreWellFormed) {
     EXPECT_TRUE(metrics.insert(m).second) << m << " named twice";
     EXPECT_TRUE(std::regex_match(m, metric)) << m;
     EXPECT_EQ(m.ends_with("_total"), i.kind == StatKind::kCounter) << m;
-    if (i.unit == StatUnit::kNs) EXPECT_NE(m.find("_seconds"), std::string::npos) << m;
-    if (i.unit == StatUnit::kBool) EXPECT_EQ(i.kind, StatKind::kGauge) << i.name;
+    if (i.unit == StatUnit::kNs) {
+      EXPECT_NE(m.find("_seconds"), std::string::npos) << m;
+    }
+    if (i.unit == StatUnit::kBool) {
+      EXPECT_EQ(i.kind, StatKind::kGauge) << i.name;
+    }
   }
   EXPECT_EQ(MetricName(Stat::write_lock_hold_ns), "fenec_write_lock_hold_seconds_total");
   EXPECT_EQ(MetricName(Stat::write_lock_wait_max_ns), "fenec_write_lock_wait_max_seconds");

@@ -64,7 +64,6 @@ TEST(Shortest, EdgesAgreeWithFmtDouble) { EdgesAgree<double>(); }
 // Random bit patterns cover every exponent and digit count alike.
 TEST(Shortest, RandomBitsAgreeWithFmt) {
   std::mt19937_64 rng(base::SeedFromEnv("query_shortest_test"));
-  int floats = 0, doubles = 0;
   for (int i = 0; i < 400000; ++i) {
     const uint64_t bits = rng();
     float f;
@@ -72,8 +71,12 @@ TEST(Shortest, RandomBitsAgreeWithFmt) {
     std::memcpy(&f, &low, sizeof f);
     double d;
     std::memcpy(&d, &bits, sizeof d);
-    if (std::isfinite(f)) ASSERT_TRUE(Agrees(f)) << ++floats;
-    if (std::isfinite(d)) ASSERT_TRUE(Agrees(d)) << ++doubles;
+    if (std::isfinite(f)) {
+      ASSERT_TRUE(Agrees(f)) << "float bits " << low;
+    }
+    if (std::isfinite(d)) {
+      ASSERT_TRUE(Agrees(d)) << "double bits " << bits;
+    }
   }
 }
 
