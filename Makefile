@@ -14,6 +14,7 @@
 #   make stability RUNS=K     the quick suite K times; results/stability/STABILITY.md marks verdicts that differ
 #   make ci-charts            CI regression charts vs results/baseline/ (the checkout stays clean; make record appends history)
 #   make postgres-up|postgres-down   the optional PostgreSQL arm on loopback
+#   make install [PREFIX=/usr/local]  iobench, fenec, fenec-server, libfenec, its headers and fenec.pc
 
 comma := ,
 # ccache (scripts/setup.sh) hashes the build folder into every compile that
@@ -49,12 +50,13 @@ FUZZ_TARGETS ?=
 QUICK ?=
 ARGS ?=
 RUNS ?= 5
+PREFIX ?= /usr/local
 QFLAG := $(if $(filter 1 yes true,$(QUICK)),--quick,)
 # The scenarios (make NAME-bench): scenarios/scenarios.txt's names, in its
 # order; the `scenarios` test fails when they differ.
 SCENARIOS := io concurrency growth recon journals commit smaps micro vector conns requests load fs soak advise
 
-.PHONY: advise all setup build fuzz test bench report stability clean postgres-up postgres-down ci-charts record ci-baseline \
+.PHONY: advise all setup build install fuzz test bench report stability clean postgres-up postgres-down ci-charts record ci-baseline \
         $(addsuffix -bench,$(SCENARIOS))
 
 all: build
@@ -68,6 +70,13 @@ $(BUILD)/build.ninja:
 
 build: setup $(BUILD)/build.ninja
 	ninja -C $(BUILD)
+
+# meson's install (the tools, libfenec, its headers, fenec.pc) under PREFIX.
+# The prefix is set first: the build after it rewrites the install plan for it.
+install: setup $(BUILD)/build.ninja
+	meson configure $(BUILD) -Dprefix=$(abspath $(PREFIX))
+	ninja -C $(BUILD)
+	meson install -C $(BUILD) --no-rebuild
 
 # Builds what the chosen suites need (everything when SUITES is empty), then runs them.
 test: setup $(BUILD)/build.ninja

@@ -20,6 +20,7 @@
 #include "fenec/limits.h"
 #include "engine/server/server.h"
 #include "engine/src/base/cli.h"
+#include "engine/src/base/version.h"
 
 namespace {
 
@@ -117,6 +118,7 @@ void RaiseOpenFilesLimit() {
 
 int main(int argc, char** argv) {
   CLI::App app{kDescription, "fenec-server"};
+  app.set_version_flag("--version", fenec::base::VersionLine("fenec-server"));
   std::string listen = "127.0.0.1:8080", data = "fenec-data", token, token_file, long_reads = "pinned";
   std::vector<std::string> allow_hosts;
   std::string journals = "shared", completion = "direct", data_flush = "pwrite", vector_insert = "batch";

@@ -8,6 +8,7 @@
 #include "iobench/src/submit.h"
 #include "iobench/kit/interrupt.h"
 #include "engine/src/base/cli.h"
+#include "engine/src/base/version.h"
 
 int main(int argc, char** argv) {
   using namespace fenec::iobench;
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
       "  advise       the settings each engine should use here, and the durable commits/s to expect",
       "iobench"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", fenec::base::VersionLine("iobench"));
   std::map<std::string, RunFn> runs;
   runs["sweep"] = register_sweep(app);
   runs["probe"] = register_probe(app);

@@ -33,6 +33,7 @@
 #include "fenec/database.h"
 #include "engine/src/base/cli.h"
 #include "engine/src/base/utf8.h"
+#include "engine/src/base/version.h"
 
 namespace {
 
@@ -97,6 +98,7 @@ Examples:
 
 // Returns the exit code if parsing ended the run (--help, or a usage error).
 std::optional<int> Parse(CLI::App& app, int argc, char** argv) {
+  app.set_version_flag("--version", base::VersionLine("fenec"));
   if (int rc = base::ParseFlags(app, argc, argv); rc >= 0) return rc;
   return std::nullopt;
 }
