@@ -124,7 +124,9 @@ TEST_P(UnsyncedModes, KillNineKeepsThePromiseAndNoIdNamesAnotherDocument) {
     lost += f.lost;
     fmt::print(stderr, "{} round {}: {} acks this round, {} lost in all, {} records replayed\n",
                DurabilityName(GetParam()), round, round_acks.size(), lost, (*db)->GetStats().recovered_records);
-    if (GetParam() == Durability::kWriteThrough) EXPECT_EQ(f.lost, 0u) << "(seed " << seed << ")";
+    if (GetParam() == Durability::kWriteThrough) {
+      EXPECT_EQ(f.lost, 0u) << "(seed " << seed << ")";
+    }
     // What survived of each writer is a prefix of its commits (seqs restart past every acknowledged one).
     for (const Ack& a : acks) first_seq = std::max(first_seq, a.seq + 1);
   }
