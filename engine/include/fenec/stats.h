@@ -105,6 +105,9 @@
   X(merger_batches, kCount, kCounter, "JR-2", "Batches of operations the transaction merger executed.")           \
   X(merger_ops, kCount, kCounter, "JR-2", "Operations the transaction merger executed.")                          \
   X(merger_async_completions, kCount, kCounter, "JR-2", "Merger batches completed while the next one ran.")      \
+  X(merger_self_completions, kCount, kCounter, "JR-2", "Merger batches the merger completed itself (kMergerSync).") \
+  X(merger_self_completions_with_work, kCount, kCounter, "JR-2",                                                  \
+    "Of them, completions during which more operations queued: work that waited for the merger's fsync.")      \
   X(ring_flushes, kCount, kCounter, "", "Write buffers written through the global io_uring (kGlobalRing).")      \
   X(async_puts, kCount, kCounter, "", "Puts and batches landed by PutBatchAsync, waited for off the caller's thread.") \
   X(async_rounds, kCount, kCounter, "", "Rounds of PutBatchAsync's waiter thread (tickets taken together).")    \

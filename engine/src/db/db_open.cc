@@ -517,6 +517,8 @@ Stats DbImpl::GetStats() const {
     st.merger_batches = m.batches;
     st.merger_ops = m.ops;
     st.merger_async_completions = m.async_completions;
+    st.merger_self_completions = m.self_completions;
+    st.merger_self_completions_with_work = m.self_completions_with_work;
   }
   {
     // Decided under the write lock by the first collection created, which

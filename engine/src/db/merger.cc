@@ -108,12 +108,18 @@ void TxMerger::MergerLoop() {
     }
     bool async = mode_ == Completion::kMergerAsync;
     base::MutexLock lock(&mu_);
-    // kMergerSync: only if more work is already waiting, or earlier batches
-    // are still with the completer (acknowledgements stay in submission order).
-    if (!async) async = !queue_.empty() || !handoff_.empty();
+    if (!async) async = !queue_.empty();  // kMergerSync: only if more work is already waiting
     if (!async) {
+      // The merger completes this batch itself (the source's "before"). Its
+      // acknowledgements must follow those of batches the completer still
+      // holds, so it waits for them first; handing this one over instead
+      // (whenever the completer is busy) is kMergerAsync's rule, not this arm's.
+      while (!handoff_.empty()) room_cv_.Wait(&mu_);
       lock.Unlock();
-      Complete(batch);
+      self_.fetch_add(1, kRelaxed);
+      bool work_waited = false;
+      Complete(batch, &work_waited);
+      if (work_waited) self_with_work_.fetch_add(1, kRelaxed);
       continue;
     }
     while (handoff_.size() >= kMaxInFlight) room_cv_.Wait(&mu_);
@@ -143,7 +149,7 @@ void TxMerger::CompleterLoop() {
   }
 }
 
-void TxMerger::Complete(const Batch& batch) {
+void TxMerger::Complete(const Batch& batch, bool* work_waited) {
   Status stop;
   for (Op* op : batch) {
     if (!op->landed) continue;
@@ -153,6 +159,12 @@ void TxMerger::Complete(const Batch& batch) {
       stop = s;
       break;
     }
+  }
+  if (work_waited != nullptr) {
+    // Before the acknowledgements: what queued while the commit was awaited
+    // (after them, a writer's next put would count too).
+    base::MutexLock lock(&mu_);
+    *work_waited = !queue_.empty();
   }
   if (!stop.ok()) {
     // Fail-stop: the batch's fate on disk is unknown, so none of it is acknowledged as written.
@@ -197,6 +209,8 @@ MergerCounters TxMerger::counters() const {
   c.batches = batches_.load(kRelaxed);
   c.ops = ops_.load(kRelaxed);
   c.async_completions = async_.load(kRelaxed);
+  c.self_completions = self_.load(kRelaxed);
+  c.self_completions_with_work = self_with_work_.load(kRelaxed);
   c.acks = acks_.load(kRelaxed);
   c.acks_checked = acks_checked_.load(kRelaxed);
   c.acks_before_durable = acks_early_.load(kRelaxed);
@@ -204,7 +218,7 @@ MergerCounters TxMerger::counters() const {
 }
 
 void TxMerger::ResetCounters() {
-  for (auto* a : {&batches_, &ops_, &async_, &acks_, &acks_checked_, &acks_early_}) a->store(0, kRelaxed);
+  for (auto* a : {&batches_, &ops_, &async_, &self_, &self_with_work_, &acks_, &acks_checked_, &acks_early_}) a->store(0, kRelaxed);
 }
 
 }  // namespace fenec

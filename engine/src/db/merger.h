@@ -12,9 +12,9 @@
 // on executing the next queued operations, so they land while the previous
 // commit's fdatasync runs and are ready for the next one.
 //  - kMergerSync hands off only if more operations were already queued when
-//    the batch finished (or the completer still holds earlier batches, so
-//    acknowledgements keep their order); otherwise it waits for the commit
-//    before executing more (the original design).
+//    the batch finished; otherwise it waits for the commit before executing
+//    more (the original design), first waiting for any batches still with
+//    the completer, so acknowledgements keep their submission order.
 //  - kMergerAsync hands off whenever it executed any operation (the
 //    "one-line change"): a writer arriving during the fsync finds the merger
 //    free, not waiting.
@@ -56,6 +56,8 @@ struct MergerCounters {
   uint64_t batches = 0;          // batches executed
   uint64_t ops = 0;              // operations executed (puts and batches, each one)
   uint64_t async_completions = 0;  // batches handed to the completer (merger went on)
+  uint64_t self_completions = 0;   // batches the merger completed itself (kMergerSync, nothing queued)
+  uint64_t self_completions_with_work = 0;  // of them, ones during which more operations queued
   uint64_t acks = 0;             // operations acknowledged
   uint64_t acks_checked = 0;     // landed operations acknowledged with their durability checked (kDurable)
   uint64_t acks_before_durable = 0;  // of those, acknowledged before the durable LSN covered them: must be 0
@@ -93,7 +95,9 @@ class TxMerger {
   void MergerLoop() FENEC_EXCLUDES(mu_);
   void CompleterLoop() FENEC_EXCLUDES(mu_);
   // Awaits every landed op's commit in order, then acknowledges the batch.
-  void Complete(const Batch& batch) FENEC_EXCLUDES(mu_);
+  // *work_waited (if given): whether operations were queued once the commits
+  // were awaited, before the acknowledgements.
+  void Complete(const Batch& batch, bool* work_waited = nullptr) FENEC_EXCLUDES(mu_);
   void Ack(Op* op);
 
   DbImpl* const db_;
@@ -111,7 +115,8 @@ class TxMerger {
   bool merger_done_ FENEC_GUARDED_BY(mu_) = false;
   bool stopped_ FENEC_GUARDED_BY(mu_) = false;
 
-  std::atomic<uint64_t> batches_{0}, ops_{0}, async_{0}, acks_{0}, acks_checked_{0}, acks_early_{0};
+  std::atomic<uint64_t> batches_{0}, ops_{0}, async_{0}, self_{0}, self_with_work_{0}, acks_{0}, acks_checked_{0},
+      acks_early_{0};
 
   std::thread merger_;
   std::thread completer_;

@@ -206,11 +206,14 @@ TEST(Merger, OneWriterBatchCountsPerCompletion) {
     EXPECT_EQ(st.merger_ops, 41u) << Name(mode);
     EXPECT_EQ(st.merger_batches, 41u) << Name(mode);
     EXPECT_EQ(st.merger_async_completions, mode == Completion::kMergerAsync ? 41u : 0u) << Name(mode);
+    EXPECT_EQ(st.merger_self_completions, mode == Completion::kMergerSync ? 41u : 0u) << Name(mode);
+    // One writer waits for its own put: nothing can queue while the merger waits.
+    EXPECT_EQ(st.merger_self_completions_with_work, 0u) << Name(mode);
     EXPECT_EQ(st.commits, 41u);
     EXPECT_EQ(*(*db)->Count(*c), 42u);
     (*db)->ResetStats();
     st = (*db)->GetStats();
-    EXPECT_EQ(st.merger_ops + st.merger_batches + st.merger_async_completions, 0u);
+    EXPECT_EQ(st.merger_ops + st.merger_batches + st.merger_async_completions + st.merger_self_completions, 0u);
   }
 }
 
@@ -237,13 +240,17 @@ TEST(Merger, ManyWritersAreMergedAndEveryPutCounted) {
     EXPECT_GT(st.merger_batches, 0u);
     EXPECT_LE(st.merger_batches, st.merger_ops);
     EXPECT_LE(st.merger_async_completions, st.merger_batches);
+    // Every batch is completed once: handed over, or by the merger itself.
+    EXPECT_EQ(st.merger_async_completions + st.merger_self_completions, st.merger_batches) << Name(mode);
+    EXPECT_LE(st.merger_self_completions_with_work, st.merger_self_completions);
     if (mode == Completion::kMergerAsync) {
       EXPECT_EQ(st.merger_async_completions, st.merger_batches);
     }
     EXPECT_EQ(st.commits, st.merger_ops);
     EXPECT_EQ(*(*db)->Count(*c), st.merger_ops);
-    fmt::print(stderr, "{}: {} ops in {} batches ({} async), {} journal fsyncs\n", Name(mode), st.merger_ops,
-               st.merger_batches, st.merger_async_completions, st.journal_fsyncs);
+    fmt::print(stderr, "{}: {} ops in {} batches ({} async, {} by the merger, {} with work waiting), {} journal fsyncs\n",
+               Name(mode), st.merger_ops, st.merger_batches, st.merger_async_completions, st.merger_self_completions,
+               st.merger_self_completions_with_work, st.journal_fsyncs);
   }
 }
 
