@@ -58,6 +58,8 @@
   X(write_lock_hold_ns, kNs, kCounter, "", "Total time the exclusive lock was held.")                             \
   X(write_lock_hold_max_ns, kNs, kMaximum, "", "Longest hold of the exclusive lock.")                             \
   X(write_lock_holds_over_1ms, kCount, kCounter, "", "Holds of the exclusive lock longer than 1 ms.")             \
+  X(write_lock_handovers, kCount, kCounter, "CC-2", "Exclusive acquisitions by another thread than the last holder.") \
+  X(write_lock_contended, kCount, kCounter, "CC-2", "Exclusive acquisitions that found the lock held and waited.")  \
   /* Options::probe_lock_holds only (else 0): what the holds cost the holding thread; a hold long in */           \
   /* wall time but short in CPU time was preempted. */                                                            \
   X(write_lock_hold_cpu_ns, kNs, kCounter, "", "Thread CPU time during exclusive holds (probe_lock_holds).")      \

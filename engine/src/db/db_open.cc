@@ -501,6 +501,8 @@ Stats DbImpl::GetStats() const {
   st.write_lock_hold_ns = l.hold_ns;
   st.write_lock_hold_max_ns = l.hold_max_ns;
   st.write_lock_holds_over_1ms = l.holds_over_1ms;
+  st.write_lock_handovers = l.handovers;
+  st.write_lock_contended = l.contended;
   st.write_lock_hold_cpu_ns = l.hold_cpu_ns;
   st.write_lock_hold_cpu_max_ns = l.hold_cpu_max_ns;
   st.write_lock_longest_hold_cpu_ns = l.longest_hold_cpu_ns;

@@ -171,6 +171,45 @@ TEST(LockStats, ProbeReadsCpuOnlyWhenAsked) {
   }
 }
 
+// CC-2's counts: the lock passing to another thread (handovers), and
+// acquisitions that found it held (contended). One thread putting hands it
+// to nobody; two taking turns, each waiting for the other's put to end,
+// hand it over at every put and never find it held.
+TEST(LockStats, HandoversCountTheLockPassingBetweenThreads) {
+  base::ScratchDir dir;
+  Options o;
+  o.durability = Durability::kBuffered;
+  auto db = OpenDb(dir.path(), o);
+  auto c = db->CreateCollection("c", RowSchema());
+  int64_t n = 0;
+  for (; n < 100; ++n) ASSERT_TRUE(db->Put(*c, {Value("r" + std::to_string(n)), Value(n)}).ok());
+  db->ResetStats();
+  for (int i = 0; i < 100; ++i, ++n) ASSERT_TRUE(db->Put(*c, {Value("r" + std::to_string(n)), Value(n)}).ok());
+  Stats st = db->GetStats();
+  EXPECT_EQ(st.write_lock_acquisitions, 100u);
+  EXPECT_EQ(st.write_lock_handovers, 0u);  // the creator's thread held it last, and again
+  EXPECT_EQ(st.write_lock_contended, 0u);
+  db->ResetStats();
+  std::atomic<int> turn{0};  // even: the other thread's put; odd: this one's
+  std::thread other([&] {
+    for (int i = 0; i < 50; ++i) {
+      while (turn.load() != 2 * i) std::this_thread::yield();
+      EXPECT_TRUE(db->Put(*c, {Value("t" + std::to_string(i)), Value(int64_t{i})}).ok());
+      turn.store(2 * i + 1);
+    }
+  });
+  for (int i = 0; i < 50; ++i) {
+    while (turn.load() != 2 * i + 1) std::this_thread::yield();
+    ASSERT_TRUE(db->Put(*c, {Value("m" + std::to_string(i)), Value(int64_t{i})}).ok());
+    turn.store(2 * i + 2);
+  }
+  other.join();
+  st = db->GetStats();
+  EXPECT_EQ(st.write_lock_acquisitions, 100u);
+  EXPECT_EQ(st.write_lock_handovers, 100u);
+  EXPECT_EQ(st.write_lock_contended, 0u);
+}
+
 TEST(LockStats, WriteBuffersAreFaultedInOutsideTheLock) {
   base::ScratchDir dir;
   Options o;

@@ -38,6 +38,9 @@ namespace fenec {
 struct LockCounters {
   uint64_t acquisitions = 0, wait_ns = 0, wait_max_ns = 0, hold_ns = 0, hold_max_ns = 0;
   uint64_t holds_over_1ms = 0;
+  // CC-2's handover: acquisitions by another thread than the last holder,
+  // and those that found the lock held (they wait, in a futex, for it).
+  uint64_t handovers = 0, contended = 0;
   // Probe only: CPU time (us resolution), minor faults, involuntary switches during holds.
   uint64_t hold_cpu_ns = 0, hold_cpu_max_ns = 0, longest_hold_cpu_ns = 0, hold_faults = 0, longest_hold_faults = 0,
            hold_preemptions = 0, longest_hold_preemptions = 0;
@@ -63,7 +66,10 @@ class FENEC_CAPABILITY("mutex") RwLock {
 
   void Lock() FENEC_ACQUIRE() {
     auto t0 = Now();
-    pthread_rwlock_wrlock(&lock_);
+    if (pthread_rwlock_trywrlock(&lock_) != 0) {
+      contended_.fetch_add(1, kRelaxed);  // outside the lock, so a real atomic add
+      pthread_rwlock_wrlock(&lock_);
+    }
     Acquired(t0);
   }
   // False at once when anyone holds it (a writer that may not wait: TryPutBatchAsync).
@@ -93,6 +99,8 @@ class FENEC_CAPABILITY("mutex") RwLock {
     c.hold_ns = hold_ns_.load(kRelaxed);
     c.hold_max_ns = hold_max_ns_.load(kRelaxed);
     c.holds_over_1ms = holds_over_1ms_.load(kRelaxed);
+    c.handovers = handovers_.load(kRelaxed);
+    c.contended = contended_.load(kRelaxed);
     c.hold_cpu_ns = cpu_ns_.load(kRelaxed);
     c.hold_cpu_max_ns = cpu_max_ns_.load(kRelaxed);
     c.longest_hold_cpu_ns = longest_cpu_ns_.load(kRelaxed);
@@ -103,7 +111,8 @@ class FENEC_CAPABILITY("mutex") RwLock {
     return c;
   }
   void ResetCounters() {
-    for (auto* a : {&acquisitions_, &wait_ns_, &wait_max_ns_, &hold_ns_, &hold_max_ns_, &holds_over_1ms_, &cpu_ns_,
+    for (auto* a : {&acquisitions_, &wait_ns_, &wait_max_ns_, &hold_ns_, &hold_max_ns_, &holds_over_1ms_,
+                    &handovers_, &contended_, &cpu_ns_,
                     &cpu_max_ns_, &longest_cpu_ns_, &faults_, &longest_faults_, &preempt_, &longest_preempt_})
       a->store(0, kRelaxed);
   }
@@ -124,6 +133,10 @@ class FENEC_CAPABILITY("mutex") RwLock {
       cpu0_ = ThreadCpuNs();
     }
     uint64_t wait = held_since_ - t0;
+    // A thread's id: the address of a thread_local, free to read.
+    thread_local const char self = 0;
+    if (last_holder_ != &self) Add(handovers_, 1);
+    last_holder_ = &self;
     Add(acquisitions_, 1);
     Add(wait_ns_, wait);
     Max(wait_max_ns_, wait);
@@ -159,11 +172,13 @@ class FENEC_CAPABILITY("mutex") RwLock {
   // Written by the exclusive holder only (Lock, then Unlock): the lock itself
   // guards them, which the analysis cannot see from inside Lock and Unlock.
   uint64_t held_since_ = 0;
+  const void* last_holder_ = nullptr;
   bool probe_ = false;
   rusage ru0_{};
   uint64_t cpu0_ = 0;
   std::atomic<uint64_t> acquisitions_{0}, wait_ns_{0}, wait_max_ns_{0}, hold_ns_{0}, hold_max_ns_{0},
-      holds_over_1ms_{0};
+      holds_over_1ms_{0}, handovers_{0};
+  std::atomic<uint64_t> contended_{0};  // counted before the lock is taken
   std::atomic<uint64_t> cpu_ns_{0}, cpu_max_ns_{0}, longest_cpu_ns_{0}, faults_{0}, longest_faults_{0}, preempt_{0},
       longest_preempt_{0};
 };
