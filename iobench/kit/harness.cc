@@ -119,11 +119,12 @@ Harness::Harness(std::string scenario, std::string description)
                   "uses <DIR>/" + scenario_ + "-<pid>, removed at the end")
       ->type_name("DIR")
       ->capture_default_str();
-  app_->add_option("--reps", reps_,
-                   "Repetitions of every cell's arms, run interleaved (A B A B ...) so drift hits each arm "
-                   "alike; headline ratios get 95% intervals from them (default 3 quick, 5 full)")
-      ->type_name("N")
-      ->check(CLI::Range(1, 1000));
+  app_->add_option("--reps", reps_text_, reps_help())
+      ->type_name("N|auto[:BUDGET[:CAP]]")
+      ->check([](const std::string& v) {
+        RepsPlan p;
+        return parse_reps(v, &p);
+      });
   app_->add_option("--csv", csv_path_, "Also write the CSV here ('-' = stdout)")->type_name("PATH");
   app_->add_option("--json", json_path_, "Also write the JSON sidecar here ('-' = stdout)")
       ->type_name("PATH");
@@ -166,6 +167,31 @@ int Harness::interleave(size_t arms, const std::function<void(size_t arm, int re
   return run_interleaved(reps(), arms, cell, order);
 }
 
+Sequence& Harness::sequence(const std::string& name) {
+  for (Sequence& s : sequences_)
+    if (s.name() == name) return s;
+  SequencePolicy p;
+  p.automatic = plan_.automatic;
+  p.pilot = reps();
+  p.cap = cap();
+  return sequences_.emplace_back(name, p, &budget_);
+}
+
+int Harness::cap() const {
+  const int cap = plan_.cap > 0 ? plan_.cap : default_cap_[quick_ ? 0 : 1];
+  return std::max(cap > 0 ? cap : std::max(12, 4 * reps()), reps());
+}
+
+std::string Harness::reps_help() const {
+  return fmt::format(
+      "Repetitions of every cell's arms, run interleaved (A B A B ...) so drift hits each arm alike; headline "
+      "ratios get 95% intervals from them. N: exactly N (default {} quick, {} full). auto (the default; "
+      "$FENEC_REPS too): that many as a pilot, then, where a verdict's check straddles its line, one main "
+      "experiment of new repetitions planned from the pilot, within BUDGET seconds for the run (default {:g} "
+      "quick, {:g} full) and CAP repetitions a cell (iobench/doc/sequential.md)",
+      default_reps_[0], default_reps_[1], default_budget_[0], default_budget_[1]);
+}
+
 Harness::~Harness() {
   if (!data_dir_.empty()) {
     std::error_code ec;
@@ -177,6 +203,15 @@ int Harness::parse(int argc, char** argv) {
   if (int rc = base::ParseFlags(*app_, argc, argv); rc >= 0) return rc;
   for (Flag& f : flags_) f.apply(quick_);
   for (const auto& hook : after_parse_) hook();
+  const char* env_reps = std::getenv("FENEC_REPS");
+  const std::string reps_text = !reps_text_.empty() ? reps_text_ : (env_reps && *env_reps ? env_reps : "auto");
+  if (std::string err = parse_reps(reps_text, &plan_); !err.empty()) {
+    std::cerr << fmt::format("{0}: {1}: {2}; see {0} --help\n", app_->get_name(),
+                             reps_text_.empty() ? "FENEC_REPS" : "--reps", err);
+    return 2;
+  }
+  if (plan_.automatic && plan_.budget_s < 0) plan_.budget_s = default_budget_[quick_ ? 0 : 1];
+  budget_ = RepsBudget(plan_.automatic ? plan_.budget_s : 0);
   const char* env_seed = std::getenv("FENEC_SEED");
   const std::string seed_text = !seed_arg_.empty() ? seed_arg_ : (env_seed ? env_seed : "");
   if (!seed_text.empty()) {
@@ -203,7 +238,8 @@ int Harness::parse(int argc, char** argv) {
 
   Metadata meta = Metadata::collect(data_dir_, quick_);
   meta.set("seed", std::to_string(seed_));
-  meta.set("reps", std::to_string(reps()));
+  meta.set("reps", plan_.automatic ? fmt::format("auto:{:g}:{} (pilot {})", plan_.budget_s, cap(), reps())
+                                    : std::to_string(reps()));
   std::string args;
   for (int i = 1; i < argc; ++i) args += (i > 1 ? " " : "") + std::string(argv[i]);
   meta.set("args", args);
@@ -231,6 +267,9 @@ int Harness::finish() {
   const bool stopped = kit::stop_requested();
   if (stopped) results_->mark_incomplete("interrupted");
   record_machine(results_->meta(), machine_start_, sample_machine());
+  std::string seqs;
+  for (const Sequence& q : sequences_) seqs += fmt::format("{}{}: {}", seqs.empty() ? "" : "; ", q.name(), q.summary());
+  if (!seqs.empty()) results_->meta().set("sequences", seqs);
 
   if (!results_->verdicts().empty()) {
     Table t({"finding", "source", "ours", "verdict", "why", "plot"});
@@ -277,20 +316,15 @@ int Harness::finish() {
 void Harness::set_default_reps(int quick, int full) {
   default_reps_[0] = std::max(3, quick);
   default_reps_[1] = std::max(5, full);
-  app_->get_option("--reps")->description(fmt::format(
-      "Repetitions of every cell's arms, run interleaved (A B A B ...) so drift hits each arm alike; "
-      "headline ratios get 95% intervals from them (default {} quick, {} full)",
-      default_reps_[0], default_reps_[1]));
+  app_->get_option("--reps")->description(reps_help());
 }
 
-int run_interleaved(int reps, size_t arms, const std::function<void(size_t arm, int rep)>& cell, Order order) {
-  for (int r = 0; r < reps; ++r) {
-    for (size_t a = 0; a < arms; ++a) {
-      if (kit::stop_requested()) return r;
-      cell(order.rotate ? (a + static_cast<size_t>(r) + order.offset) % arms : a, r);
-    }
-  }
-  return reps;
+void Harness::set_default_budget(double quick_s, double full_s, int quick_cap, int full_cap) {
+  default_budget_[0] = quick_s;
+  default_budget_[1] = full_s;
+  default_cap_[0] = quick_cap;
+  default_cap_[1] = full_cap;
+  app_->get_option("--reps")->description(reps_help());
 }
 
 }  // namespace fenec::kit

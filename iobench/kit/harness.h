@@ -3,7 +3,8 @@
 // It owns what is common to all of them: the flags (--quick, --seed,
 // --results, --plots, --dir, --csv, --json) and the driver's own, each
 // declared once with its full and quick default (flag()), the run metadata,
-// the seed log, interleaved repetitions (interleave()), a scratch folder for
+// the seed log, interleaved repetitions (interleave(); sequential ones,
+// --reps auto, through sequence(): sequential.h), a scratch folder for
 // the scenario's files (removed at the end and on Ctrl-C), writing
 // results/<name>/, printing the verdict table and the exit code (fail(),
 // finish()). A driver declares its flags, calls parse(), measures into
@@ -25,6 +26,7 @@
 
 #include "iobench/kit/machine.h"
 #include "iobench/kit/results.h"
+#include "iobench/kit/sequential.h"
 
 namespace CLI {
 class App;
@@ -65,14 +67,6 @@ class Flag {
   Target target_;
   FlagValue full_, quick_;
   bool is_switch_ = false;
-};
-
-// How the arms of one repetition are ordered (run_interleaved).
-struct Order {
-  // Arm k of repetition r runs in place (k + r + offset) % arms, so no arm
-  // always runs first (a cold cache) or last.
-  bool rotate = false;
-  size_t offset = 0;
 };
 
 class Harness {
@@ -122,13 +116,28 @@ class Harness {
   bool quick() const { return quick_; }
   // --reps: how many times each cell's arms run, interleaved (A B A B ...):
   // 3 in quick mode, 5 in full, unless given. Every headline ratio's 95%
-  // interval comes from these repetitions (stats.h).
-  int reps() const { return reps_ > 0 ? reps_ : (quick_ ? default_reps_[0] : default_reps_[1]); }
+  // interval comes from these repetitions (stats.h). In auto mode (the
+  // default: --reps auto[:BUDGET[:CAP]], sequential.h) this is the pilot's
+  // count, and a site run through sequence() may add a main experiment.
+  int reps() const { return plan_.fixed > 0 ? plan_.fixed : (quick_ ? default_reps_[0] : default_reps_[1]); }
   // A scenario whose cells take a fraction of a second may default to more
   // repetitions (never fewer than 3 quick, 5 full): at 3 a 95% interval's
   // half-width is 4.3 standard errors, at 8 it is 2.4, so cheap cells buy
   // verdicts that noise cannot move. Call before parse(); --reps still wins.
   void set_default_reps(int quick, int full);
+  // Auto mode's defaults for this scenario: the seconds its main experiments
+  // share, and the most repetitions a site makes (0: 4x the pilot, at least
+  // 12). Call before parse(); auto:BUDGET:CAP still wins.
+  void set_default_budget(double quick_s, double full_s, int quick_cap = 0, int full_cap = 0);
+  // Auto mode: sites may run main experiments (sequential.h). False with --reps N.
+  bool auto_reps() const { return plan_.automatic; }
+  // The site `name` (created at first use, kept until finish(), so verdicts
+  // computed after its loop can ask it for their checks): its pilot is
+  // reps() repetitions; in auto mode it may add a main experiment.
+  Sequence& sequence(const std::string& name);
+  // `n` more sites will run in this scenario: each may spend at most an even
+  // share of the budget still left, so the first cannot spend the rest's.
+  void expect_sequences(int n) { budget_.expect(n); }
   uint64_t seed() const { return seed_; }
   // The seed of one random stream of the run (a cell, a round, a kill
   // point): seed() + stream, so --seed replays every stream.
@@ -160,6 +169,8 @@ class Harness {
 
  private:
   std::string scenario_;
+  std::string reps_help() const;
+  int cap() const;  // auto mode: most repetitions a site makes
   Flag& add_flag(const std::string& name, Flag::Target target, const std::string& help, FlagValue full,
                  FlagValue quick);
   std::unique_ptr<CLI::App> app_;
@@ -168,19 +179,18 @@ class Harness {
   std::vector<std::function<void()>> after_parse_;
   std::vector<std::string> failures_;
   bool quick_ = false;
-  int reps_ = 0;
+  std::string reps_text_;
+  RepsPlan plan_;
   int default_reps_[2] = {3, 5};  // quick, full
+  double default_budget_[2] = {30, 300};  // seconds: quick, full
+  int default_cap_[2] = {0, 0};
+  RepsBudget budget_;
+  std::deque<Sequence> sequences_;  // a deque: references handed out stay valid
   uint64_t seed_ = 0;
   std::string seed_arg_, results_root_ = "results", plots_root_ = "plots", scratch_root_ = "fenec-scratch";
   std::string csv_path_, json_path_, data_dir_;
   std::unique_ptr<Results> results_;
   MachineSample machine_start_;
 };
-
-// Runs each of `arms` arms once a repetition, in turn: arm 0, 1, ..., then
-// again, `reps` times, so drift on a shared machine hits every arm alike and
-// repetition r of each arm can be paired (paired_ratio). Stops between cells
-// once kit::stop_requested(); returns the repetitions completed in full.
-int run_interleaved(int reps, size_t arms, const std::function<void(size_t arm, int rep)>& cell, Order order = {});
 
 }  // namespace fenec::kit

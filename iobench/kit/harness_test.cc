@@ -25,6 +25,7 @@ class HarnessTest : public base::ScratchTest {
     base::ScratchTest::SetUp();
     root_ = dir();
     unsetenv("FENEC_SEED");
+    unsetenv("FENEC_REPS");
     kit::clear_stop_request();
   }
 
@@ -227,6 +228,51 @@ TEST_F(HarnessTest, SeedFlagIsHonouredAndLogged) {
   testing::internal::CaptureStdout();
   EXPECT_EQ(h.finish(), 0);
   testing::internal::GetCapturedStdout();
+}
+
+// --reps: auto by default (the pilot is the scenario's count), a count,
+// FENEC_REPS when the flag is not given, and one line for a bad value.
+TEST_F(HarnessTest, RepsAreAutoByDefaultACountWhenGivenAndFromTheEnvironment) {
+  {
+    Harness h("t", "test scenario");
+    h.set_default_reps(4, 6);
+    h.set_default_budget(20, 200, 10, 0);
+    testing::internal::CaptureStderr();
+    ASSERT_EQ(parse(h, {"--quick"}), -1);
+    testing::internal::GetCapturedStderr();
+    EXPECT_TRUE(h.auto_reps());
+    EXPECT_EQ(h.reps(), 4);
+    EXPECT_EQ(h.results().meta().kv.at("reps"), "auto:20:10 (pilot 4)");
+    Sequence& s = h.sequence("x");
+    EXPECT_EQ(&s, &h.sequence("x"));  // one site a name
+    EXPECT_TRUE(s.automatic());
+  }
+  {
+    Harness h("t", "test scenario");
+    testing::internal::CaptureStderr();
+    ASSERT_EQ(parse(h, {"--reps", "7"}), -1);
+    testing::internal::GetCapturedStderr();
+    EXPECT_FALSE(h.auto_reps());
+    EXPECT_EQ(h.reps(), 7);
+    EXPECT_FALSE(h.sequence("x").automatic());
+    EXPECT_EQ(h.results().meta().kv.at("reps"), "7");
+  }
+  {
+    setenv("FENEC_REPS", "auto:90:20", 1);
+    Harness h("t", "test scenario");
+    testing::internal::CaptureStderr();
+    ASSERT_EQ(parse(h, {}), -1);
+    testing::internal::GetCapturedStderr();
+    EXPECT_EQ(h.results().meta().kv.at("reps"), "auto:90:20 (pilot 5)");
+    unsetenv("FENEC_REPS");
+  }
+  {
+    Harness h("t", "test scenario");
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(parse(h, {"--reps", "auto:x"}), 2);
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("--reps"), std::string::npos) << err;
+  }
 }
 
 TEST_F(HarnessTest, SeedFromEnvironment) {

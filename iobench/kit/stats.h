@@ -18,6 +18,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ double median(std::vector<double> v);
 
 // The 0.975 quantile of Student's t with `dof` degrees of freedom (>= 1).
 double t975(size_t dof);
+// Student's t quantile at probability p in (0, 1), any `dof` >= 1 (the
+// sequential intervals' 96% and 99% levels, sequential.h).
+double t_quantile(double p, size_t dof);
 
 struct Interval {
   double lo = NAN, hi = NAN;
@@ -38,7 +42,22 @@ struct Ratio {
   double value = NAN;  // the geometric mean of the per-repetition ratios
   Interval ci95;       // unknown below 2 repetitions, or if a figure was not > 0
   size_t reps = 0;
+  // The interval's own level: 0.95 unless it is one stage of a sequential
+  // run's (sequential.h), whose two stages together hold the true ratio
+  // at least 95% of the time; named ci95 for what the procedure promises.
+  double level = 0.95;
   bool known() const { return std::isfinite(value); }
+};
+
+// Which repetitions a figure's interval is built on, and at what level:
+// every one at 95% unless a sequential run says otherwise (sequential.h:
+// its pilot, or its main experiment alone).
+struct Window {
+  size_t begin = 0;
+  size_t end = SIZE_MAX;  // one past the last; clipped to the figures there are
+  double level = 0.95;
+  // v's repetitions in the window.
+  std::vector<double> of(const std::vector<double>& v) const;
 };
 
 // a[i] / b[i] for each repetition i (the shorter length counts). Figures
@@ -46,6 +65,9 @@ struct Ratio {
 Ratio paired_ratio(const std::vector<double>& a, const std::vector<double>& b);
 // One figure over repetitions: its geometric mean and interval.
 Ratio of_reps(const std::vector<double>& x);
+// The same over a window's repetitions, at its level.
+Ratio paired_ratio(const std::vector<double>& a, const std::vector<double>& b, const Window& w);
+Ratio of_reps(const std::vector<double>& x, const Window& w);
 
 // The median of a[i] / b[i] with a distribution-free 95% interval from
 // order statistics: with n ratios sorted, [r(k), r(n+1-k)] for the largest k
@@ -59,8 +81,10 @@ Ratio of_reps(const std::vector<double>& x);
 // interval below 6; at 8, k = 1, min to max; at 32, k = 10). `value` is
 // the median.
 Ratio median_ratio(const std::vector<double>& a, const std::vector<double>& b);
-// The k above for n ratios (0 below 6: no interval reaches 95%).
-size_t median_rank(size_t n);
+Ratio median_ratio(const std::vector<double>& a, const std::vector<double>& b, const Window& w);
+// The k above for n ratios (0 below 6: no interval reaches 95%), or for
+// another level (the largest k with P(Binomial(n, 1/2) < k) <= (1 - level) / 2).
+size_t median_rank(size_t n, double level = 0.95);
 
 // "1.32x [1.21, 1.44]", or "1.32x (1 rep, no interval)"; `decimals` digits
 // after the point (more for small ratios, so 0.004x does not print as 0.00x).

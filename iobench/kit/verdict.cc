@@ -26,8 +26,8 @@ CheckResult check_result(const Check& c) {
 std::string describe(const Check& c) {
   static const char* kWord[] = {"cleared", "missed", "straddles the line", "no interval"};
   const int decimals = c.line < 0.1 || (c.ratio.known() && c.ratio.value < 0.1) ? 3 : 2;
-  return fmt::format("{} {} {} {}: {}", c.what, format_ratio(c.ratio, decimals), c.above ? ">=" : "<", c.line,
-                     kWord[static_cast<int>(check_result(c))]);
+  return fmt::format("{} {} {} {}: {}{}", c.what, format_ratio(c.ratio, decimals), c.above ? ">=" : "<", c.line,
+                     kWord[static_cast<int>(check_result(c))], c.note.empty() ? "" : " (" + c.note + ")");
 }
 
 Judgement judge(const std::vector<Check>& checks) { return judge(checks, {}); }

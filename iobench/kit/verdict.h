@@ -41,11 +41,14 @@ struct Check {
   // Not empty: the check is shown beside the verdict, not counted in it, for
   // this reason (a quick run's size cannot settle it; findings/finding.h).
   std::string shown;
+  // How many repetitions judged it, in a sequential run (sequential.h):
+  // "decided after 3 repetitions", "still straddles after 12 (budget spent)".
+  std::string note;
 };
 
 enum class CheckResult { kCleared, kMissed, kStraddles, kUnknown };
 CheckResult check_result(const Check& c);
-// "16w/1w 6.10x [5.80, 6.40] >= 2: cleared"
+// "16w/1w 6.10x [5.80, 6.40] >= 2: cleared", then the note in brackets if any.
 std::string describe(const Check& c);
 
 struct Judgement {
