@@ -31,6 +31,9 @@ struct MergerFigures {
   double put_p50_us = 0, put_p99_us = 0;
   double fsyncs_per_doc = 0;
   uint64_t batches = 0, async_completions = 0;
+  // Batches the merger completed itself, and of them those during which
+  // more operations queued (work that waited for its fsync): JR-2's count.
+  uint64_t self_completions = 0, self_completions_with_work = 0;
   bool capped = false;
   // docs/s each bucket, of the repetition whose docs/s is the median.
   std::vector<double> docs_per_s_over_time;
@@ -78,16 +81,20 @@ struct MergerChecks {
   std::vector<std::pair<std::string, kit::Ratio>> slow_checks;
   std::vector<kit::Check> checks;
 };
-MergerChecks merger_checks(const MergerReport& rep, const std::string& kind);
+// `w`: the repetitions the ratios are built on (a sequential run's pilot or
+// main experiment; every one by default).
+MergerChecks merger_checks(const MergerReport& rep, const std::string& kind, const kit::Window& w = {});
 
 // The checks' ratios as rows (finding JR-2, arm "async", each place's case):
 // async_over_sync, and on a slowed disk gain_over_native_or_target.
 void add_merger_ratios(kit::Results& r, const MergerReport& rep);
-// One JR-2 verdict per doc kind measured: judge() of its checks. plot_png(name):
-// the path a verdict gives for plot `name` (the harness's plot_path + ".png";
-// a test passes its own).
+// One JR-2 verdict per doc kind measured: judge() of its checks, as `seq`
+// (the run's sequence, if any) judges them: each check on the repetitions
+// that decided it. plot_png(name): the path a verdict gives for plot `name`
+// (the harness's plot_path + ".png"; a test passes its own).
 std::vector<kit::Verdict> merger_verdicts(const MergerReport& rep,
-                                            const std::function<std::string(const std::string&)>& plot_png);
+                                            const std::function<std::string(const std::string&)>& plot_png,
+                                            const kit::Sequence* seq = nullptr);
 void print_merger_table(const MergerReport& rep);
 
 }  // namespace fenec::scenarios::commit

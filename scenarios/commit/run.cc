@@ -80,71 +80,110 @@ void run_flush_arms(kit::Harness& h, const Options& o, const std::vector<std::st
   print_table(rep);
 }
 
-// JR-2: each place (disk and doc kind) in turn; on it, every JR-2 arm once a
-// repetition, h.reps() times, each cell in fresh databases: a repetition
+// JR-2: every place (disk and doc kind) and every JR-2 arm on it once a
+// repetition, each cell in fresh databases: at each place a repetition
 // splits its docs over merger_databases(disk) of them, run in turn with the
-// other arms' (A's first, B's first, ..., A's second, ...). Each repetition
-// starts one arm later than the last, so no arm always runs first.
+// other arms' (A's first, B's first, ..., A's second, ...), and each
+// repetition starts one arm later than the last, so no arm always runs
+// first. One sequence (--reps auto) over every place: a repetition holds all
+// of them, so the slowed disks' checks, which pair each repetition with the
+// native disk's, pair the same repetitions in the pilot and in the main
+// experiment.
 void run_merger_arms(kit::Harness& h, const Options& o, const std::vector<std::string>& arms) {
-  MergerReport rep;
-  rep.writers = o.writers;
-  const int reps = h.reps();
-  kit::Progress progress("commit JR-2 arms",
-                         o.disks.size() * o.doc_kinds.size() * arms.size() * static_cast<size_t>(reps));
-  size_t done = 0;
-  for (size_t p = 0; p < o.disks.size() * o.doc_kinds.size() && !kit::stop_requested(); ++p) {
-    const size_t d = p / o.doc_kinds.size();
-    const std::string& kind = o.doc_kinds[p % o.doc_kinds.size()];
+  struct Place {
     Disk disk;
-    parse_disk(o.disks[d], &disk);  // validated by the flag's check
-    const uint64_t docs = merger_docs(o.docs, disk);
-    const int dbs = static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(merger_databases(disk)), docs));
-    const std::string c = merger_case(disk.name, o.writers, kind);
-    std::map<std::string, std::vector<MergerCellResult>> by_arm;
-    std::map<std::string, MergerCellConfig> cfg_of;
-    std::map<std::string, std::string> failed;
-    // A repetition: database j of every arm, for j in turn; the arms of one
-    // j start one arm later each repetition (and place).
-    const size_t n = arms.size();
-    h.interleave(static_cast<size_t>(dbs) * n, [&](size_t i, int r) {
-      if (i == 0)
-        for (const std::string& arm : arms) by_arm[arm].emplace_back();
-      const size_t j = i / n, k = i % n;
-      const std::string& arm = arms[(k + p + static_cast<size_t>(r)) % n];
-      MergerCellConfig cfg;
-      cfg.arm = arm;
-      cfg.disk = disk;
-      cfg.doc_kind = kind;
-      cfg.writers = o.writers;
-      cfg.docs =
-          docs / static_cast<uint64_t>(dbs) + (static_cast<int>(j) == dbs - 1 ? docs % static_cast<uint64_t>(dbs) : 0);
-      cfg.max_seconds = o.max_seconds / dbs;
-      cfg.bucket_seconds = o.bucket_ms / 1000.0;
-      cfg.dir = fmt::format("{}/jr2-{}-{}", h.data_dir(), arm, merger_place(disk.name, kind));
-      cfg.seed = h.seed(p * 4096 + static_cast<uint64_t>(r) * 256 + static_cast<uint64_t>(j) * 16 + k);
-      const MergerCellResult res = run_merger_cell(cfg);
-      if (!res.error.empty()) failed[arm] = res.error;
-      add_database(&by_arm[arm].back(), res);
-      cfg.docs = docs;  // the row's config: the repetition's docs, all its databases
-      cfg.max_seconds = o.max_seconds;
-      cfg_of.emplace(arm, cfg);
-      if (i + 1 == static_cast<size_t>(dbs) * n)
-        for (const std::string& a : arms) progress.update(++done, fmt::format("{} {} rep {}", c, a, r + 1));
-    });
+    std::string kind, c;
+    uint64_t docs = 0;
+    int dbs = 1;
+    size_t first = 0;  // its first cell index within a repetition
+  };
+  std::vector<Place> places;
+  const size_t n = arms.size();
+  size_t cells = 0;
+  for (size_t p = 0; p < o.disks.size() * o.doc_kinds.size(); ++p) {
+    Place pl;
+    parse_disk(o.disks[p / o.doc_kinds.size()], &pl.disk);  // validated by the flag's check
+    pl.kind = o.doc_kinds[p % o.doc_kinds.size()];
+    pl.docs = merger_docs(o.docs, pl.disk);
+    pl.dbs = static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(merger_databases(pl.disk)), pl.docs));
+    pl.c = merger_case(pl.disk.name, o.writers, pl.kind);
+    pl.first = cells;
+    cells += static_cast<size_t>(pl.dbs) * n;
+    places.push_back(pl);
+  }
+  // by[p][arm]: one result a repetition, each summing its databases.
+  std::vector<std::map<std::string, std::vector<MergerCellResult>>> by(places.size());
+  std::vector<std::map<std::string, MergerCellConfig>> cfg_of(places.size());
+  std::vector<std::map<std::string, std::string>> failed(places.size());
+  kit::Progress progress("commit JR-2 arms", cells * static_cast<size_t>(h.reps()));
+  size_t done = 0;
+  // The report as the repetitions so far stand (the sequence's judge reads it).
+  auto report = [&] {
+    MergerReport rep;
+    rep.writers = o.writers;
+    rep.bucket_seconds = o.bucket_ms / 1000.0;
+    for (size_t p = 0; p < places.size(); ++p)
+      for (const std::string& arm : arms) {
+        auto it = by[p].find(arm);
+        if (it == by[p].end() || cfg_of[p].count(arm) == 0 || failed[p].count(arm)) continue;
+        const std::string place = merger_place(places[p].disk.name, places[p].kind);
+        if (std::find(rep.places.begin(), rep.places.end(), place) == rep.places.end()) rep.places.push_back(place);
+        rep.cells[{arm, place}] = merger_figures(cfg_of[p].at(arm), it->second, rep.bucket_seconds);
+      }
+    return rep;
+  };
+  auto judge = [&](const kit::Window& w) {
+    const MergerReport rep = report();
+    std::vector<kit::Check> all;
+    for (const std::string& kind : doc_kinds())
+      for (kit::Check& c : merger_checks(rep, kind, w).checks) all.push_back(std::move(c));
+    return all;
+  };
+  kit::Sequence& seq = h.sequence("JR-2");
+  seq.run(cells, [&](size_t i, int r) {
+    if (i == 0)
+      for (auto& m : by)
+        for (const std::string& arm : arms) m[arm].emplace_back();
+    size_t p = 0;
+    while (p + 1 < places.size() && places[p + 1].first <= i) ++p;
+    const Place& pl = places[p];
+    const size_t j = (i - pl.first) / n, k = (i - pl.first) % n;
+    const std::string& arm = arms[(k + p + static_cast<size_t>(r)) % n];
+    MergerCellConfig cfg;
+    cfg.arm = arm;
+    cfg.disk = pl.disk;
+    cfg.doc_kind = pl.kind;
+    cfg.writers = o.writers;
+    cfg.docs = pl.docs / static_cast<uint64_t>(pl.dbs) +
+               (static_cast<int>(j) == pl.dbs - 1 ? pl.docs % static_cast<uint64_t>(pl.dbs) : 0);
+    cfg.max_seconds = o.max_seconds / pl.dbs;
+    cfg.bucket_seconds = o.bucket_ms / 1000.0;
+    cfg.dir = fmt::format("{}/jr2-{}-{}", h.data_dir(), arm, merger_place(pl.disk.name, pl.kind));
+    cfg.seed = h.seed(p * 4096 + static_cast<uint64_t>(r) * 256 + static_cast<uint64_t>(j) * 16 + k);
+    const MergerCellResult res = run_merger_cell(cfg);
+    if (!res.error.empty()) failed[p][arm] = res.error;
+    add_database(&by[p][arm].back(), res);
+    cfg.docs = pl.docs;  // the row's config: the repetition's docs, all its databases
+    cfg.max_seconds = o.max_seconds;
+    cfg_of[p].emplace(arm, cfg);
+    progress.update(++done, fmt::format("{} {} rep {}", pl.c, arm, r + 1));
+  }, judge);
+  progress.finish();
+  MergerReport rep;
+  for (size_t p = 0; p < places.size(); ++p)
     for (const std::string& arm : arms) {
-      auto it = by_arm.find(arm);
-      if (it == by_arm.end() || cfg_of.count(arm) == 0) continue;
-      if (auto f = failed.find(arm); f != failed.end()) {
-        h.results().skip(arm, c, f->second);
+      auto it = by[p].find(arm);
+      if (it == by[p].end() || cfg_of[p].count(arm) == 0) continue;
+      if (auto f = failed[p].find(arm); f != failed[p].end()) {
+        h.results().skip(arm, places[p].c, f->second);
         continue;
       }
-      add_merger_rows(h.results(), cfg_of.at(arm), it->second, rep);
+      add_merger_rows(h.results(), cfg_of[p].at(arm), it->second, rep);
     }
-  }
-  progress.finish();
   write_merger_plots(h, rep);
   add_merger_ratios(h.results(), rep);
-  for (kit::Verdict& v : merger_verdicts(rep, [&h](const std::string& name) { return h.plot_path(name) + ".png"; }))
+  for (kit::Verdict& v :
+       merger_verdicts(rep, [&h](const std::string& name) { return h.plot_path(name) + ".png"; }, &seq))
     h.results().verdict(v);
   print_merger_table(rep);
 }
