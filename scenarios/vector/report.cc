@@ -33,10 +33,11 @@ const std::vector<ArmRun>* runs_of(const Summary& s, const std::string& arm) {
 }
 
 // Paired figures need every arm's repetition i to have run: keep the
-// repetitions where both did.
+// repetitions where both did (of those in `w`; its level is the caller's).
 void paired(const std::vector<ArmRun>& a, const std::vector<ArmRun>& b,
-            const std::function<double(const ArmRun&)>& get, std::vector<double>* fa, std::vector<double>* fb) {
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+            const std::function<double(const ArmRun&)>& get, std::vector<double>* fa, std::vector<double>* fb,
+            const kit::Window& w = {}) {
+  for (size_t i = w.begin; i < a.size() && i < b.size() && i < w.end; ++i) {
     if (!a[i].error.empty() || !b[i].error.empty()) continue;
     fa->push_back(get(a[i]));
     fb->push_back(get(b[i]));
@@ -92,15 +93,23 @@ std::vector<double> queries_per_s(const std::vector<ArmRun>& runs, size_t ef) {
   return out;
 }
 
-kit::Judgement judge_vs1(const std::vector<double>& row_s, const std::vector<double>& batch_s, double row_recall,
-                         double batch_recall) {
+kit::Check vs1_time_check(const std::vector<double>& row_s, const std::vector<double>& batch_s, double level) {
   kit::Check time;
   time.what = fmt::format("row / batch build time (line: the source's -{:.0f}% indexing time, seeds/000, "
                           "as 1/(1-{}) = {})",
                           kVs1SourceCut * 100, kVs1SourceCut, kVs1Line);
-  time.ratio = kit::paired_ratio(row_s, batch_s);
+  time.ratio = kit::paired_ratio(row_s, batch_s, kit::Window{0, SIZE_MAX, level});
   time.line = kVs1Line;
   time.above = true;
+  return time;
+}
+
+kit::Judgement judge_vs1(const std::vector<double>& row_s, const std::vector<double>& batch_s, double row_recall,
+                         double batch_recall) {
+  return judge_vs1(vs1_time_check(row_s, batch_s, 0.95), row_recall, batch_recall);
+}
+
+kit::Judgement judge_vs1(const kit::Check& time, double row_recall, double batch_recall) {
   kit::ExactPart recall;
   recall.what = fmt::format("batch recall@10 {} >= row recall@10 {} - {}", recall_text(batch_recall),
                             recall_text(row_recall), kVs1RecallSlack);
@@ -123,23 +132,54 @@ kit::Judgement judge_vs2(uint64_t full_vector_bytes, uint64_t binary_vector_byte
   return kit::judge({}, {size, cost});
 }
 
-kit::Judgement judge_reference(const std::vector<double>& ref_build_s, const std::vector<double>& fenec_build_s,
-                               const std::vector<double>& fenec_qps, const std::vector<double>& ref_qps,
-                               double fenec_recall, double ref_recall) {
+std::vector<kit::Check> reference_checks(const std::vector<double>& ref_build_s,
+                                         const std::vector<double>& fenec_build_s, const std::vector<double>& fenec_qps,
+                                         const std::vector<double>& ref_qps, double level) {
+  const kit::Window all{0, SIZE_MAX, level};
   kit::Check build;
   build.what = "hnswlib / fenec-batch build time, i.e. fenec-batch's build rate over hnswlib's (line: VS-ref's target)";
-  build.ratio = kit::paired_ratio(ref_build_s, fenec_build_s);
+  build.ratio = kit::paired_ratio(ref_build_s, fenec_build_s, all);
   build.line = kRefBuildLine;
   kit::Check qps;
   qps.what = "fenec-batch / hnswlib queries/s, one thread, same ef (line: VS-ref's target)";
-  qps.ratio = kit::paired_ratio(fenec_qps, ref_qps);
+  qps.ratio = kit::paired_ratio(fenec_qps, ref_qps, all);
   qps.line = kRefQpsLine;
+  return {build, qps};
+}
+
+kit::Judgement judge_reference(const std::vector<double>& ref_build_s, const std::vector<double>& fenec_build_s,
+                               const std::vector<double>& fenec_qps, const std::vector<double>& ref_qps,
+                               double fenec_recall, double ref_recall) {
+  return judge_reference(reference_checks(ref_build_s, fenec_build_s, fenec_qps, ref_qps, 0.95), fenec_recall,
+                         ref_recall);
+}
+
+kit::Judgement judge_reference(const std::vector<kit::Check>& checks, double fenec_recall, double ref_recall) {
   kit::ExactPart recall;
   recall.what = fmt::format("fenec-batch recall@10 {} >= hnswlib's {} - {}", recall_text(fenec_recall),
                             recall_text(ref_recall), kRefRecallSlack);
   recall.holds = std::isfinite(fenec_recall) && std::isfinite(ref_recall) &&
                  fenec_recall >= ref_recall - kRefRecallSlack - 1e-12;
-  return kit::judge({build, qps}, {recall});
+  return kit::judge(checks, {recall});
+}
+
+std::vector<kit::Check> arm_checks(const Summary& s, bool quick, const kit::Window& w) {
+  std::vector<kit::Check> out;
+  const auto* batch = runs_of(s, kBatch);
+  const auto* row = runs_of(s, kRow);
+  const auto* ref = runs_of(s, kHnswlib);
+  if (batch && row) {
+    std::vector<double> rs, bs;
+    paired(*row, *batch, [](const ArmRun& x) { return x.build_s; }, &rs, &bs, w);
+    out.push_back(vs1_time_check(rs, bs, w.level));
+  }
+  if (batch && ref && !quick) {  // a quick run shows VS-ref, never judges it
+    std::vector<double> hb, fb, fq, hq;
+    paired(*ref, *batch, [](const ArmRun& x) { return x.build_s; }, &hb, &fb, w);
+    paired(*batch, *ref, [&](const ArmRun& x) { return qps_at(x, s.ef); }, &fq, &hq, w);
+    for (kit::Check& c : reference_checks(hb, fb, fq, hq, w.level)) out.push_back(std::move(c));
+  }
+  return out;
 }
 
 void add_rows(kit::Results& r, const Summary& s) {
@@ -357,8 +397,15 @@ void write_plots(kit::Harness& h, const Summary& s) {
   }
 }
 
-std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s) {
+std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s, const kit::Sequence* seq) {
   std::vector<kit::Verdict> out;
+  auto judge = [&](const kit::Window& w) { return arm_checks(s, h.quick(), w); };
+  const std::vector<kit::Check> judged = seq != nullptr ? seq->checks(judge) : judge(kit::Window{});
+  auto judged_check = [&](const std::string& prefix) -> const kit::Check* {
+    for (const kit::Check& c : judged)
+      if (c.what.rfind(prefix, 0) == 0) return &c;
+    return nullptr;
+  };
   const auto* batch = runs_of(s, kBatch);
   const auto* row = runs_of(s, kRow);
   const auto* ref = runs_of(s, kHnswlib);
@@ -387,7 +434,7 @@ std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s) {
           speed.known() ? 100 * (1 - 1 / speed.value) : NAN, s.ef, recall_text(rr), recall_text(br),
           st.insert_distances, rst.insert_distances, st.prelink_edges_added, st.prelink_edges_pruned, st.rounds,
           st.rounds ? double(st.round_distances_total) / double(st.rounds) : 0.0);
-      v.set(judge_vs1(rs, bs, rr, br));
+      v.set(judge_vs1(*judged_check("row / batch"), rr, br));
       v.reason += fmt::format(
           ". On this {}-core machine the batch arm's distance work can run at most {}x wider than the row arm's "
           "one thread (1.79x asks for {:.0f}% of both cores with no extra work, and the pre-link adds distances), "
@@ -459,7 +506,7 @@ std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s) {
         // The catalogue's VS-ref says why a quick run only shows it.
         v.not_applicable(findings::quick_why(findings::vs_ref::kFinding) + " (make vector-bench judges it)");
       } else {
-        v.set(judge_reference(hb, fb, fq, hq, fr, hr));
+        v.set(judge_reference({*judged_check("hnswlib / fenec-batch"), *judged_check("fenec-batch / hnswlib")}, fr, hr));
         v.reason += ". Judged on the VectorIndex called directly (no journal)";
       }
       if (const auto* db = runs_of(s, kFenecDb); db && !build_seconds(*db).empty()) {

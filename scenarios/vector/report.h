@@ -65,6 +65,8 @@ inline constexpr double kRefRecallSlack = 0.01;
 // row recall - kVs1RecallSlack as an exact part.
 kit::Judgement judge_vs1(const std::vector<double>& row_s, const std::vector<double>& batch_s, double row_recall,
                          double batch_recall);
+// The same from its time check as a sequential run judged it.
+kit::Judgement judge_vs1(const kit::Check& time, double row_recall, double batch_recall);
 // VS-2: vectors binary at least 32x smaller than full (bytes measured by
 // the index's accounting), and a recall cost without rescoring (binary
 // alone below the float index's recall at the same ef): two exact parts.
@@ -76,10 +78,15 @@ kit::Judgement judge_vs2(uint64_t full_vector_bytes, uint64_t binary_vector_byte
 kit::Judgement judge_reference(const std::vector<double>& ref_build_s, const std::vector<double>& fenec_build_s,
                                const std::vector<double>& fenec_qps, const std::vector<double>& ref_qps,
                                double fenec_recall, double ref_recall);
+kit::Judgement judge_reference(const std::vector<kit::Check>& checks, double fenec_recall, double ref_recall);
+// The timed checks of the arms' repetitions in `w` (the sequence's judge):
+// VS-1's row/batch build time, and in a full run VS-ref's build and queries/s.
+std::vector<kit::Check> arm_checks(const Summary& s, bool quick, const kit::Window& w);
 
 void add_rows(kit::Results& r, const Summary& s);
 void print_summary(const Summary& s);
 void write_plots(kit::Harness& h, const Summary& s);
-std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s);
+// seq: the arms' sequence (--reps auto), whose checks the timed verdicts take.
+std::vector<kit::Verdict> verdicts(const kit::Harness& h, const Summary& s, const kit::Sequence* seq = nullptr);
 
 }  // namespace fenec::scenarios::vector

@@ -74,11 +74,12 @@ int run(kit::Harness& h, Options& o) {
   // MM-2 searches the batch arm's first graph (no second build).
   std::unique_ptr<FenecArm> mm2_graph;
   const int reps = h.reps();
+  kit::Sequence& seq = h.sequence("arms");
   {
     kit::Progress progress(fmt::format("vector: {} arms x {} reps", s.arms.size(), reps),
                            s.arms.size() * static_cast<uint64_t>(reps));
     uint64_t done = 0;
-    kit::run_interleaved(reps, s.arms.size(), [&](size_t a, int rep) {
+    seq.run(s.arms.size(), [&](size_t a, int rep) {
       const std::string& arm = s.arms[a];
       progress.update(done++, fmt::format("{}, run {}", arm, rep + 1));
       std::unique_ptr<AnnArm> impl;
@@ -93,7 +94,7 @@ int run(kit::Harness& h, Options& o) {
       s.runs[arm].push_back(run_arm(*impl, d, s.efs, s.k, s.ef, search_seconds));
       if (arm == kBatch && rep == 0 && wants("mm2") && s.runs[arm].back().error.empty())
         mm2_graph.reset(static_cast<FenecArm*>(impl.release()));
-    });
+    }, [&](const kit::Window& w) { return arm_checks(s, h.quick(), w); });
     progress.finish();
   }
   if (kit::stop_requested()) h.results().mark_incomplete("interrupted");
@@ -143,7 +144,7 @@ int run(kit::Harness& h, Options& o) {
   if (mem) write_memory_plot(h, *mem, mem_spec);
   if (!s.arms.empty() || s.bq) write_plots(h, s);
   if (mm2) write_mm2_plot(h, *mm2);
-  for (auto& v : verdicts(h, s)) h.results().verdict(std::move(v));
+  for (auto& v : verdicts(h, s, &seq)) h.results().verdict(std::move(v));
   const std::string mm2_not_run = !wants("mm2") ? "not among --parts" : !mm2 ? "interrupted" : "";
   h.results().verdict(mm2_verdict(mm2 ? &*mm2 : nullptr, mm2_not_run, h.plot_path("mm2-visited") + ".png"));
   h.results().verdict(memory_verdict(h, mem ? &*mem : nullptr, mem_spec,
