@@ -9,6 +9,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "scenarios/fs/checks.h"
 #include "scenarios/fs/judge.h"
 #include "scenarios/fs/matrix.h"
 #include "scenarios/fs/runner.h"
@@ -182,6 +183,58 @@ TEST(Judge, VerdictsPerFileSystemAndDifferencesExplained) {
   EXPECT_NE(diffs[0].explanation.find("dev_flushes_per_op"), std::string::npos) << diffs[0].explanation;
   const std::string table = findings_table(m, vs);
   EXPECT_NE(table.find("| JR-zero | verdict | inconclusive | inconclusive |"), std::string::npos) << table;
+}
+
+// The sequential run's checks (checks.h): every verdict check of every
+// file system is among its part's checks, under the key fs_verdicts looks
+// for, so each verdict takes the check the run judged (its note with it).
+TEST(Checks, EveryVerdictCheckIsAPartsCheckUnderItsKey) {
+  Measured m;
+  m.fs = {"ext4", "xfs"};
+  for (const RatioDef& d : ratio_defs())
+    for (const std::string& f : m.fs) fill(&m, f, d, 300, 100, 1);
+  JudgedChecks judged;
+  size_t pairs = 0;
+  for (const char* part : {"sweep", "create", "engines", "jr1"})
+    for (kit::Check& c : part_checks(m, part, false, kit::Window{})) {
+      c.note = "judged by the part";
+      pairs += c.what.rfind("pair ", 0) == 0;
+      judged[c.what] = c;
+    }
+  EXPECT_EQ(pairs, 2 * ratio_defs().size());  // one pair of file systems, two checks a def
+  for (const kit::Verdict& v : fs_verdicts(m, false, "", &judged)) {
+    // Each check's description carries its note: none was computed apart.
+    size_t checks = 0, noted = 0;
+    for (size_t at = 0; (at = v.reason.find(": cleared", at)) != std::string::npos; ++at) ++checks;
+    for (size_t at = 0; (at = v.reason.find("judged by the part", at)) != std::string::npos; ++at) ++noted;
+    EXPECT_GT(noted, 0u) << v.finding << ": " << v.reason;
+    EXPECT_GE(noted, checks) << v.finding << ": " << v.reason;
+  }
+}
+
+// A pair of file systems: differs by over 15% when either check clears,
+// within 15% when both miss, else undecided; and counted so.
+TEST(Checks, PairsDecideAsDifferWithinOrUndecided) {
+  Measured m;
+  m.fs = {"ext4", "xfs", "btrfs"};
+  const RatioDef& d = *def_named("zero_ahead_gain_16w");
+  fill(&m, "ext4", d, 300, 100, 1);  // 3x
+  fill(&m, "xfs", d, 100, 100, 1);   // 1x: ext4/xfs differs
+  fill(&m, "btrfs", d, 102, 100, 1);  // 1.02x: xfs/btrfs within 15%
+  const std::vector<kit::Check> differ = pair_checks(m, d, "ext4", "xfs", 1.15, kit::Window{});
+  EXPECT_EQ(pair_result(differ[0], differ[1]), PairResult::kDiffers);
+  const std::vector<kit::Check> within = pair_checks(m, d, "xfs", "btrfs", 1.15, kit::Window{});
+  EXPECT_EQ(pair_result(within[0], within[1]), PairResult::kWithin);
+  PairCount count;
+  differences(m, 1.15, nullptr, nullptr, &count);
+  EXPECT_EQ(count.pairs, 3);
+  EXPECT_EQ(count.differ, 2);  // ext4 against either
+  EXPECT_EQ(count.within, 1);
+  EXPECT_EQ(count.undecided(), 0);
+  // A window of no repetitions: both checks named, no ratio, undecided.
+  const std::vector<kit::Check> none = pair_checks(m, d, "ext4", "xfs", 1.15, kit::Window{7, 9, 0.99});
+  ASSERT_EQ(none.size(), 2u);
+  EXPECT_EQ(pair_result(none[0], none[1]), PairResult::kUndecided);
 }
 
 }  // namespace

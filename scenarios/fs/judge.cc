@@ -10,6 +10,7 @@
 #include "iobench/kit/console.h"
 #include "iobench/kit/plot.h"
 #include "iobench/src/units.h"
+#include "scenarios/fs/checks.h"
 #include "scenarios/fs/runner.h"
 
 namespace fenec::scenarios::fs {
@@ -26,28 +27,6 @@ std::string jr1_key(const std::string& mode, int writers) {
   return fmt::format("jr1|{}|indexes=8;writers={}", mode, writers);
 }
 
-// Per-repetition values of a def on one file system (num / den, paired).
-void def_values(const Measured& m, const RatioDef& d, const std::string& fs_name, std::vector<double>* num,
-                std::vector<double>* den) {
-  if (d.den_key.empty()) {
-    *num = m.values(fs_name, d.num_key, d.num_metric);
-    den->assign(num->size(), 1.0);
-    return;
-  }
-  m.paired(fs_name, d.num_key, d.num_metric, fs_name, d.den_key, d.den_metric, num, den);
-}
-
-kit::Ratio def_ratio(const Measured& m, const RatioDef& d, const std::string& fs_name) {
-  std::vector<double> a, b;
-  def_values(m, d, fs_name, &a, &b);
-  return kit::paired_ratio(a, b);
-}
-
-const RatioDef* def_named(const std::string& name) {
-  for (const RatioDef& d : ratio_defs())
-    if (d.name == name) return &d;
-  return nullptr;
-}
 
 std::string fmt_ratio(const kit::Ratio& r) { return r.known() ? kit::format_ratio(r) : "-"; }
 // A def's value as the table prints it: a ratio, or a figure with its unit.
@@ -63,6 +42,28 @@ double median_of(const Measured& m, const std::string& fs_name, const std::strin
 }
 
 }  // namespace
+
+void def_values(const Measured& m, const RatioDef& d, const std::string& fs_name, std::vector<double>* num,
+                std::vector<double>* den, const kit::Window& w) {
+  if (d.den_key.empty()) {
+    *num = m.values(fs_name, d.num_key, d.num_metric, w);
+    den->assign(num->size(), 1.0);
+    return;
+  }
+  m.paired(fs_name, d.num_key, d.num_metric, fs_name, d.den_key, d.den_metric, num, den, w);
+}
+
+kit::Ratio def_ratio(const Measured& m, const RatioDef& d, const std::string& fs_name, const kit::Window& w) {
+  std::vector<double> a, b;
+  def_values(m, d, fs_name, &a, &b, w);
+  return kit::paired_ratio(a, b, kit::Window{0, SIZE_MAX, w.level});
+}
+
+const RatioDef* def_named(const std::string& name) {
+  for (const RatioDef& d : ratio_defs())
+    if (d.name == name) return &d;
+  return nullptr;
+}
 
 const std::vector<RatioDef>& ratio_defs() {
   static const std::vector<RatioDef> defs = [] {
@@ -122,11 +123,22 @@ std::vector<FsRatio> fs_ratios(const Measured& m) {
   return out;
 }
 
-std::vector<kit::Verdict> fs_verdicts(const Measured& m, bool quick, const std::string& plot) {
+std::vector<kit::Verdict> fs_verdicts(const Measured& m, bool quick, const std::string& plot, const JudgedChecks* judged) {
   std::vector<kit::Verdict> out;
   auto r = [&](const char* name, const std::string& f) { return def_ratio(m, *def_named(name), f); };
+  // A check as the run judged it (a sequential run: on the repetitions that
+  // decided it), else over every repetition.
+  auto as_judged = [&](kit::Check c, const std::string& key) {
+    if (judged == nullptr) return c;
+    if (auto it = judged->find(key); it != judged->end()) {
+      c.ratio = it->second.ratio;
+      c.note = it->second.note;
+    }
+    return c;
+  };
   auto chk = [&](const char* name, const std::string& f, const findings::Line& l, bool above) {
-    return findings::check(def_named(name)->what, r(name, f), l, above, quick);
+    const RatioDef& d = *def_named(name);
+    return as_judged(findings::check(d.what, r(name, f), l, above, quick), check_key(f, d, ""));
   };
   for (const std::string& f : m.fs) {
     auto finish = [&](kit::Verdict v, const std::vector<kit::Check>& checks) {
@@ -148,9 +160,12 @@ std::vector<kit::Verdict> fs_verdicts(const Measured& m, bool quick, const std::
       // IO-4 classifies the device under the file system: honest (10x+) or
       // lying (under 3x); either class reproduces it, between them does not.
       kit::Verdict v = findings::verdict(findings::io4::kFinding);
+      const RatioDef& d4 = *def_named("p50_4k_durable_over_buffered");
       const kit::Ratio q = r("p50_4k_durable_over_buffered", f);
-      const kit::Check honest{"4k durable/buffered p50", q, findings::io4::kHonest.value, true};
-      const kit::Check lying{"4k durable/buffered p50", q, findings::io4::kLying.value, false};
+      const kit::Check honest = as_judged({"4k durable/buffered p50", q, findings::io4::kHonest.value, true},
+                                          check_key(f, d4, " (honest)"));
+      const kit::Check lying = as_judged({"4k durable/buffered p50", q, findings::io4::kLying.value, false},
+                                         check_key(f, d4, " (lying)"));
       v.plot = plot;
       v.ours = "fs=" + f + ": 4k O_DIRECT|O_DSYNC overwrite / buffered p50 " + fmt_ratio(q);
       const auto h = kit::check_result(honest), l = kit::check_result(lying);
@@ -185,25 +200,33 @@ std::vector<kit::Verdict> fs_verdicts(const Measured& m, bool quick, const std::
   return out;
 }
 
-std::vector<Difference> differences(const Measured& m, double threshold, int* unsettled) {
+std::vector<Difference> differences(const Measured& m, double threshold, int* unsettled, const JudgedChecks* judged,
+                                    PairCount* count) {
   if (unsettled) *unsettled = 0;
   std::vector<Difference> out;
   for (const RatioDef& d : ratio_defs()) {
     for (size_t i = 0; i < m.fs.size(); ++i)
       for (size_t j = i + 1; j < m.fs.size(); ++j) {
         const std::string &a = m.fs[i], &b = m.fs[j];
-        std::vector<double> na, da, nb, db;
-        def_values(m, d, a, &na, &da);
-        def_values(m, d, b, &nb, &db);
-        std::vector<double> ra, rb;
-        for (size_t k = 0; k < std::min(na.size(), nb.size()); ++k) {
-          ra.push_back(na[k] / da[k]);
-          rb.push_back(nb[k] / db[k]);
+        const std::vector<kit::Check> own = pair_checks(m, d, a, b, threshold, kit::Window{});
+        if (!own[0].ratio.ci95.known()) continue;
+        kit::Check more = own[0], fewer = own[1];
+        if (judged != nullptr) {
+          if (auto it = judged->find(own[0].what); it != judged->end()) more = it->second;
+          if (auto it = judged->find(own[1].what); it != judged->end()) fewer = it->second;
         }
-        const kit::Ratio x = kit::paired_ratio(ra, rb);
+        const PairResult pr = pair_result(more, fewer);
+        if (count != nullptr) {
+          ++count->pairs;
+          count->differ += pr == PairResult::kDiffers;
+          count->within += pr == PairResult::kWithin;
+        }
+        // The ratio shown: the one that decided it (a straddling check's, in
+        // a sequential run, came from the main experiment).
+        const kit::Ratio x = kit::check_result(fewer) == kit::CheckResult::kStraddles ? fewer.ratio : more.ratio;
         // Over 15% means the whole interval is: a point estimate past the
         // line with an interval reaching back inside it is not shown to differ.
-        if (!x.ci95.known() || (x.ci95.lo <= threshold && x.ci95.hi >= 1 / threshold)) {
+        if (pr != PairResult::kDiffers) {
           if (x.known() && (x.value > threshold || x.value < 1 / threshold) && unsettled) ++*unsettled;
           continue;
         }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,21 @@ struct FsRatio {
 // Every def on every file system that ran both its cells.
 std::vector<FsRatio> fs_ratios(const Measured& m);
 
-// The verdicts, one a finding and file system, `ours` naming the file system.
-std::vector<kit::Verdict> fs_verdicts(const Measured& m, bool quick, const std::string& plot);
+// A def's per-repetition values on one file system (num / den, paired) in
+// w, and their ratio at w's level.
+void def_values(const Measured& m, const RatioDef& d, const std::string& fs_name, std::vector<double>* num,
+                std::vector<double>* den, const kit::Window& w = {});
+kit::Ratio def_ratio(const Measured& m, const RatioDef& d, const std::string& fs_name, const kit::Window& w = {});
+const RatioDef* def_named(const std::string& name);
+
+// Checks as a sequential run judged them, by the names part_checks gives
+// (checks.h).
+using JudgedChecks = std::map<std::string, kit::Check>;
+
+// The verdicts, one a finding and file system, `ours` naming the file system;
+// each check as `judged` has it, if given.
+std::vector<kit::Verdict> fs_verdicts(const Measured& m, bool quick, const std::string& plot,
+                                      const JudgedChecks* judged = nullptr);
 
 // A difference over 15% between two file systems' values of one def (its
 // whole 95% interval past 1.15x or below 1/1.15x), with what the counters say.
@@ -44,9 +58,17 @@ struct Difference {
   kit::Ratio ratio;
   std::string explanation;
 };
+// How many pairs of file systems, over every def, were decided: differ by
+// over 15% (the whole interval past it), or within 15% (the whole inside).
+struct PairCount {
+  int pairs = 0, differ = 0, within = 0;
+  int undecided() const { return pairs - differ - within; }
+};
 // *unsettled (may be null): pairs past 15% at the point estimate whose
-// interval reaches back inside it.
-std::vector<Difference> differences(const Measured& m, double threshold = 1.15, int* unsettled = nullptr);
+// interval reaches back inside it. judged: the pairs' checks as a
+// sequential run judged them (pair_checks' names).
+std::vector<Difference> differences(const Measured& m, double threshold = 1.15, int* unsettled = nullptr,
+                                    const JudgedChecks* judged = nullptr, PairCount* count = nullptr);
 
 // The markdown table finding x file system: each ratio with its interval,
 // and each finding's verdict.

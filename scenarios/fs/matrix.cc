@@ -39,21 +39,27 @@ double CellOut::get(const std::string& m) const {
   return it == metrics.end() ? NAN : it->second.first;
 }
 
-std::vector<double> Measured::values(const std::string& fs_name, const std::string& key,
-                                     const std::string& metric) const {
+namespace {
+bool in(const kit::Window& w, int rep) {
+  return static_cast<size_t>(rep) >= w.begin && static_cast<size_t>(rep) < w.end;
+}
+}  // namespace
+
+std::vector<double> Measured::values(const std::string& fs_name, const std::string& key, const std::string& metric,
+                                     const kit::Window& w) const {
   std::vector<double> out;
   auto f = runs.find(fs_name);
   if (f == runs.end()) return out;
   auto c = f->second.find(key);
   if (c == f->second.end()) return out;
   for (const auto& [rep, o] : c->second)
-    if (double v = o.get(metric); std::isfinite(v)) out.push_back(v);
+    if (double v = o.get(metric); std::isfinite(v) && in(w, rep)) out.push_back(v);
   return out;
 }
 
 void Measured::paired(const std::string& fs_a, const std::string& key_a, const std::string& metric_a,
                       const std::string& fs_b, const std::string& key_b, const std::string& metric_b,
-                      std::vector<double>* a, std::vector<double>* b) const {
+                      std::vector<double>* a, std::vector<double>* b, const kit::Window& w) const {
   a->clear();
   b->clear();
   auto find = [&](const std::string& f, const std::string& k) -> const std::map<int, CellOut>* {
@@ -66,6 +72,7 @@ void Measured::paired(const std::string& fs_a, const std::string& key_a, const s
   const auto* rb = find(fs_b, key_b);
   if (!ra || !rb) return;
   for (const auto& [rep, oa] : *ra) {
+    if (!in(w, rep)) continue;
     auto ob = rb->find(rep);
     if (ob == rb->end()) continue;
     const double va = oa.get(metric_a), vb = ob->second.get(metric_b);
@@ -126,7 +133,7 @@ Measured run_matrix(const MatrixOptions& o, Runner& runner, kit::Results& result
       const int reps = part == "probe" ? 1 : o.reps;
       const size_t n = cells.size() * open.size();
       if (n == 0) continue;
-      kit::run_interleaved(reps, n, [&](size_t k, int rep) {
+      auto cell = [&](size_t k, int rep) {
         if (o.stop && o.stop()) return;
         // k runs cell-major, so the file systems of one cell run back to back
         // (the rotation moves which of them is first).
@@ -146,7 +153,12 @@ Measured run_matrix(const MatrixOptions& o, Runner& runner, kit::Results& result
         const std::string cs = row_case(fsn, c) + fmt::format(";rep={}", rep);
         for (const auto& [metric, v] : out.metrics) results.add("", c.arm, cs, metric, v.first, v.second);
         m.runs[fsn][c.key()][rep] = std::move(out);
-      }, kit::Order{true, 0});
+      };
+      kit::Sequence* seq = part != "probe" && o.sequence ? o.sequence(part) : nullptr;
+      if (seq != nullptr && o.judge)
+        seq->run(n, cell, [&](const kit::Window& w) { return o.judge(m, part, w); }, kit::Order{true, 0});
+      else
+        kit::run_interleaved(reps, n, cell, kit::Order{true, 0});
     }
   } catch (...) {
     teardown_all();

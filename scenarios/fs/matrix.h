@@ -8,12 +8,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "iobench/kit/results.h"
+#include "iobench/kit/sequential.h"
 
 namespace fenec::scenarios::fs {
 
@@ -82,12 +84,14 @@ struct Measured {
   std::map<std::string, std::map<std::string, std::string>> cell_skipped;
   std::map<std::string, std::map<std::string, std::string>> site_meta;
 
-  // metric over the repetitions of one cell on one fs, rep order (holes skipped).
-  std::vector<double> values(const std::string& fs, const std::string& key, const std::string& metric) const;
-  // a's metric and b's, paired by the repetitions both ran.
+  // metric over the repetitions of one cell on one fs, rep order (holes
+  // skipped), of those in w (every one by default).
+  std::vector<double> values(const std::string& fs, const std::string& key, const std::string& metric,
+                             const kit::Window& w = {}) const;
+  // a's metric and b's, paired by the repetitions both ran (of those in w).
   void paired(const std::string& fs_a, const std::string& key_a, const std::string& metric_a,
               const std::string& fs_b, const std::string& key_b, const std::string& metric_b,
-              std::vector<double>* a, std::vector<double>* b) const;
+              std::vector<double>* a, std::vector<double>* b, const kit::Window& w = {}) const;
 };
 
 // "fs=ext4;size=4k;write=append": the case of a row.
@@ -101,6 +105,11 @@ struct MatrixOptions {
   // Called before each cell repetition (progress), may be null.
   void (*progress)(const std::string& what, void* ctx) = nullptr;
   void* progress_ctx = nullptr;
+  // Sequential repetitions (--reps auto): each part's site (its pilot is
+  // `reps`), and the part's checks over a window of its repetitions. Unset:
+  // every part but the probe runs `reps` times.
+  std::function<kit::Sequence*(const std::string& part)> sequence;
+  std::function<std::vector<kit::Check>(const Measured&, const std::string& part, const kit::Window&)> judge;
 };
 
 // Opens every file system, runs every cell `reps` times on each (for each

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -9,6 +10,7 @@
 #include "iobench/kit/interrupt.h"
 #include "iobench/kit/proc.h"
 #include "scenarios/engines/store.h"
+#include "scenarios/fs/checks.h"
 #include "scenarios/fs/judge.h"
 #include "scenarios/fs/matrix.h"
 
@@ -46,6 +48,18 @@ int run(kit::Harness& h, Config& c) {
   std::pair<kit::Progress*, uint64_t> ctx{&progress, 0};
   o.progress = &progress_cb;
   o.progress_ctx = &ctx;
+  // One sequence a part (--reps auto): a part's cells on every file system,
+  // decided by its verdict checks and its pairs of file systems.
+  std::vector<std::string> parts;
+  for (const Cell& cell : o.cells)
+    if (cell.part != "probe" && std::find(parts.begin(), parts.end(), cell.part) == parts.end())
+      parts.push_back(cell.part);
+  h.expect_sequences(static_cast<int>(parts.size()));
+  o.sequence = [&h](const std::string& part) { return &h.sequence("fs " + part); };
+  const bool quick = h.quick();
+  o.judge = [quick](const Measured& m, const std::string& part, const kit::Window& w) {
+    return part_checks(m, part, quick, w);
+  };
 
   auto& meta = h.results().meta();
   meta.set("fs_asked", [&] {
@@ -81,14 +95,28 @@ int run(kit::Harness& h, Config& c) {
   if (kit::stop_requested()) h.results().mark_incomplete("interrupted");
 
   const std::string plot = write_plots(m, [&h](const std::string& n) { return h.plot_path(n); });
-  const std::vector<kit::Verdict> verdicts = fs_verdicts(m, h.quick(), plot);
+  JudgedChecks judged;
+  for (const std::string& part : parts)
+    for (kit::Check& k : h.sequence("fs " + part).checks([&](const kit::Window& w) { return part_checks(m, part, quick, w); }))
+      judged[k.what] = std::move(k);
+  const std::vector<kit::Verdict> verdicts = fs_verdicts(m, h.quick(), plot, &judged);
   const std::vector<FsRatio> ratios = fs_ratios(m);
   int unsettled = 0;
-  const std::vector<Difference> diffs = differences(m, 1.15, &unsettled);
+  PairCount pairs;
+  const std::vector<Difference> diffs = differences(m, 1.15, &unsettled, &judged, &pairs);
   add_ratio_rows(h.results(), ratios, diffs);
+  h.results().add("", "pairs", "all", "pairs", pairs.pairs, "count");
+  h.results().add("", "pairs", "all", "pairs_differ", pairs.differ, "count");
+  h.results().add("", "pairs", "all", "pairs_within", pairs.within, "count");
+  h.results().add("", "pairs", "all", "pairs_undecided", pairs.undecided(), "count");
   for (const kit::Verdict& v : verdicts) h.results().verdict(v);
 
-  const std::string table = findings_table(m, verdicts), diff_md = differences_markdown(diffs, unsettled);
+  const std::string table = findings_table(m, verdicts),
+                    diff_md = differences_markdown(diffs, unsettled) +
+                              fmt::format("\nPairs of file systems over every figure: {} decided of {} ({} differ by "
+                                          "over 15%, {} within 15%), {} undecided.\n",
+                                          pairs.differ + pairs.within, pairs.pairs, pairs.differ, pairs.within,
+                                          pairs.undecided());
   std::string skipped;
   for (const auto& [f, why] : m.fs_skipped) skipped += fmt::format("- fs={}: {}\n", f, why);
   for (const auto& [f, cells] : m.cell_skipped)
