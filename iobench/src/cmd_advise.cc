@@ -29,6 +29,7 @@ struct AdviseOpts {
   std::string cpu_us;  // engine=us,...
   std::string submit = "pwrite";
   std::string report, loopfs;
+  std::string reps;  // --verify: the repetitions (N, or auto[:BUDGET[:CAP]]: sequential.h)
   bool quick = false, verify = false;
 };
 
@@ -47,7 +48,7 @@ std::string advise_bench_path() {
   if (o.quick) args.push_back("--quick");
   for (const auto& [flag, v] : {std::pair{"--json", &o.common.json}, std::pair{"--csv", &o.common.csv},
                                 std::pair{"--report", &o.report}, std::pair{"--cpu-us", &o.cpu_us},
-                                std::pair{"--seed", &o.common.seed}})
+                                std::pair{"--seed", &o.common.seed}, std::pair{"--reps", &o.reps}})
     if (!v->empty()) {
       args.push_back(flag);
       args.push_back(*v);
@@ -157,7 +158,7 @@ RunFn register_advise(CLI::App& root) {
       "time, the commits a round carries and the engine's CPU a commit (--cpu-us). Alone it has only the disk:\n"
       "--verify also calibrates each engine's own sync and a round's serial cost, and predicts from those.\n"
       "--verify runs scenarios/advise's binary: each engine at default vs recommended settings, interleaved,\n"
-      "predicted vs measured with 95% intervals. --json: the rows and the advice (one document; '-' is stdout).");
+      "predicted vs measured with 95% intervals, repeated as the noise needs (--reps). --json: the rows and the advice (one document; '-' is stdout).");
   add_common_flags(sub, &o->common, true);
   sub->add_option("--engines", o->engines, "engines to advise: fenecdb,postgres,rocksdb,sqlite")->capture_default_str();
   sub->add_option("--writers", o->writers, "writer counts to predict at")->capture_default_str();
@@ -170,6 +171,9 @@ RunFn register_advise(CLI::App& root) {
                   "advise on an ext4 loop device made under --dir with this scheduler (e.g. bfq; needs root)");
   sub->add_flag("--quick", o->quick, "short cells (0.5 s each): about a minute");
   sub->add_flag("--verify", o->verify, "run the engines at default and recommended settings (scenarios/advise)");
+  sub->add_option("--reps", o->reps,
+                  "--verify: repetitions of its cells, N or auto[:BUDGET[:CAP]] (default auto: a pilot, then more "
+                  "where a cell's band or gain straddles its line; iobench/doc/sequential.md)");
   return [o] { return run_advise(*o); };
 }
 

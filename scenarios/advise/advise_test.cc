@@ -138,5 +138,46 @@ TEST_F(AdvisePg, PostgresRunsWithTheSettings) {
   EXPECT_NE(err.find("restart"), std::string::npos) << err;
 }
 
+// The cells' checks as a sequential run asks for them: the band's two
+// lines and the recommendation's gain, each over the repetitions in the
+// window (a cell's own repetition numbers, holes and all).
+TEST(AdviseChecks, EachCellsBandAndGainOverTheWindowsRepetitions) {
+  ia::Advice a;
+  a.predictions.push_back({ia::Engine::kFenecdb, "default", 4, 0, 1, 1000, false});
+  a.predictions.push_back({ia::Engine::kFenecdb, "recommended", 4, 0, 1, 1500, false});
+  Cell d, r;
+  d.engine = r.engine = ia::Engine::kFenecdb;
+  d.writers = r.writers = 4;
+  d.config = "default";
+  r.config = "recommended";
+  // Repetitions 0..5; the recommended cell missed repetition 2.
+  for (int rep = 0; rep < 6; ++rep) {
+    d.rates.push_back(1000 * (1 + 0.01 * (rep % 3)));
+    d.reps.push_back(rep);
+    if (rep == 2) continue;
+    r.rates.push_back(rep < 3 ? 400 : 1500 * (1 + 0.01 * (rep % 2)));  // far below the model, then on it
+    r.reps.push_back(rep);
+  }
+  const std::vector<Cell> cells = {d, r};
+  const std::vector<kit::Check> all = cell_checks(a, cells, kit::Window{});
+  ASSERT_EQ(all.size(), 5u);  // default: two band lines; recommended: two, and its gain
+  EXPECT_EQ(all[0].what, "fenecdb-default 4w measured/predicted");
+  EXPECT_EQ(all[4].what, "fenecdb-recommended 4w recommended/default");
+  // The main experiment's window, repetitions 3..5 at 99%: the recommended
+  // cell meets its band there and wins.
+  const std::vector<kit::Check> main = cell_checks(a, cells, kit::Window{3, 6, 0.99});
+  ASSERT_EQ(main.size(), 5u);
+  EXPECT_EQ(main[2].ratio.reps, 3u);
+  EXPECT_EQ(main[2].ratio.level, 0.99);
+  EXPECT_EQ(kit::check_result(main[2]), kit::CheckResult::kCleared) << kit::describe(main[2]);
+  EXPECT_EQ(kit::check_result(main[3]), kit::CheckResult::kCleared) << kit::describe(main[3]);
+  EXPECT_EQ(kit::check_result(main[4]), kit::CheckResult::kCleared) << kit::describe(main[4]);
+  EXPECT_EQ(main[4].ratio.reps, 3u);
+  // The pilot's, 0..2: repetition 2 of the recommended cell is a hole.
+  const std::vector<kit::Check> pilot = cell_checks(a, cells, kit::Window{0, 3, 0.96});
+  EXPECT_EQ(pilot[2].ratio.reps, 2u);
+  EXPECT_EQ(kit::check_result(pilot[2]), kit::CheckResult::kMissed) << kit::describe(pilot[2]);
+}
+
 }  // namespace
 }  // namespace fenec::scenarios::advise

@@ -18,23 +18,94 @@ const ia::Prediction* prediction(const ia::Advice& a, ia::Engine e, const std::s
   return nullptr;
 }
 
-std::string band(const kit::Ratio& r) {
-  if (!r.ci95.known()) return "inconclusive (no interval)";
-  if (r.ci95.lo >= kBandLo && r.ci95.hi <= kBandHi) return "met";
-  if (r.ci95.hi < kBandLo || r.ci95.lo > kBandHi) return "missed";
+// The band from its two checks: met when both clear, missed when either
+// misses, else inconclusive.
+std::string band(const kit::Check& lo, const kit::Check& hi) {
+  const kit::CheckResult l = kit::check_result(lo), u = kit::check_result(hi);
+  if (l == kit::CheckResult::kUnknown || u == kit::CheckResult::kUnknown) return "inconclusive (no interval)";
+  if (l == kit::CheckResult::kCleared && u == kit::CheckResult::kCleared) return "met";
+  if (l == kit::CheckResult::kMissed || u == kit::CheckResult::kMissed) return "missed";
   return "inconclusive";
 }
 
-std::string win(const kit::Ratio& r) {
-  if (!r.ci95.known()) return "no interval";
-  if (r.ci95.lo > 1) return "wins";
-  if (r.ci95.hi < 1) return "LOSES";
-  return "no clear win";
+std::string win(const kit::Check& c) {
+  switch (kit::check_result(c)) {
+    case kit::CheckResult::kCleared: return "wins";
+    case kit::CheckResult::kMissed: return "LOSES";
+    case kit::CheckResult::kStraddles: return "no clear win";
+    default: return "no interval";
+  }
+}
+
+// v's values whose repetition (cell.reps) lies in w.
+std::vector<double> in_window(const Cell& c, const std::vector<double>& v, const kit::Window& w) {
+  std::vector<double> out;
+  for (size_t i = 0; i < v.size() && i < c.reps.size(); ++i)
+    if (static_cast<size_t>(c.reps[i]) >= w.begin && static_cast<size_t>(c.reps[i]) < w.end) out.push_back(v[i]);
+  return out;
+}
+
+std::string cell_name(const Cell& c) { return fmt::format("{}-{} {}w", ia::engine_name(c.engine), c.config, c.writers); }
+
+// Each repetition against its own prediction (its own calibration's); the
+// advice's prediction where a repetition has none.
+std::vector<double> relative(const Cell& c, const ia::Prediction& p) {
+  std::vector<double> rel;
+  for (size_t i = 0; i < c.rates.size(); ++i)
+    rel.push_back(c.rates[i] / (i < c.predicted.size() && c.predicted[i] > 0 ? c.predicted[i] : p.commits_per_s));
+  return rel;
+}
+
+const Cell* default_of(const std::vector<Cell>& cells, const Cell& c) {
+  for (const Cell& d : cells)
+    if (d.engine == c.engine && d.writers == c.writers && d.config == "default" && !d.rates.empty()) return &d;
+  return nullptr;
+}
+
+// A's and b's values at the repetitions both ran, in w.
+void paired_reps(const Cell& a, const Cell& b, const kit::Window& w, std::vector<double>* va, std::vector<double>* vb) {
+  for (size_t i = 0; i < a.reps.size(); ++i) {
+    const int r = a.reps[i];
+    if (static_cast<size_t>(r) < w.begin || static_cast<size_t>(r) >= w.end) continue;
+    for (size_t j = 0; j < b.reps.size(); ++j)
+      if (b.reps[j] == r) {
+        va->push_back(a.rates[i]);
+        vb->push_back(b.rates[j]);
+      }
+  }
+}
+
+const kit::Check* find_check(const std::vector<kit::Check>& checks, const std::string& what) {
+  for (const kit::Check& c : checks)
+    if (c.what == what) return &c;
+  return nullptr;
 }
 
 }  // namespace
 
-Verdicts judge(const ia::Advice& a, const std::vector<Cell>& cells, kit::Results& res) {
+std::vector<kit::Check> cell_checks(const ia::Advice& a, const std::vector<Cell>& cells, const kit::Window& w) {
+  std::vector<kit::Check> out;
+  const kit::Window level{0, SIZE_MAX, w.level};
+  for (const Cell& c : cells) {
+    const ia::Prediction* p = prediction(a, c.engine, c.config, c.writers);
+    if (!c.error.empty() || c.rates.empty() || !p) continue;
+    const kit::Ratio vs_model = kit::of_reps(in_window(c, relative(c, *p), w), level);
+    out.push_back({cell_name(c) + " measured/predicted", vs_model, kBandLo, true});
+    out.push_back({cell_name(c) + " measured/predicted", vs_model, kBandHi, false});
+    if (c.config != "recommended") continue;
+    if (const Cell* d = default_of(cells, c)) {
+      std::vector<double> rv, dv;
+      paired_reps(c, *d, w, &rv, &dv);
+      out.push_back({cell_name(c) + " recommended/default", kit::paired_ratio(rv, dv, level), 1.0, true});
+    }
+  }
+  return out;
+}
+
+Verdicts judge(const ia::Advice& a, const std::vector<Cell>& cells, kit::Results& res,
+               const std::vector<kit::Check>* judged) {
+  const std::vector<kit::Check> all = judged != nullptr ? *judged : cell_checks(a, cells, kit::Window{});
+  int band_cells = 0, band_decided = 0;
   Verdicts v;
   kit::Table t({"engine", "writers", "config", "measured /s", "predicted /s", "measured/predicted", "band",
                 "commits/sync (model)", "recommended/default"});
@@ -48,29 +119,36 @@ Verdicts judge(const ia::Advice& a, const std::vector<Cell>& cells, kit::Results
       continue;
     }
     const kit::Ratio rate = kit::of_reps(c.rates);
-    // Each repetition against its own prediction (its own calibration's);
-    // the advice's prediction where a repetition has none.
-    std::vector<double> rel;
-    for (size_t i = 0; i < c.rates.size(); ++i)
-      rel.push_back(c.rates[i] / (i < c.predicted.size() && c.predicted[i] > 0 ? c.predicted[i] : p->commits_per_s));
-    const kit::Ratio vs_model = kit::of_reps(rel);
+    // The band's two checks as judged (in a sequential run, on the
+    // repetitions that decided them): the first has the ratio to show.
+    const kit::Check* lo = nullptr;
+    const kit::Check* hi = nullptr;
+    for (const kit::Check& k : all)
+      if (k.what == cell_name(c) + " measured/predicted") (lo == nullptr ? lo : hi) = &k;
+    if (lo == nullptr || hi == nullptr) continue;
+    const kit::Ratio vs_model = lo->ratio;
     const double predicted = c.predicted.empty() ? p->commits_per_s : kit::median(c.predicted);
     // The default settings at 1 and kCalibrationWriters writers are what the
     // calibration ran: their ratio shows the spread between a repetition's
     // calibration and its cell, not the model.
     const bool calibrated = (c.config == "default" || c.calibrated_apart) &&
                             (c.writers == 1 || c.writers == static_cast<int>(ia::kCalibrationWriters));
-    const std::string verdict = band(vs_model) + (calibrated ? " (calibrated)" : "");
+    const std::string b = band(*lo, *hi);
+    ++band_cells;
+    band_decided += b == "met" || b == "missed";
+    std::string note = lo->note.empty() ? hi->note : lo->note;
+    if (kit::check_result(*lo) == kit::CheckResult::kStraddles || kit::check_result(*hi) == kit::CheckResult::kStraddles)
+      note = kit::check_result(*lo) == kit::CheckResult::kStraddles ? lo->note : hi->note;
+    const std::string verdict = b + (calibrated ? " (calibrated)" : "") + (note.empty() ? "" : " (" + note + ")");
     const double per_round = kit::median(c.per_round);
     std::string vs_default = "-";
     kit::Ratio gain;
     if (c.config == "recommended")
-      for (const Cell& d : cells)
-        if (d.engine == c.engine && d.writers == c.writers && d.config == "default" && !d.rates.empty()) {
-          gain = kit::paired_ratio(c.rates, d.rates);
-          vs_default = kit::format_ratio(gain) + " " + win(gain);
+      if (const kit::Check* g = find_check(all, cell_name(c) + " recommended/default")) {
+          gain = g->ratio;
+          vs_default = kit::format_ratio(gain) + " " + win(*g);
           res.add_ratio("", arm, cs, "recommended_over_default", gain);
-          if (win(gain) != "wins")
+          if (win(*g) != "wins")
             plain += fmt::format("- {} at {} writers: the recommendation does not win here ({}); the model "
                                  "predicted {:.2f}x\n",
                                  ia::engine_name(c.engine), c.writers, kit::format_ratio(gain),
@@ -95,6 +173,10 @@ Verdicts judge(const ia::Advice& a, const std::vector<Cell>& cells, kit::Results
         vs_model.value, verdict, per_round, p->commits_per_round, gain.known() ? gain.value : 0,
         gain.ci95.known() ? gain.ci95.lo : 0, gain.ci95.known() ? gain.ci95.hi : 0);
   }
+  plain += fmt::format("- {} of {} cells' bands decided (met or missed, the whole interval on one side of each line)\n",
+                       band_decided, band_cells);
+  res.add("", "all", "band", "cells_decided", band_decided, "count");
+  res.add("", "all", "band", "cells_judged", band_cells, "count");
   plain += fmt::format("- \"(calibrated)\": the default settings at 1 and {} writers are the cells each engine's "
                        "calibration ran in the same repetition (and so are recommended settings that change what "
                        "the engine does a commit, such as SQLite's journal mode, calibrated apart); their band "

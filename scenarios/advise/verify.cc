@@ -265,7 +265,30 @@ int run(kit::Harness& h, const Config& c) {
   const size_t n_cal = cals.size();
   kit::Progress progress("advise verify", (n_cal + cells.size()) * static_cast<size_t>(h.reps()));
   size_t done = 0;
-  h.interleave(n_cal + cells.size(), [&](size_t i, int rep) {
+  // Each repetition's prediction, from its own calibration.
+  auto predict = [&] {
+    for (Cell& cell : cells) {
+      const size_t e = static_cast<size_t>(std::find(engines.begin(), engines.end(), cell.engine) - engines.begin());
+      size_t k = e;  // the defaults' calibration, or the one these settings had apart
+      for (size_t j = engines.size(); j < cals.size(); ++j)
+        if (cell.calibrated_apart && cals[j].engine == e && cals[j].settings == cell.settings) k = j;
+      cell.predicted.clear();
+      for (int rep : cell.reps) {
+        const ia::EngineCalibration& ec = rep_cal[static_cast<size_t>(rep)][k];
+        cell.predicted.push_back(ec.commit_us > 0 || k == e ? ia::predict_with(d, ec, cell.config, cell.settings,
+                                                                             static_cast<unsigned>(cell.writers))
+                                                                  .commits_per_s
+                                                            : 0);  // its calibration failed: the advice's stands
+      }
+    }
+  };
+  kit::Sequence& seq = h.sequence("cells");
+  auto judge_window = [&](const kit::Window& w) {
+    predict();
+    return cell_checks(a, cells, w);
+  };
+  seq.run(n_cal + cells.size(), [&](size_t i, int rep) {
+    if (static_cast<size_t>(rep) >= rep_cal.size()) rep_cal.resize(static_cast<size_t>(rep) + 1, first);
     if (i < n_cal) {
       const size_t e = cals[i].engine;
       const bool apart = i >= engines.size();
@@ -297,26 +320,14 @@ int run(kit::Harness& h, const Config& c) {
     h.results().add("", arm, cs, "commits_per_s", cell.rates.back(), "ops/s");
     h.results().add("", arm, cs, "commits_per_fsync", cell.per_round.back(), "count");
     h.results().add("", arm, cs, "fsyncs", static_cast<double>(r.counters.fsyncs), "count");
-  });
+  }, judge_window);
   progress.finish();
   cluster.Stop();
-  // Each repetition's prediction, from its own calibration.
-  for (Cell& cell : cells) {
-    const size_t e = static_cast<size_t>(std::find(engines.begin(), engines.end(), cell.engine) - engines.begin());
-    size_t k = e;  // the defaults' calibration, or the one these settings had apart
-    for (size_t j = engines.size(); j < cals.size(); ++j)
-      if (cell.calibrated_apart && cals[j].engine == e && cals[j].settings == cell.settings) k = j;
-    for (int rep : cell.reps) {
-      const ia::EngineCalibration& ec = rep_cal[static_cast<size_t>(rep)][k];
-      cell.predicted.push_back(ec.commit_us > 0 || k == e ? ia::predict_with(d, ec, cell.config, cell.settings,
-                                                                           static_cast<unsigned>(cell.writers))
-                                                                .commits_per_s
-                                                          : 0);  // its calibration failed: the advice's stands
-    }
-  }
+  predict();
 
-  // 5. The verdicts, the report.
-  const Verdicts v = judge(a, cells, h.results());
+  // 5. The verdicts, the report: each cell's checks as the sequence judged them.
+  const std::vector<kit::Check> judged = seq.checks(judge_window);
+  const Verdicts v = judge(a, cells, h.results(), &judged);
   fmt::print("{}", v.table);
   ia::add_advice_rows(h.results(), &m, d, a);
   h.results().attach_json("advice", ia::advice_json(&m, d, cpu, a, v.json));

@@ -47,7 +47,15 @@ struct Verdicts {
   std::string table, markdown, json;
   std::vector<ia::MeasuredPoint> points;
 };
-Verdicts judge(const ia::Advice& a, const std::vector<Cell>& cells, kit::Results& res);
+// Each cell's timed checks over the repetitions in `w` (a sequential run's
+// pilot or main experiment): measured/predicted against the band's two
+// lines, "<engine>-<config> <n>w measured/predicted >= 0.8" and "< 1.25",
+// and a recommended cell's gain over its default's against 1.
+std::vector<kit::Check> cell_checks(const ia::Advice& a, const std::vector<Cell>& cells, const kit::Window& w);
+// judged: cell_checks as the run's sequence judged them (null: every
+// repetition at 95%).
+Verdicts judge(const ia::Advice& a, const std::vector<Cell>& cells, kit::Results& res,
+               const std::vector<kit::Check>* judged = nullptr);
 
 int run(kit::Harness& h, const Config& c);
 
