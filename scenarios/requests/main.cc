@@ -66,6 +66,9 @@ int main(int argc, char** argv) {
          "the durable pair's PostgreSQL commit_delay, its own group-commit wait (default PostgreSQL's own, 0)", 0)
       .range(0, fenec::scenarios::requests::kPgMaxCommitDelayUs);
   h.choice("--pin", &f.pin, procs::kPinHelp, procs::PinNames(), "same");
+  // --reps auto: the two pairs' main experiments share this (a repetition of
+  // the buffered pair is every cell of both systems, seconds in quick mode).
+  h.set_default_budget(40, 300);
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
   return fenec::scenarios::requests::run(h, f);
 }

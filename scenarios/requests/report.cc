@@ -23,9 +23,24 @@ kit::Ratio Of(const Cells& cells, const std::string& arm, const std::string& cas
   return kit::of_reps(Column(cells, arm, case_, f));
 }
 
-kit::Ratio Paired(const Cells& cells, const std::string& a, const std::string& b, const std::string& case_, Field f) {
-  return kit::paired_ratio(Column(cells, a, case_, f), Column(cells, b, case_, f));
+kit::Ratio Paired(const Cells& cells, const std::string& a, const std::string& b, const std::string& case_, Field f,
+                  double level = 0.95) {
+  return kit::paired_ratio(Column(cells, a, case_, f), Column(cells, b, case_, f), kit::Window{0, SIZE_MAX, level});
 }
+
+// Every cell's repetitions in w.
+Cells Slice(const Cells& cells, const kit::Window& w) {
+  Cells out;
+  for (const auto& [key, reps] : cells) {
+    std::vector<Figures>& v = out[key];
+    for (size_t i = w.begin; i < reps.size() && i < w.end; ++i) v.push_back(reps[i]);
+  }
+  return out;
+}
+
+// The durable pair's catalogue rows (their cells run in the second
+// sequence). By address: every RQ-1 row has the id "RQ-1".
+bool Durable(const findings::Finding& f) { return &f == &findings::rq1::kPgPuts || &f == &findings::rq1::kRounds; }
 
 std::string Us(const kit::Ratio& r) { return r.known() ? kit::format_us(r.value) : "-"; }
 
@@ -228,9 +243,19 @@ std::string WritePlot(kit::Harness& h, const Cells& cells, int clients) {
   return base + ".png";
 }
 
-std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, int put_clients, const std::string& plot,
-                                       const std::string& pg_skip, const std::string& wrk_skip,
-                                       const std::string& wrk_unjudged, const std::string& wt_skip) {
+namespace {
+
+// The verdicts from cells, their ratios' intervals at `level`. Each check
+// goes to *collect (with whether the durable pair's cells feed it), if
+// given, and is replaced by *judged's of the same name, if given.
+std::vector<kit::Verdict> Verdicts(const Cells& cells, int clients, int put_clients, const std::string& plot,
+                                   const std::string& pg_skip, const std::string& wrk_skip,
+                                   const std::string& wrk_unjudged, const std::string& wt_skip, double level,
+                                   std::vector<std::pair<bool, kit::Check>>* collect,
+                                   const std::vector<kit::Check>* judged) {
+  auto Paired = [level](const Cells& c, const std::string& a, const std::string& b, const std::string& case_, Field f) {
+    return requests::Paired(c, a, b, case_, f, level);
+  };
   const std::string by1 = CaseName(Kind::kGetById, 1, false), byn = CaseName(Kind::kGetById, clients, false),
                     putn = CaseName(Kind::kPut, clients, true);
   auto fig = [&](const std::string& arm, const std::string& c, Field f) { return Of(cells, arm, c, f); };
@@ -240,6 +265,12 @@ std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, int put_
     kit::Verdict v = findings::verdict(f);
     v.plot = plot;
     v.ours = std::move(ours);
+    for (kit::Check& c : checks) {
+      if (collect != nullptr) collect->push_back({Durable(f), c});
+      if (judged != nullptr)
+        for (const kit::Check& j : *judged)
+          if (j.what == c.what) c = j;
+    }
     if (!skip.empty()) {
       v.skipped(skip);
     } else {
@@ -253,7 +284,7 @@ std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, int put_
   for (const Figures& f : cells.count({kFenec, by1}) ? cells.at({kFenec, by1}) : std::vector<Figures>{}) {
     if (f.handle_mean_us > 0 && f.p50_us > 0) share.push_back(f.handle_mean_us / f.p50_us);
   }
-  const kit::Ratio handle_share = kit::of_reps(share);
+  const kit::Ratio handle_share = kit::of_reps(share, kit::Window{0, SIZE_MAX, level});
   verdict(findings::rq1::kFinding,
           fmt::format("get by id, 1 client: round trip p50 {}, the server's handling {} (mean): {} of it",
                       Us(fig(kFenec, by1, &Figures::p50_us)), Us(fig(kFenec, by1, &Figures::handle_mean_us)),
@@ -350,6 +381,25 @@ std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, int put_
           wt_skip);
   if (wt_skip.empty()) out.back().reason += " (a target of ours for the write-through mode, not a source's finding)";
   return out;
+}
+
+}  // namespace
+
+std::vector<kit::Check> RequestChecks(const Cells& cells, int clients, int put_clients, bool durable,
+                                      bool wrk_judged, const kit::Window& w) {
+  std::vector<std::pair<bool, kit::Check>> all;
+  Verdicts(Slice(cells, w), clients, put_clients, "", "", "", "", "", w.level, &all, nullptr);
+  std::vector<kit::Check> out;
+  for (auto& [d, c] : all)
+    if (d == durable && (wrk_judged || c.what.rfind("ours/wrk", 0) != 0)) out.push_back(std::move(c));
+  return out;
+}
+
+std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, int put_clients, const std::string& plot,
+                                       const std::string& pg_skip, const std::string& wrk_skip,
+                                       const std::string& wrk_unjudged, const std::string& wt_skip,
+                                       const std::vector<kit::Check>* judged) {
+  return Verdicts(cells, clients, put_clients, plot, pg_skip, wrk_skip, wrk_unjudged, wt_skip, 0.95, nullptr, judged);
 }
 
 }  // namespace fenec::scenarios::requests

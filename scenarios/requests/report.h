@@ -84,8 +84,15 @@ void AddSummary(kit::Results& results, const Cells& cells, int clients, int put_
 std::string WritePlot(kit::Harness& h, const Cells& cells, int clients);
 // pg_skip / wrk_skip / wt_skip: why that arm did not run ("" when it did);
 // wrk_unjudged: why the wrk check is shown but not judged ("" to judge it).
+// judged: the checks as the run's sequences judged them (--reps auto), by name.
 std::vector<kit::Verdict> MakeVerdicts(const Cells& cells, int clients, int put_clients, const std::string& plot,
                                        const std::string& pg_skip, const std::string& wrk_skip,
-                                       const std::string& wrk_unjudged = "", const std::string& wt_skip = "");
+                                       const std::string& wrk_unjudged = "", const std::string& wt_skip = "",
+                                       const std::vector<kit::Check>* judged = nullptr);
+// The verdicts' timed checks over the repetitions in w (a sequential run's
+// pilot or main experiment): those the buffered pair's cells feed, or the
+// durable pair's; the wrk check only if judged.
+std::vector<kit::Check> RequestChecks(const Cells& cells, int clients, int put_clients, bool durable,
+                                      bool wrk_judged, const kit::Window& w);
 
 }  // namespace fenec::scenarios::requests

@@ -28,6 +28,7 @@
 #include "scenarios/requests/dataset.h"
 #include "scenarios/requests/floor.h"
 #include "scenarios/requests/http_client.h"
+#include "scenarios/requests/report.h"
 #include "scenarios/requests/targets.h"
 #include "scenarios/requests/wrk.h"
 
@@ -366,6 +367,38 @@ TEST(Dataset, SameSeedSameRowsAndEveryFilterHasTenMatches) {
   int at_bound_max = 0;
   for (const Row& r : a.rows) at_bound_max += r.n >= a.bound_max ? 1 : 0;
   EXPECT_GE(at_bound_max, 10);
+}
+
+// The checks a sequential run asks each pair for: the buffered pair's cells
+// feed the finding, the PostgreSQL targets, the CPU and the write-through
+// server's puts; the durable pair's
+// feed the durable puts and the sync rounds; the wrk check only if judged.
+TEST(RequestChecks, EachPairItsOwnChecksTheSameInEveryWindow) {
+  Cells cells;
+  for (int rep = 0; rep < 4; ++rep) {
+    Figures f;
+    f.p50_us = 50 + rep, f.per_s = 1000 + rep, f.handle_mean_us = 5;
+    cells[{kFenec, CaseName(Kind::kGetById, 1, false)}].push_back(f);
+    f.p50_us = 100;
+    cells[{kPostgres, CaseName(Kind::kGetById, 1, false)}].push_back(f);
+  }
+  auto names = [](const std::vector<kit::Check>& c) {
+    std::vector<std::string> out;
+    for (const kit::Check& x : c) out.push_back(x.what);
+    return out;
+  };
+  const auto buffered = names(RequestChecks(cells, 8, 32, false, false, kit::Window{}));
+  const auto durable = names(RequestChecks(cells, 8, 32, true, false, kit::Window{}));
+  const auto with_wrk = names(RequestChecks(cells, 8, 32, false, true, kit::Window{}));
+  EXPECT_EQ(buffered.size(), 10u);  // the finding, p50, rate, five kinds' CPU, write-through at 8 and 1
+  EXPECT_EQ(durable.size(), 2u);   // durable puts, sync rounds
+  EXPECT_EQ(with_wrk.size(), buffered.size() + 2);
+  for (const std::string& d : durable)
+    EXPECT_EQ(std::find(buffered.begin(), buffered.end(), d), buffered.end()) << d;
+  EXPECT_EQ(names(RequestChecks(cells, 8, 32, false, false, kit::Window{2, 4, 0.99})), buffered);
+  const std::vector<kit::Check> main = RequestChecks(cells, 8, 32, false, false, kit::Window{2, 4, 0.99});
+  EXPECT_EQ(main[1].ratio.reps, 2u);  // fenec/postgres p50 over repetitions 2 and 3
+  EXPECT_EQ(main[1].ratio.level, 0.99);
 }
 
 }  // namespace

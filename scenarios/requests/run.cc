@@ -445,7 +445,22 @@ int run(kit::Harness& h, Flags& f) {
     broken = !bench.Cell(kFenec, fenec_pool, Kind::kMixed, m, true, rep, server->port(), {server->pid()});
     if (!broken && pg_skip.empty()) broken = !bench.Cell(kPostgres, pg_pool, Kind::kMixed, m, true, rep, 0, pg_pids);
   };
-  for (int rep = 1; rep <= h.reps() && !broken && !Stop(); ++rep) rep_cells(rep, false);
+  // Each pair a sequence (--reps auto): its repetitions numbered from 1.
+  const bool wrk_judged = wrk_skip.empty() && !(h.quick() && h.reps() < 5);
+  auto judge = [&](bool durable) {
+    return [&, durable](const kit::Window& w) {
+      return RequestChecks(bench.cells(), f.clients, f.put_clients, durable, wrk_judged, w);
+    };
+  };
+  h.expect_sequences(2);
+  kit::Sequence& buffered_seq = h.sequence("buffered pair");
+  kit::Sequence& durable_seq = h.sequence("durable pair");
+  auto run_pair = [&](kit::Sequence& seq, bool durable) {
+    seq.run(1, [&](size_t, int rep) {
+      if (!broken && !Stop()) rep_cells(rep + 1, durable);
+    }, judge(durable));
+  };
+  if (!broken && !Stop()) run_pair(buffered_seq, false);
   // Done with the write-through arm: the durable pair runs as before, without it.
   auto stop_write_through = [&] {
     wt_pool.clear();
@@ -465,7 +480,7 @@ int run(kit::Harness& h, Flags& f) {
         fail(err);
     }
     if (!broken) open_pools(true);
-    for (int rep = 1; rep <= h.reps() && !broken && !Stop(); ++rep) rep_cells(rep, true);
+    if (!broken) run_pair(durable_seq, true);
   }
   fenec_pool.clear();
   pg_pool.clear();
@@ -491,7 +506,10 @@ int run(kit::Harness& h, Flags& f) {
                                        : "";
   const bool wt_ran = bench.cells().count({kFenecWriteThrough, CaseName(Kind::kPut, f.clients, false)}) > 0;
   const std::string wt_skip = wt_ran ? "" : "the write-through server's put cells did not run";
-  for (auto& v : MakeVerdicts(bench.cells(), f.clients, f.put_clients, plot, pg_skip, wrk_skip, wrk_unjudged, wt_skip))
+  std::vector<kit::Check> judged = buffered_seq.checks(judge(false));
+  for (kit::Check& c : durable_seq.checks(judge(true))) judged.push_back(std::move(c));
+  for (auto& v : MakeVerdicts(bench.cells(), f.clients, f.put_clients, plot, pg_skip, wrk_skip, wrk_unjudged, wt_skip,
+                              &judged))
     h.results().verdict(std::move(v));
   return h.finish();
 }
