@@ -34,6 +34,9 @@ int main(int argc, char** argv) {
          1, 0.3).range(0.05, 60);
   h.flag("--cpu-us", &c.cpu_us, "CPU a commit per engine instead of calibrating, e.g. postgres=90", std::string());
   h.flag("--report", &c.report, "folder for advise.md and its plots (default: plots/advise)", std::string());
+  // --reps auto: a run of its own, not in make bench: its cells' main
+  // experiment may take a few minutes.
+  h.set_default_budget(240, 900);
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
   return sa::run(h, c);
 }

@@ -45,6 +45,9 @@ int main(int argc, char** argv) {
   c.run.sizes = {4096, 8192, 16384, 1u << 20};
   c.run.writers = {1, 16};
   c.run.jr1_indexes = 8;
+  // --reps auto: a run of its own (minutes even quick); its parts' main
+  // experiments share this.
+  h.set_default_budget(300, 1200);
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
   return ff::run(h, c);
 }

@@ -91,6 +91,8 @@ int main(int argc, char** argv) {
   // sits near the source's line, where more did not settle the verdict
   // either, and each pair of repetitions costs seconds of make bench.
   h.set_default_reps(6, 5);
+  // --reps auto: a repetition of the arms is a few seconds of builds in quick mode.
+  h.set_default_budget(40, 400);
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
   return fenec::scenarios::vector::run(h, o);
 }
