@@ -11,6 +11,7 @@
 #include "engine/src/index/vector/vector_table.h"
 #include "engine/src/index/text_index.h"
 #include "iobench/kit/verdict.h"
+#include "scenarios/growth/gr5.h"
 #include "scenarios/growth/lookup.h"
 #include "scenarios/growth/report.h"
 #include "scenarios/growth/vector_arm.h"
@@ -393,6 +394,60 @@ TEST_F(VectorReopen, KeptReadsNoVectorNaiveReadsEveryOne) {
   EXPECT_TRUE(reads_as_designed(s).holds);
   s.reopen_naive[1].read_at_write = n - 1;  // one vector short: the part fails
   EXPECT_FALSE(reads_as_designed(s).holds);
+}
+
+// GR-5's classing of puts against fsync spans: a put that starts inside a
+// span met it; one whose whole time misses every span is away; one that
+// began before a span and ended in it is neither.
+TEST(Gr5, PutsAreClassedByTheFsyncSpansTheyMeet) {
+  const std::vector<std::pair<int64_t, int64_t>> spans = {{1000, 2000}, {5000, 9000}};
+  const std::vector<std::pair<int64_t, int64_t>> puts = {
+      {0, 10},       // away
+      {900, 1100},   // began before the first span, ended in it: neither
+      {1500, 1990},  // during: 490 ns
+      {3000, 3100},  // away: 100 ns
+      {5000, 8800},  // during: 3800 ns (waited out most of the span)
+      {9500, 9560},  // away
+  };
+  Gr5Run r;
+  classify_puts(puts, spans, &r);
+  EXPECT_EQ(r.puts, 6u);
+  EXPECT_EQ(r.puts_during_sync, 2u);
+  EXPECT_EQ(r.spans, 2u);
+  EXPECT_DOUBLE_EQ(r.longest_during_us, 3.8);
+  EXPECT_DOUBLE_EQ(r.longest_away_us, 0.1);
+  EXPECT_DOUBLE_EQ(r.span_max_us, 4.0);
+  // At each span's end the put then running: {1500, 1990} ended before the
+  // first's end (2000), and none ran across it; {5000, 8800} too for the
+  // second's (9000). Spans with a put across their end:
+  const std::vector<std::pair<int64_t, int64_t>> across = {{1900, 2100}, {3000, 3100}, {5100, 9050}};
+  Gr5Run q;
+  classify_puts(across, spans, &q);
+  EXPECT_EQ(q.spans_with_end_put, 2u);
+  EXPECT_EQ(q.spans_waited, 1u);                 // 3950 of the second's 4000 ns
+  EXPECT_DOUBLE_EQ(q.end_put_share, (0.2 + 3950.0 / 4000) / 2);  // the median of two
+  EXPECT_EQ(r.spans_with_end_put, 0u);
+}
+
+// The checks: fenecdb's ratio below the line, the naive control's above.
+TEST(Gr5, ChecksJudgeFenecdbBelowTheLineAndTheControlAbove) {
+  auto runs = [](std::vector<double> shares) {
+    std::vector<Gr5Run> out;
+    for (double x : shares) {
+      Gr5Run r;
+      r.end_put_share = x;
+      r.spans_with_end_put = 20;
+      out.push_back(r);
+    }
+    return out;
+  };
+  const std::vector<kit::Check> c = gr5_checks(runs({0.0004, 0.0006, 0.0005}), runs({0.97, 0.95, 0.98}), kit::Window{});
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(kit::check_result(c[0]), kit::CheckResult::kCleared) << kit::describe(c[0]);
+  EXPECT_EQ(kit::check_result(c[1]), kit::CheckResult::kCleared) << kit::describe(c[1]);
+  // A fenecdb whose puts waited for the spans misses its line.
+  const std::vector<kit::Check> w = gr5_checks(runs({0.9, 0.95, 0.93}), runs({0.97, 0.95, 0.98}), kit::Window{});
+  EXPECT_EQ(kit::check_result(w[0]), kit::CheckResult::kMissed) << kit::describe(w[0]);
 }
 
 }  // namespace

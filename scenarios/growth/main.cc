@@ -13,6 +13,8 @@
 // interleaved, every growth timed (CPU and wall) and counted; GR-4, a
 // checkpointed fenecdb VECTOR(128) @hnsw collection reopened with the table
 // built from the kept tags or (naive) by the first write from every vector.
+// GR-5 (gr5.h) times each periodic journal fsync and every put beside it,
+// in kBuffered mode, against a naive arm whose puts wait for the fsync.
 // Part 3 measures lookups at 4 M keys beside absl::flat_hash_map and
 // std::unordered_map in the same run (interleaved rounds), and part 4 the
 // memory a key costs (smaps_rollup and the index's own accounting: a count,
@@ -61,10 +63,20 @@ int main(int argc, char** argv) {
   h.flag("--plot-points", &o.plot_points, "points per arm on the latency plots (longest put of each chunk)", 2000)
       .range(10, 1000000);
   h.flag("--no-side", &o.no_side, "no second thread reading and writing beside the puts");
+  h.flag("--skip-unique", &o.skip_unique, "skip the @unique part (GR-1 and the same puts through fenecdb)");
   h.flag("--skip-text", &o.skip_text, "skip the text-index part");
   h.flag("--skip-lookup", &o.skip_lookup, "skip the lookup part");
   h.flag("--skip-memory", &o.skip_memory, "skip the memory part");
   h.flag("--skip-db", &o.skip_db, "skip the same puts through fenecdb (and its reopen)");
+  h.flag("--skip-gr5", &o.skip_gr5, "skip GR-5 (puts beside the periodic fsync)");
+  h.flag("--gr5-seconds", &o.gr5_seconds, "GR-5: putting time an arm and repetition", 4, 1.5).range(0.1, 3600);
+  h.flag("--gr5-sync-ms", &o.gr5_sync_ms, "GR-5: the periodic fsync's period (Options::sync_ms)", 50u)
+      .range(1, 60000);
+  h.flag("--gr5-sync-delay-us", &o.gr5_sync_delay_us,
+         "GR-5: each journal fdatasync sleeps this long first (the source's F_FULLFSYNC took 52 ms)", 50000u)
+      .range(0, 10000000);
+  // --reps auto: only GR-5 runs as a sequence (a repetition: two short arms).
+  h.set_default_budget(20, 120);
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
   return fenec::scenarios::growth::run(h, o);
 }

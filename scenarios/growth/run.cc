@@ -10,6 +10,7 @@
 #include "iobench/kit/interrupt.h"
 #include "iobench/kit/console.h"
 #include "scenarios/growth/fenecdb_arm.h"
+#include "scenarios/growth/gr5.h"
 #include "scenarios/growth/lookup.h"
 #include "scenarios/growth/report.h"
 #include "scenarios/growth/workload.h"
@@ -83,6 +84,31 @@ void run_vector_parts(kit::Harness& h, const Options& o, Summary& sum) {
   std::filesystem::remove_all(sum.vec_base.dir, ec);
 }
 
+// GR-5: the naive arm and fenecdb, once each a repetition, interleaved; one
+// sequence (--reps auto) judged by gr5_checks.
+void run_gr5_part(kit::Harness& h, const Options& o) {
+  Gr5Config cfg;
+  cfg.seconds = o.gr5_seconds;
+  cfg.sync_ms = o.gr5_sync_ms;
+  cfg.sync_delay_us = o.gr5_sync_delay_us;
+  std::vector<Gr5Run> fenecdb, naive;
+  kit::Progress progress("growth: GR-5, puts beside the periodic fsync", 2 * static_cast<uint64_t>(h.reps()));
+  uint64_t done = 0;
+  auto judge = [&](const kit::Window& w) { return gr5_checks(fenecdb, naive, w); };
+  kit::Sequence& seq = h.sequence("GR-5");
+  seq.run(2, [&](size_t a, int rep) {
+    Gr5Config c = cfg;
+    c.arm = a == 0 ? "naive" : "fenecdb";
+    c.dir = fmt::format("{}/gr5-{}", h.data_dir(), c.arm);
+    progress.update(done++, fmt::format("{}, run {}", c.arm, rep + 1));
+    (a == 0 ? naive : fenecdb).push_back(run_gr5(c));
+  }, judge);
+  progress.finish();
+  add_gr5_rows(h.results(), "fenecdb", cfg, fenecdb);
+  add_gr5_rows(h.results(), "naive", cfg, naive);
+  h.results().verdict(gr5_verdict(fenecdb, naive, seq.checks(judge), cfg));
+}
+
 }  // namespace
 
 int run(kit::Harness& h, const Options& o) {
@@ -100,7 +126,7 @@ int run(kit::Harness& h, const Options& o) {
   sum.terms = o.terms;
   sum.plot_points = o.plot_points;
   using index::Arm;
-  {
+  if (!o.skip_unique) {
     // Cell 1: @unique puts, naive, sharded, through fenecdb, naive ...
     // The naive/sharded pair runs at least kStallMinReps times (see there);
     // the fenecdb arm --reps times, in the first rounds.
@@ -142,6 +168,7 @@ int run(kit::Harness& h, const Options& o) {
     add_put_rows(h.results(), Kind::kText, Arm::kSharded, o.terms, sum.text_sharded);
   }
   if (!o.skip_vector && !kit::stop_requested()) run_vector_parts(h, o, sum);
+  if (!o.skip_gr5 && !kit::stop_requested()) run_gr5_part(h, o);
   if (!o.skip_lookup && !kit::stop_requested()) {
     kit::Progress progress("growth: lookups", 1);
     progress.update(0, fmt::format("{} keys x 4 maps, {} rounds", o.lookup_keys, reps));
