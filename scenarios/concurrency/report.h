@@ -28,6 +28,9 @@ struct WriterFig {
   double cpu_us_per_commit = -1;        // the machine's busy CPU a commit, every process (-1: unknown)
   double sync_us = -1;                  // the mean sync, where the engine times its own (PostgreSQL; -1: not)
   std::vector<double> round_rates;      // buffered arms: each round's store's rate, round 0 first
+  // fenecdb: the write lock's counts over the cell (its Stats, summed over
+  // the rounds; -1 elsewhere): CC-2's handover, from counters.
+  double lock_acquisitions = -1, lock_handovers = -1, lock_contended = -1, lock_hold_ns = -1, lock_wait_ns = -1;
 };
 
 // One repetition of a readers-beside-writers (CC-4) or readers-beside-batches (CC-3) cell.

@@ -87,7 +87,17 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
             sum.res.counters.commits += res.counters.commits;
             sum.res.counters.fsyncs += res.counters.fsyncs;
             sum.res.machine_cpu_s += res.machine_cpu_s;
-            if (rounds == 1) sum.res.counters.extra = res.counters.extra;
+            if (rounds == 1) {
+              sum.res.counters.extra = res.counters.extra;
+            } else {
+              // The engine's counters add up over the rounds (counts and
+              // times); its means and maxima (us, ms) do not, and are left out.
+              for (const auto& [name, v] : res.counters.extra) {
+                if (v.second != "count" && v.second != "ns" && v.second != "bytes") continue;
+                auto& into = sum.res.counters.extra[name];
+                into = {into.first + v.first, v.second};
+              }
+            }
             return "";
           });
         }
@@ -129,15 +139,21 @@ void run_writers_part(Harness& h, const Config& c, Runner& run, fc::Report& rep)
     const double sync_us =
         sync_ms >= 0 && sum.res.counters.fsyncs > 0 ? sync_ms * 1000 / static_cast<double>(sum.res.counters.fsyncs) : -1;
     if (sync_us >= 0) res.add(f, arm_name, cs, "sync_us_mean", sync_us, "us");
-    rep.writers[arm_name][w][r] = {wps,
-                                   static_cast<double>(sum.res.counters.commits),
-                                   static_cast<double>(sum.res.counters.fsyncs),
-                                   sum.res.write_ns.max() / 1000.0,
-                                   *round_min,
-                                   *round_max,
-                                   cpu_us,
-                                   sync_us,
-                                   rounds > 1 ? sum.round_rates : std::vector<double>{}};
+    fc::WriterFig fig{wps,
+                      static_cast<double>(sum.res.counters.commits),
+                      static_cast<double>(sum.res.counters.fsyncs),
+                      sum.res.write_ns.max() / 1000.0,
+                      *round_min,
+                      *round_max,
+                      cpu_us,
+                      sync_us,
+                      rounds > 1 ? sum.round_rates : std::vector<double>{}};
+    fig.lock_acquisitions = extra(sum.res.counters, "write_lock_acquisitions");
+    fig.lock_handovers = extra(sum.res.counters, "write_lock_handovers");
+    fig.lock_contended = extra(sum.res.counters, "write_lock_contended");
+    fig.lock_hold_ns = extra(sum.res.counters, "write_lock_hold_ns");
+    fig.lock_wait_ns = extra(sum.res.counters, "write_lock_wait_ns");
+    rep.writers[arm_name][w][r] = fig;
   }
   // The summary rows (case writers=N): the median rate of the repetitions,
   // the counts summed over them. The ratios and their intervals are judge()'s.
