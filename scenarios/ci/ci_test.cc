@@ -207,9 +207,11 @@ TEST_F(Extraction, PairsRepetitionsCountsAndCallgrindDumps) {
   ASSERT_EQ(parse_config("ratio r micro ns_per_item versioned_bitmap *;rep=* flat_clear *;rep=* lower 1.25\n"
                          "count c micro max_keys_moved a,b keys>=* lower 0  # comment\n"
                          "count gone commit fsyncs * * lower 0\n"
-                         "icount icount 0.01\n",
+                         "icount icount 0.01\n"
+                         "run commit --arms sync,async --reps 3  # run.sh's flags, no metric\n",
                          &defs),
             "");
+  EXPECT_EQ(defs.size(), 4u);
   std::vector<std::string> missing;
   const auto runs = extract(defs, dir_ + "/res", dir_ + "/cg", {"d", "c1", "ci"}, &missing);
   ASSERT_EQ(runs.size(), 3u);
@@ -237,6 +239,7 @@ TEST_F(Extraction, PairsRepetitionsCountsAndCallgrindDumps) {
 
   std::vector<MetricDef> bad;
   EXPECT_NE(parse_config("ratio too few words\n", &bad), "");
+  EXPECT_NE(parse_config("run\n", &bad), "");
 }
 
 using Files = TempDir;

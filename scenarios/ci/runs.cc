@@ -192,6 +192,10 @@ std::string parse_config(const std::string& text, std::vector<MetricDef>* out) {
     std::string word;
     while (ls >> word) w.push_back(word);
     if (w.empty()) continue;
+    if (w[0] == "run") {  // run.sh's flags for a scenario's quick run; no metric
+      if (w.size() < 2) return fmt::format("metrics.conf:{}: 'run SCENARIO FLAGS...'", n);
+      continue;
+    }
     MetricDef d;
     bool ok = false;
     if ((w[0] == "ratio" || w[0] == "trend") && w.size() == 10) {

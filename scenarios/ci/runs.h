@@ -46,6 +46,9 @@ std::vector<std::string> split_csv(const std::string& line);
 //     stable: the value(s) of the matching rows; TOLERANCE relative (0 = exact).
 //   icount PREFIX TOLERANCE
 //     stable: every callgrind dump becomes PREFIX/<dump name>, unit instructions.
+//   run    SCENARIO FLAGS...
+//     no metric: the flags run.sh gives that scenario's quick run (the cells
+//     its counts need, not the whole quick run).
 struct MetricDef {
   enum class Type { kRatio, kCount, kIcount } type = Type::kRatio;
   std::string id, scenario, metric, arm, case_glob, ref_arm, ref_case_glob;

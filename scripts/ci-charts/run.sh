@@ -109,8 +109,11 @@ fi
 # Only the scenarios a metric reads (metrics.conf's third column): the others'
 # quick runs fed no metric and took ~5 of CI's minutes (io, concurrency, recon,
 # commit); `make bench` is where they run.
-read -r -a needed <<< "$(awk '!/^[[:space:]]*(#|$)/ && $1 != "icount" && $3 != "micro" && $3 != "smaps" {print $3}' \
+read -r -a needed <<< "$(awk '!/^[[:space:]]*(#|$)/ && $1 != "icount" && $1 != "run" && $3 != "micro" && $3 != "smaps" {print $3}' \
   scripts/ci-charts/metrics.conf | sort -u | tr '\n' ' ')"
+# A scenario's own flags for its quick run, from metrics.conf's `run SCENARIO FLAGS...` lines.
+flags_of() { awk -v s="$1" '$1 == "run" && $2 == s {for (i = 3; i <= NF && $i !~ /^#/; i++) printf "%s ", $i}' \
+  scripts/ci-charts/metrics.conf; }
 if [ "${CI_SKIP_SCENARIOS:-0}" != 1 ]; then
   for name in "${needed[@]}"; do
     bin="$build/scenarios/$name/$name-bench"
@@ -121,8 +124,9 @@ if [ "${CI_SKIP_SCENARIOS:-0}" != 1 ]; then
       continue
     fi
     t=$(( left < per_scenario ? left : per_scenario ))
-    log "$name-bench --quick (at most ${t}s)"
-    timeout --signal=INT --kill-after=10 "$t" "$bin" "${common[@]}" > "$out/$name.log" 2>&1 \
+    read -r -a own <<< "$(flags_of "$name")"
+    log "$name-bench --quick ${own[*]} (at most ${t}s)"
+    timeout --signal=INT --kill-after=10 "$t" "$bin" "${common[@]}" "${own[@]}" > "$out/$name.log" 2>&1 \
       || log "$name-bench failed or timed out (see $out/$name.log)"
   done
 fi
