@@ -12,6 +12,7 @@
 #   make advise               iobench advise, verified against the engines (= make advise-bench)
 #   make report               rebuild results/REPORT.md from results/*/
 #   make stability RUNS=K     the quick suite K times; results/stability/STABILITY.md marks verdicts that differ
+#   make verdict-table        results/baseline/verdicts.md from the last make bench (make bench prints what moved)
 #   make ci-charts            CI regression charts vs results/baseline/ (the checkout stays clean; make record appends history)
 #   make postgres-up|postgres-down   the optional PostgreSQL arm on loopback
 #   make install [PREFIX=/usr/local]  iobench, fenec, fenec-server, libfenec, its headers and fenec.pc
@@ -56,7 +57,8 @@ QFLAG := $(if $(filter 1 yes true,$(QUICK)),--quick,)
 # order; the `scenarios` test fails when they differ.
 SCENARIOS := io concurrency growth recon journals commit smaps micro vector conns requests load fs soak advise
 
-.PHONY: advise all setup build install fuzz test bench report stability clean postgres-up postgres-down ci-charts record ci-baseline \
+.PHONY: advise all setup build install fuzz test bench report stability verdict-table clean postgres-up postgres-down \
+        ci-charts record ci-baseline \
         $(addsuffix -bench,$(SCENARIOS))
 
 all: build
@@ -103,6 +105,11 @@ advise: advise-bench
 
 report:
 	@bash scripts/report.sh
+
+# The verdict table of the last full `make bench`, kept in the repository (results/baseline/verdicts.md):
+# `make bench` prints every finding whose verdict moved against it.
+verdict-table:
+	@python3 scripts/verdicts.py write
 
 # The quick suite RUNS times in a row: every verdict per run, rows that differ marked.
 stability: build

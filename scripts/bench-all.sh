@@ -26,6 +26,9 @@ for line in "${lines[@]}"; do
   "$bin" --quick || failed+=("$name")
 done
 bash "$here/report.sh"
+# Every finding whose verdict moved against the table of the last full run
+# kept in the repository (results/baseline/verdicts.md; make verdict-table).
+python3 "$here/verdicts.py" compare
 echo "bench: done in $(( $(date +%s) - start ))s; report in results/REPORT.md" >&2
 if [ ${#failed[@]} -gt 0 ]; then
   echo "bench: failed scenarios: ${failed[*]}" >&2

@@ -16,36 +16,14 @@ applicable, skipped), so two runs agree or they do not: no free text compared.
 
 Exits 1 if any row differs or a run failed, else 0.
 """
-import json
 import os
 import shutil
 import subprocess
 import sys
 import time
 
-
-def collect(run_dir):
-    """{(scenario, finding): (verdict, ours, reason)} and the machine states of one run."""
-    rows, machines = {}, {}
-    for scenario in sorted(os.listdir(run_dir)):
-        if not scenario.endswith('.json'):
-            continue
-        path = os.path.join(run_dir, scenario)
-        try:
-            doc = json.load(open(path))
-        except (OSError, ValueError):
-            continue
-        if 'verdicts' not in doc:  # micro-bench: Google Benchmark's JSON, ours under "fenec"
-            doc = doc.get('fenec', {})
-        name = scenario[:-len('.json')]
-        machines[name] = doc.get('metadata', {}).get('machine_state', 'unknown')
-        seen = {}
-        for v in doc.get('verdicts', []):
-            finding = v.get('finding', '?')
-            seen[finding] = seen.get(finding, 0) + 1
-            key = (name, finding if seen[finding] == 1 else f'{finding} #{seen[finding]}')
-            rows[key] = (v.get('verdict', '?'), v.get('ours', ''), v.get('reason', ''))
-    return rows, machines
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from verdicts import collect  # noqa: E402  one reader of a run's verdicts
 
 
 def minutes(seconds):
