@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "iobench/src/advise.h"
+#include "iobench/src/cells.h"
 #include "iobench/src/prio.h"
 
 namespace fenec::iobench::advise {
@@ -16,18 +17,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// prefill: over written blocks; append: into a file that grows with each
-// write (the sync commits its size); neither: fallocated, unwritten blocks.
-CellResult cell(const MeasureOptions& o, const SweepEnv& env, uint64_t size, Mode mode, bool prefill, unsigned jobs,
-                Layout layout, bool append = false) {
-  CellSpec s;
-  s.size = size;
-  s.mode = mode;
-  s.jobs = jobs;
-  s.layout = layout;
+// The cells are cells.h's durable cells, the ones a fleet asks of its hosts.
+CellResult cell(const MeasureOptions& o, const SweepEnv& env, uint64_t size, Mode mode, Writes writes, unsigned jobs,
+                Layout layout) {
+  CellSpec s = durable_cell(size, mode, writes, jobs, layout);
   s.submit = o.submit;
-  s.prefill = prefill;
-  s.append = append;
   s.duration_s = o.cell_s;
   s.interval_s = o.cell_s;
   // Bounded by time, not bytes, except that 1 MiB syncs must not fill a small disk.
@@ -108,20 +102,24 @@ Measurement measure(const MeasureOptions& o) {
     const int pairs = size == 4096 ? kSyncPairs : 1;
     std::vector<CellResult> appends, overwrites;
     for (int i = 0; i < pairs && !(o.stop && o.stop()); ++i) {
-      auto append = [&] { appends.push_back(cell(o, env, size, Mode::kFdatasync, false, 1, Layout::kShared, true)); };
-      auto overwrite = [&] { overwrites.push_back(cell(o, env, size, Mode::kFdatasync, true, 1, Layout::kShared)); };
+      auto append = [&] {
+        appends.push_back(cell(o, env, size, Mode::kFdatasync, Writes::kAppend, 1, Layout::kShared));
+      };
+      auto overwrite = [&] {
+        overwrites.push_back(cell(o, env, size, Mode::kFdatasync, Writes::kOverwrite, 1, Layout::kShared));
+      };
       if (i % 2 == 0) append(), overwrite();
       else overwrite(), append();
     }
     s.append = median_cell(std::move(appends));
     s.overwrite = median_cell(std::move(overwrites));
-    s.direct = cell(o, env, size, Mode::kDirectDsync, true, 1, Layout::kShared);
+    s.direct = cell(o, env, size, Mode::kDirectDsync, Writes::kOverwrite, 1, Layout::kShared);
     m.sizes.push_back(std::move(s));
   }
   for (unsigned j : o.jobs) {
     if (o.stop && o.stop()) break;
-    m.overlap.push_back(cell(o, env, 8192, Mode::kFdatasync, true, j, Layout::kPerJob));
-    m.overlap_append.push_back(cell(o, env, 8192, Mode::kFdatasync, false, j, Layout::kPerJob, true));
+    m.overlap.push_back(cell(o, env, 8192, Mode::kFdatasync, Writes::kOverwrite, j, Layout::kPerJob));
+    m.overlap_append.push_back(cell(o, env, 8192, Mode::kFdatasync, Writes::kAppend, j, Layout::kPerJob));
   }
   if (null_path) {
     m.lies.skipped = m.syncmethods.error = "null submission path: no I/O";

@@ -2,7 +2,10 @@
 // tidy rows, the JSON sidecar (histograms, interval series) and plots.
 #include <fmt/format.h>
 
+#include <fstream>
+
 #include "iobench/kit/console.h"
+#include "iobench/src/fio_job.h"
 #include "iobench/src/cli.h"
 #include "iobench/src/submit.h"
 #include "iobench/src/sweep.h"
@@ -32,6 +35,7 @@ struct SweepOpts {
   bool prefill = false;
   std::string duration = "2s", total = "256m", interval = "1s";
   std::string plots;
+  std::string fio_jobs;
 };
 
 template <typename T>
@@ -73,8 +77,23 @@ void check_direct_sizes(const Grid& g, const ProbeResult& p) {
       throw UsageError(fmt::format("--sizes with an O_DIRECT mode: {}", why));
 }
 
+// The grid as fio jobs (fio_job.h), the same writes each cell makes here.
+int write_fio_jobs(const Grid& g, const std::string& path) {
+  std::vector<std::pair<std::string, CellSpec>> cells;
+  for (const CellSpec& s : expand(g)) cells.emplace_back(fio_section_name(s.arm() + ";" + s.case_()), s);
+  std::string why;
+  const std::string text = fio_job_file(cells, {}, "iobench sweep's grid as fio jobs: fio " + path, &why);
+  if (text.empty()) throw UsageError("--fio-jobs: " + why);
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path);
+  fmt::print(stderr, "wrote {} ({} cells as fio job sections)\n", path, cells.size());
+  return 0;
+}
+
 int run_sweep(const SweepOpts& o) {
   Grid g = parse_grid(o);
+  if (!o.fio_jobs.empty()) return write_fio_jobs(g, o.fio_jobs);
   begin_run(o.common);
   uint64_t seed = resolve_seed(o.common);
   ProbeResult p = probe(o.common.dir);
@@ -153,6 +172,9 @@ RunFn register_sweep(CLI::App& root) {
   sub->add_flag("--prefill", o->prefill,
                "Fill each file with data before timing: overwrite allocated blocks rather than fresh extents");
   sub->add_option("--plots", o->plots, "Write plots (PNG, SVG, gnuplot script) into this folder");
+  sub->add_option("--fio-jobs", o->fio_jobs,
+                  "Write the grid as a fio job file (a section a cell, in turn) and exit: the cells as fio runs "
+                  "them, as `iobench fleet` sends them");
   return [o] { return run_sweep(*o); };
 }
 

@@ -54,6 +54,9 @@ struct SubmitPath {
   // Why the path cannot run on the probed filesystem ("" if it can); null:
   // nothing to probe.
   std::string (*unavailable)(const ProbeResult& probe) = nullptr;
+  // fio's ioengine for the same calls: what a cell written as a fio job
+  // (fio_job.h) asks fio to use.
+  const char* fio_engine = nullptr;
   // Makes a job's submitter for `depth` ops in flight (depth_for). Null,
   // with the reason in *error, when the path cannot be set up here.
   std::unique_ptr<Submitter> (*make)(unsigned depth, std::string* error) = nullptr;

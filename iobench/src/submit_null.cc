@@ -45,6 +45,7 @@ extern const SubmitPath kNullPath{
     .help = "no I/O and no files: counts the writes and syncs it was asked for (tests the harness)",
     .writes_files = false,
     .max_depth = kMaxDepth,
+    .fio_engine = "null",
     .make = [](unsigned depth, std::string*) -> std::unique_ptr<Submitter> {
       return std::make_unique<NullSubmitter>(depth);
     },

@@ -29,6 +29,7 @@ extern const SubmitPath kPwritePath{
     .help = "one pwrite(2) per buffer: a batch of N buffers is N system calls (the default)",
     .is_default = true,
     .call_per_buffer = true,
+    .fio_engine = "psync",
     .make = [](unsigned, std::string*) -> std::unique_ptr<Submitter> { return std::make_unique<PwriteSubmitter>(); },
 };
 

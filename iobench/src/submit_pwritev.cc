@@ -21,6 +21,7 @@ extern const SubmitPath kPwritevPath{
     .kind = SubmitKind::kPwritev,
     .name = "pwritev",
     .help = "a batch's buffers merged into one pwritev(2): one call, one write to the device",
+    .fio_engine = "pvsync",
     .make = [](unsigned, std::string*) -> std::unique_ptr<Submitter> { return std::make_unique<PwritevSubmitter>(); },
 };
 

@@ -165,6 +165,7 @@ extern const SubmitPath kUringPath{
     .help = "one IORING_OP_WRITE[V] per batch, up to --depth in flight (liburing)",
     .max_depth = kMaxDepth,
     .unavailable = uring_unavailable,
+    .fio_engine = "io_uring",
     .make = make_uring,
 };
 
