@@ -44,5 +44,6 @@ RunFn register_lies(CLI::App& root);
 RunFn register_coherence(CLI::App& root);
 RunFn register_diskcheck(CLI::App& root);
 RunFn register_advise(CLI::App& root);
+RunFn register_fleet(CLI::App& root);
 
 }  // namespace fenec::iobench

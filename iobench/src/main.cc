@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
       "  lies         is a durable write plausibly durable here? (IO-4)\n"
       "  coherence    read-after-direct-write staleness check (IO-5)\n"
       "  diskcheck    serve|write|verify: prove durability across a power cut\n"
-      "  advise       the settings each engine should use here, and the durable commits/s to expect",
+      "  advise       the settings each engine should use here, and the durable commits/s to expect\n"
+      "  fleet        the same cells asked of many hosts through fio's client/server, merged, the odd host named",
       "iobench"};
   app.require_subcommand(1);
   app.set_version_flag("--version", fenec::base::VersionLine("iobench"));
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   runs["coherence"] = register_coherence(app);
   runs["diskcheck"] = register_diskcheck(app);
   runs["advise"] = register_advise(app);
+  runs["fleet"] = register_fleet(app);
   if (int rc = fenec::base::ParseFlags(app, argc, argv); rc >= 0) return rc;
   fenec::kit::install_stop_handlers();
   try {
