@@ -55,7 +55,7 @@ PREFIX ?= /usr/local
 QFLAG := $(if $(filter 1 yes true,$(QUICK)),--quick,)
 # The scenarios (make NAME-bench): scenarios/scenarios.txt's names, in its
 # order; the `scenarios` test fails when they differ.
-SCENARIOS := io concurrency growth recon journals commit smaps micro vector conns requests load fs soak advise
+SCENARIOS := io concurrency growth recon journals commit smaps micro vector conns requests load fs fleet soak advise
 
 .PHONY: advise all setup build install fuzz test bench report stability verdict-table clean postgres-up postgres-down \
         ci-charts record ci-baseline \
