@@ -20,6 +20,7 @@
 #include "fenec/limits.h"
 #include "engine/server/server.h"
 #include "engine/src/base/cli.h"
+#include "engine/src/base/commit_window.h"
 #include "engine/src/base/version.h"
 
 namespace {
@@ -156,10 +157,13 @@ int main(int argc, char** argv) {
   std::string commit_window = "adaptive";
   auto* window_opt =
       app.add_option("--commit-window-us", commit_window,
-                     "durable: a group commit's leader waits for the writers in flight to queue before its "
-                     "fdatasync, and no longer once they are (one writer never waits), so the puts a round releases "
-                     "ride the next round, not the one after. 'adaptive': at most as long as this disk's recent "
-                     "fdatasync took; a number: at most that many microseconds (0: no wait)")
+                     fmt::format("durable: a group commit's leader waits for the writers in flight to queue before "
+                                 "its fdatasync, and no longer once they are (one writer never waits), so the puts a "
+                                 "round releases ride the next round, not the one after. 'adaptive': at most 1/{} of "
+                                 "this disk's recent fdatasync (and {} us), none where that is under {} us; a number: "
+                                 "at most that many microseconds (0: no wait)",
+                                 fenec::kAdaptiveWindowSyncDivisor, fenec::kAdaptiveWindowMaxUs,
+                                 fenec::kAdaptiveWindowMinUs))
           ->capture_default_str()
           ->check([](const std::string& v) -> std::string {
             uint32_t us = 0;
