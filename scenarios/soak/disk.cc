@@ -44,6 +44,7 @@ void FillFigures::Add(const FillFigures& o) {
   full_s += o.full_s;
   refused += o.refused;
   accepted_full += o.accepted_full;
+  accepted_after_free += o.accepted_after_free;
   health_checks += o.health_checks;
   health_no_space += o.health_no_space;
   health_other += o.health_other;
@@ -73,6 +74,7 @@ bool DiskWindow::Put(TimePoint sent, TimePoint answered, bool accepted) {
   if (!open_) return accepted;
   if (accepted) {
     if (answered >= freed_) {
+      ++f_.accepted_after_free;
       first_after_free_ = std::min(first_after_free_, answered);
     } else if (answered >= from_) {
       ++f_.accepted_full;

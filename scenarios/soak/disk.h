@@ -35,6 +35,7 @@ struct FillFigures {
   double full_s = 0;            // from filled to its removal
   uint64_t refused = 0;         // puts refused 507 no_space inside the window
   uint64_t accepted_full = 0;   // puts accepted while full (room the server had ahead)
+  uint64_t accepted_after_free = 0;  // puts accepted once the filler went (writes resumed)
   uint64_t health_checks = 0;   // /health asked between the fill and the removal
   uint64_t health_no_space = 0; // ... that answered 503 no_space
   uint64_t health_other = 0;    // ... that answered neither 200 nor 503 no_space (a problem)

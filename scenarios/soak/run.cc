@@ -259,6 +259,7 @@ FillFigures Soak::Loaded(Clock::time_point end, bool fill) {
   const FillFigures clients = window_.Close();
   f.refused = clients.refused;
   f.accepted_full = clients.accepted_full;
+  f.accepted_after_free = clients.accepted_after_free;
   f.resume_ms = clients.resume_ms;
   return f;
 }
