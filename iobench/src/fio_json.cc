@@ -165,6 +165,10 @@ FioOutput parse_fio_output(std::string_view out, std::string_view err) {
   if (end != npos) r.text += std::string(out.substr(end));
   const std::string all_text = r.text + std::string(err);
   for (std::string& h : lines_after(all_text, "client: host=", " \n")) r.disconnected.push_back(h);
+  for (std::string& line : lines_after(all_text, "fio: client ", "\n")) {
+    const size_t comma = line.find(", timeout on cmd ");
+    if (comma != npos) r.timed_out.push_back(line.substr(0, comma));
+  }
   for (std::string& v : lines_after(all_text, "fio: bad server cmd version ", "\n")) r.version_errors.push_back(v);
   for (std::string& c : lines_after(all_text, "fio: ", "\n"))
     if (std::find(r.complaints.begin(), r.complaints.end(), "fio: " + c) == r.complaints.end())

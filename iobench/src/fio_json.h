@@ -52,6 +52,10 @@ struct FioOutput {
   bool truncated = false;
   // Hosts the client's text says it lost mid-run ("client: host=H disconnected").
   std::vector<std::string> disconnected;
+  // Hosts whose server stopped answering a command mid-run ("fio: client H,
+  // timeout on cmd SEND_ETA"): how a killed server shows when fio notices it
+  // by a timeout rather than by the connection's end.
+  std::vector<std::string> timed_out;
   // Hosts it could not reach ("fio: failed to connect to H:P", on stderr).
   std::vector<std::string> unreachable;
   // fio's complaints in the text, each line from "fio: " on ("fio: failed

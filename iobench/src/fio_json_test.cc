@@ -82,6 +82,10 @@ TEST(FioJson, NamesHostsTheClientLostOrCouldNotReach) {
   EXPECT_EQ(r.unreachable, std::vector<std::string>{"10.0.0.4:8765"});
   const FioOutput v = parse_fio_output("", "fio: bad server cmd version 98\n");
   EXPECT_EQ(v.version_errors, std::vector<std::string>{"98"});
+  // A killed server fio noticed by a command's timeout, not the connection's end.
+  const FioOutput t = parse_fio_output("", "fio: client 127.0.0.3, timeout on cmd SEND_ETA\nfio: client 127.0.0.5 x\n");
+  EXPECT_EQ(t.timed_out, std::vector<std::string>{"127.0.0.3"});
+  EXPECT_TRUE(t.disconnected.empty());
 }
 
 TEST(FioJson, SaysWhyWhenThereIsNoDocument) {

@@ -293,6 +293,8 @@ void ingest_output(FleetData& d, const FioOutput& out, RunMode mode, int rep, co
     const std::string addr = addr_of(host);
     if (std::find(out.disconnected.begin(), out.disconnected.end(), addr) != out.disconnected.end())
       why = "disconnected mid-run (fio's client: host=" + addr + " disconnected)";
+    else if (std::find(out.timed_out.begin(), out.timed_out.end(), addr) != out.timed_out.end())
+      why = "stopped answering mid-run (fio: client " + addr + ", timeout on a command)";
     else if (std::find(out.unreachable.begin(), out.unreachable.end(), host) != out.unreachable.end() ||
              std::find(out.unreachable.begin(), out.unreachable.end(), addr + ":" + host.substr(host.rfind(':') + 1)) !=
                  out.unreachable.end())
