@@ -26,4 +26,12 @@ CpuTimes read_cpu_times();
 // A thread that exited before the call is not counted.
 double process_cpu_seconds(int pid);
 
+// Kills pid, its process group and every process descended from it, as a
+// host's crash would. A group kill alone is not that: fio's job processes
+// start sessions of their own, so they outlive their server, keep writing
+// and hold its connection open. The tree is stopped before it is killed, so
+// none of it forks past the walk. Returns how many processes were sent
+// SIGKILL (0 where pid was already gone).
+int kill_process_tree(int pid);
+
 }  // namespace fenec::kit

@@ -1,6 +1,7 @@
 // `iobench fleet` against real fio servers the test starts on loopback: one
-// is killed (its whole process group) while its job runs, and the run must
-// keep the other host's rows, name the dead one with the reason, and exit 1.
+// is killed (the server and every process it started, as a host's crash
+// would) while its measured job runs, and the run must keep the other host's
+// rows, name the dead one with the reason, and exit 1.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -19,6 +20,7 @@
 
 #include "engine/src/base/scratch.h"
 #include "engine/src/base/seed.h"
+#include "iobench/kit/proc.h"
 
 extern char** environ;
 
@@ -61,8 +63,10 @@ unsigned free_port(const std::string& addr) {
   return ntohs(sa.sin_port);
 }
 
-// `fio --server` in a process group of its own; the whole group is killed
-// when the test is done with it (or kill() is called).
+// `fio --server` in a process group of its own; it and all it started are
+// killed when the test is done with it (or kill() is called). Its job
+// processes start sessions of their own: a group kill would leave them
+// writing, holding the connection open until the client's command timeout.
 class FioServer {
  public:
   FioServer(const std::string& addr, unsigned port) : addr_(addr), port_(port) {
@@ -83,7 +87,7 @@ class FioServer {
   }
   void kill() {
     if (pid_ <= 0) return;
-    ::kill(-pid_, SIGKILL);
+    fenec::kit::kill_process_tree(pid_);
     waitpid(pid_, nullptr, 0);
     pid_ = -1;
   }
@@ -109,10 +113,21 @@ TEST(FleetLive, AServerKilledMidRunIsReportedAndTheOthersRowsKept) {
   for (const char* h : {"h1", "h2"}) fs::create_directories(dir.path(h));
   std::ofstream(dir.path("hosts")) << alive.label() << " " << dir.path("h1") << "\n"
                                    << doomed.label() << " " << dir.path("h2") << "\n";
-  // Killed once its job has laid its file out and written a while: mid-run.
+  // Killed in the measured run, not in the probe or the layout before it:
+  // its client's output (run/fio/<invocation>.json) exists from its start,
+  // and its job has begun writing a moment later.
+  auto measured_run_started = [&] {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir.path("run") + "/fio", ec)) {
+      const std::string name = e.path().filename().string();
+      if (e.path().extension() == ".json" && name.rfind("layout-", 0) != 0 && name.rfind("probe-", 0) != 0)
+        return true;
+    }
+    return false;
+  };
   std::thread killer([&] {
-    for (int i = 0; i < 600; ++i, std::this_thread::sleep_for(50ms))
-      if (!fs::is_empty(dir.path("h2"))) {
+    for (int i = 0; i < 1200; ++i, std::this_thread::sleep_for(50ms))
+      if (measured_run_started()) {
         std::this_thread::sleep_for(1500ms);
         doomed.kill();
         return;

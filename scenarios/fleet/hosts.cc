@@ -21,6 +21,8 @@
 #include <iostream>
 #include <thread>
 
+#include "iobench/kit/proc.h"
+
 extern char** environ;
 
 namespace fenec::scenarios::fleet {
@@ -231,7 +233,9 @@ std::string LocalFleet::Teardown() {
   auto note = [&err](const std::string& e) { err += (err.empty() ? "" : "; ") + e; };
   for (LocalHost& h : hosts_) {
     if (h.server > 0) {
-      ::kill(-h.server, SIGKILL);
+      // With its jobs: they run in sessions of their own and would keep the
+      // host's file system busy (no unmount) and its cgroup populated.
+      kit::kill_process_tree(h.server);
       waitpid(h.server, nullptr, 0);
       h.server = -1;
     }

@@ -7,7 +7,7 @@
 //            that takes longer per write, honestly so
 //   lying    tmpfs: durable writes that cost nothing and survive nothing
 // One LocalFleet owns all of it (RAII): its destructor, and a failed Build,
-// kill each server's process group, remove the cgroup, unmount and detach,
+// kill each server and all it started, remove the cgroup, unmount and detach,
 // so a run that ends, fails or winds down on Ctrl-C (kit::stop_requested)
 // leaves nothing behind. A second Ctrl-C kills the bench at once; then `losetup
 // -a`, /proc/mounts and `pgrep -a fio` show what is left.
