@@ -42,6 +42,9 @@ int main(int argc, char** argv) {
          c.nice)
       .range(-20, 19);
   h.flag("--scale-servers", &c.scale_servers, "servers the scaling part compares with 2", c.scale_servers).range(3, 64);
+  // --reps auto's budget, quick / full seconds: a repetition of the check or
+  // the scaling part is a few fio invocations of seconds each.
+  h.set_default_budget(30, 300);
   if (const int rc = h.parse(argc, argv); rc >= 0) return rc;
   return ff::run(h, c);
 }

@@ -75,11 +75,22 @@ Outcome judge_names(const LocalFleet& fleet, const fl::Judgement& j) {
           wrong.empty() ? "holds" : "fails: " + fmt::format("{}", fmt::join(wrong, "; "))};
 }
 
-std::string ratio_verdict(const kit::Ratio& r, double lo, double hi) {
-  if (!r.ci95.known()) return "inconclusive: no interval";
-  if (r.ci95.lo >= lo && r.ci95.hi <= hi) return "holds";
-  if (r.ci95.hi < lo || r.ci95.lo > hi) return "fails";
-  return "inconclusive: the interval straddles the line";
+// A sequence's checks as one outcome: holds when every check clears its
+// line, fails when one misses it, else inconclusive; the figure is the first
+// check's ratio, with how many repetitions decided each check.
+Outcome judged(std::string what, const std::vector<kit::Check>& checks) {
+  std::string verdict = "holds", notes;
+  for (const kit::Check& c : checks) {
+    const kit::CheckResult r = kit::check_result(c);
+    if (r == kit::CheckResult::kMissed) verdict = "fails";
+    else if (r != kit::CheckResult::kCleared && verdict == "holds")
+      verdict = r == kit::CheckResult::kUnknown ? "inconclusive: no interval"
+                                                : "inconclusive: the interval straddles the line";
+    if (!c.note.empty() && notes.find(c.note) == std::string::npos) notes += (notes.empty() ? "" : "; ") + c.note;
+  }
+  std::string figure = checks.empty() ? "no figure" : kit::format_ratio(checks.front().ratio);
+  if (!notes.empty()) figure += " (" + notes + ")";
+  return {std::move(what), std::move(figure), verdict};
 }
 
 Outcome part_scaling(kit::Harness& h, const Config& c, const iobench::CellInstance& cell) {
@@ -95,8 +106,13 @@ Outcome part_scaling(kit::Harness& h, const Config& c, const iobench::CellInstan
   const std::vector<fl::Host> two(all.begin(), all.begin() + 2);
   std::vector<double> wall[2];
   kit::Progress progress("fleet scaling", static_cast<uint64_t>(h.reps()) * 2);
+  auto judge = [&](const kit::Window& w) {
+    return std::vector<kit::Check>{kit::Check(fmt::format("{} servers' wall time over 2's", all.size()),
+                                              kit::paired_ratio(wall[1], wall[0], w), kScalingLine, false)};
+  };
   // Arm 0: two servers, arm 1: all of them; the order turns each repetition.
-  h.interleave(2, [&](size_t arm, int rep) {
+  kit::Sequence& seq = h.sequence("scaling");
+  seq.run(2, [&](size_t arm, int rep) {
     progress.update(static_cast<uint64_t>(rep) * 2 + arm, arm ? "all servers" : "two servers");
     fl::RunOptions o = base_options(h, c, &progress);
     o.progress = nullptr;
@@ -116,15 +132,16 @@ Outcome part_scaling(kit::Harness& h, const Config& c, const iobench::CellInstan
     for (const fl::Failure& f : d.failures)
       if (f.fatal) h.fail(fmt::format("scaling, {} servers: {}: {}", o.hosts.size(), f.host, f.reason));
     if (!refused.empty()) h.fail("scaling: " + refused);
-  }, kit::Order{.rotate = true});
+  }, judge, kit::Order{.rotate = true});
   progress.finish();
-  const kit::Ratio r = kit::paired_ratio(wall[1], wall[0]);
-  h.results().add_ratio("", "fanout", cell.name, fmt::format("wall_{}_over_2", all.size()), r);
-  const std::string verdict = ratio_verdict(r, 0, kScalingLine);
-  if (verdict == "fails") h.fail(fmt::format("{} servers took {} the wall time of 2 (line {}x)", all.size(),
-                                              kit::format_ratio(r), kScalingLine));
-  return {fmt::format("{} servers' wall time over 2's, --together, {} (at most {}x)", all.size(), cell.name, kScalingLine),
-          kit::format_ratio(r), verdict};
+  const std::vector<kit::Check> checks = seq.checks(judge);
+  h.results().add_ratio("", "fanout", cell.name, fmt::format("wall_{}_over_2", all.size()), checks.front().ratio);
+  Outcome out = judged(fmt::format("{} servers' wall time over 2's, --together, {} (at most {}x)", all.size(),
+                                   cell.name, kScalingLine),
+                       checks);
+  if (out.verdict == "fails")
+    h.fail(fmt::format("{} servers took {} the wall time of 2 (line {}x)", all.size(), out.figure, kScalingLine));
+  return out;
 }
 
 Outcome part_check(kit::Harness& h, const Config& c, const LocalHost& host, const iobench::CellInstance& cell) {
@@ -135,8 +152,15 @@ Outcome part_check(kit::Harness& h, const Config& c, const LocalHost& host, cons
   env.probe = &probe;
   std::vector<double> rate[2];
   kit::Progress progress("fleet check", static_cast<uint64_t>(h.reps()) * 2);
+  // Within the tolerance: two lines, each a check a main experiment can decide.
+  auto judge = [&](const kit::Window& w) {
+    const kit::Ratio r = kit::paired_ratio(rate[1], rate[0], w);
+    return std::vector<kit::Check>{kit::Check("fio --server over iobench, not below", r, 1 - kCheckTolerance, true),
+                                   kit::Check("fio --server over iobench, not above", r, 1 + kCheckTolerance, false)};
+  };
   // Arm 0: iobench's own cell runner; arm 1: the same CellSpec through fio's server.
-  h.interleave(2, [&](size_t arm, int rep) {
+  kit::Sequence& seq = h.sequence("check");
+  seq.run(2, [&](size_t arm, int rep) {
     progress.update(static_cast<uint64_t>(rep) * 2 + arm, arm ? "fio --server" : "iobench sweep");
     if (arm == 0) {
       const iobench::CellResult r = iobench::run_cell(cell.spec, env);
@@ -157,16 +181,17 @@ Outcome part_check(kit::Harness& h, const Config& c, const LocalHost& host, cons
     if (d.samples.empty()) return h.fail("check: the fleet path gave no rate" + (refused.empty() ? "" : ": " + refused));
     rate[1].push_back(d.samples[0].iops);
     h.results().add("", "fleet", fmt::format("{};rep={}", cell.name, rep), "iops", d.samples[0].iops, "ops/s");
-  }, kit::Order{.rotate = true});
+  }, judge, kit::Order{.rotate = true});
   progress.finish();
-  const kit::Ratio r = kit::paired_ratio(rate[1], rate[0]);
-  h.results().add_ratio("", "fleet_over_iobench", cell.name, "iops_ratio", r);
-  const std::string verdict = ratio_verdict(r, 1 - kCheckTolerance, 1 + kCheckTolerance);
-  if (verdict == "fails")
-    h.fail(fmt::format("one host through fio's server: {} of iobench's own rate (want within 10%)", kit::format_ratio(r)));
-  return {fmt::format("one host ({}), {}: fio --server's rate over iobench sweep's (within {:.0f}%)", host.host.label(),
-                      cell.name, kCheckTolerance * 100),
-          kit::format_ratio(r), verdict};
+  const std::vector<kit::Check> checks = seq.checks(judge);
+  h.results().add_ratio("", "fleet_over_iobench", cell.name, "iops_ratio", checks.front().ratio);
+  Outcome out = judged(fmt::format("one host ({}), {}: fio --server's rate over iobench sweep's (within {:.0f}%)",
+                                   host.host.label(), cell.name, kCheckTolerance * 100),
+                       checks);
+  if (out.verdict == "fails")
+    h.fail(fmt::format("one host through fio's server: {} of iobench's own rate (want within {:.0f}%)", out.figure,
+                       kCheckTolerance * 100));
+  return out;
 }
 
 }  // namespace
@@ -192,6 +217,8 @@ int run(kit::Harness& h, const Config& c) {
   std::error_code ec;
   std::filesystem::remove_all(h.results_dir() + "/run", ec);
   std::string markdown;
+  // The sites --reps auto may add repetitions to share its budget.
+  h.expect_sequences(static_cast<int>(has(c.parts, "check")) + static_cast<int>(has(c.parts, "scaling")));
   if (has(c.parts, "fleet") || has(c.parts, "check")) {
     FleetOptions fo;
     fo.dir = h.data_dir() + "/fleet";
