@@ -184,10 +184,17 @@ TEST(VectorQuantize, CodesStartAtTheCenterSample) {
   EXPECT_EQ(index->stats().search_rescored, 0u);
   ASSERT_TRUE(index->InsertBatch(std::span<const InsertItem>(items).subspan(1000)).ok());
   EXPECT_EQ(index->MemoryBytes().vectors_binary, 1500u * 64 / 8);
-  r = index->Search(d.row(1200), 1);
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ((*r)[0].owner, 1200u);
-  EXPECT_EQ(index->stats().search_rescored, o.oversample);
+  // Every search now walks the codes and rescores. A walk over binary codes
+  // is approximate: it can miss a node's own vector (about 1 query in 100
+  // here), so the nodes added past the sample are counted, not each asserted.
+  size_t found = 0;
+  for (uint32_t i = 1000; i < 1500; ++i) {
+    r = index->Search(d.row(i), 1);
+    ASSERT_TRUE(r.ok());
+    found += !r->empty() && (*r)[0].owner == i;
+  }
+  EXPECT_GE(found, 475u) << "of 500 self-queries";
+  EXPECT_EQ(index->stats().search_rescored, 500u * o.oversample);
 }
 
 // Queries/s of binary + rescoring against full vectors on the same 768-d
