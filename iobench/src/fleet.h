@@ -208,8 +208,8 @@ struct Judgement {
 };
 
 // A host is named slow or fast when its ratio to the fleet's median clears
-// the larger of this and the other hosts' spread (kSpreadSigmas robust
-// standard deviations of their ratios) with its whole 95% interval.
+// the larger of this and the fleet's spread (kSpreadSigmas robust standard
+// deviations of the compared hosts' ratios) with its whole 95% interval.
 inline constexpr double kMinLine = 1.5;
 inline constexpr double kSpreadSigmas = 2.5;
 // Fewer hosts than this (lying ones left out) cannot say which one is odd.

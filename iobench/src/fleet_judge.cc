@@ -10,11 +10,14 @@
 // compared with their median (the typical host, which an odd one cannot
 // drag); a host's figure in a repetition is its mean log ratio over the
 // cells, and over the repetitions those give its ratio to the fleet with a
-// 95% interval (kit::of_reps). The line it must clear is the spread of the
-// other hosts: kSpreadSigmas robust standard deviations (1.4826 x the median
-// absolute deviation) of their ratios, at least kMinLine, so in a fleet of
-// unlike disks no host stands out for being unlike, and noise alone (a
-// straddling interval) names nobody.
+// 95% interval (kit::of_reps). The line it must clear is the fleet's spread:
+// kSpreadSigmas robust standard deviations (1.4826 x the median absolute
+// deviation) of every compared host's ratio, at least kMinLine, so in a
+// fleet of unlike disks no host stands out for being unlike, and noise alone
+// (a straddling interval) names nobody. The judged host is among them: the
+// median deviation is not moved by one odd host, where the spread of the
+// others alone (two, in a fleet of three) is half their gap, so one very
+// slow host would hide a second, merely slow, one.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -170,21 +173,19 @@ void judge_speed(const Judgement& j, const FleetData& d, std::vector<HostVerdict
     if (v.p50.known()) p50_point[v.host] = v.p50.value;
     if (v.rate.known()) rate_point[v.host] = v.rate.value;
   }
-  // The fleet's spread without the host judged: one odd host must not widen
-  // the line it is judged against.
-  auto others = [](const std::map<std::string, double>& points, const std::string& host) {
+  auto all_of = [](const std::map<std::string, double>& points) {
     std::vector<double> out;
-    for (const auto& [h, v] : points)
-      if (h != host) out.push_back(v);
+    for (const auto& [h, v] : points) out.push_back(v);
     return out;
   };
+  const double p50_line = spread_line(all_of(p50_point)), rate_line = spread_line(all_of(rate_point));
   for (HostVerdict& v : hosts) {
     if (!compared.count(v.host)) {
       if (v.lying()) v.speed_note = "not compared: its durable writes are not a disk's (lying)";
       continue;
     }
-    v.p50_line = spread_line(others(p50_point, v.host));
-    v.rate_line = spread_line(others(rate_point, v.host));
+    v.p50_line = p50_line;
+    v.rate_line = rate_line;
     const bool p50_slow = v.p50.ci95.known() && v.p50.ci95.lo > v.p50_line;
     const bool p50_fast = v.p50.ci95.known() && v.p50.ci95.hi < 1 / v.p50_line;
     const bool rate_slow = v.rate.ci95.known() && v.rate.ci95.hi < 1 / v.rate_line;

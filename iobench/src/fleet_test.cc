@@ -144,6 +144,35 @@ TEST(FleetJudge, NamesTheLyingAndTheSlowHostAndNobodyElse) {
   EXPECT_GE(v["h3:8765"]->p50_line, kMinLine);
 }
 
+// One very slow host must not hide a second, merely slow, one: the line is
+// the spread of every host, which one odd host does not move.
+TEST(FleetJudge, AVerySlowHostHidesNoOtherSlowOne) {
+  const FleetData d = fleet_of({{"h1:8765", 3, 200, 4000},
+                                {"h2:8765", 3, 20000, 45},  // 100x the others
+                                {"h3:8765", 3, 1000, 800},  // 5x: slow, if not as slow
+                                {"h4:8765", 3.2, 240, 3500},
+                                {"h5:8765", 3, 210, 3900}},
+                               3);
+  const Judgement j = judge_fleet(d);
+  std::map<std::string, const HostVerdict*> v;
+  for (const HostVerdict& h : j.hosts) v[h.host] = &h;
+  EXPECT_EQ(v["h2:8765"]->speed, "slow") << v["h2:8765"]->speed_note;
+  EXPECT_EQ(v["h3:8765"]->speed, "slow") << v["h3:8765"]->speed_note;
+  for (const char* healthy : {"h1:8765", "h4:8765", "h5:8765"})
+    EXPECT_FALSE(v[healthy]->named()) << healthy << ": " << v[healthy]->speed_note;
+  // fleet-bench's shape: three disks compared, one of them throttled. The
+  // healthy two are judged against a line near kMinLine, not one the slow
+  // host widened to thousands.
+  const Judgement k = judge_fleet(fleet_of({{"h1:8765", 3, 200, 4000},
+                                            {"h2:8765", 3, 20000, 45},
+                                            {"h3:8765", 3, 230, 3600}},
+                                           3));
+  for (const HostVerdict& h : k.hosts) {
+    EXPECT_LT(h.p50_line, 2.0) << h.host << ": " << h.speed_note;
+    EXPECT_EQ(h.speed, h.host == "h2:8765" ? "slow" : "") << h.host << ": " << h.speed_note;
+  }
+}
+
 TEST(FleetJudge, MergesEveryHostsBinsExactly) {
   const FleetData d = fleet_of({{"h1:8765", 3, 200, 4000}, {"h2:8765", 3, 300, 3000}}, 2);
   const Judgement j = judge_fleet(d);
