@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -184,6 +185,7 @@ MemoryCell RunCell(const std::string& parent, const std::string& arm, double fra
   c.arm = arm;
   c.fraction = fraction;
   c.limit = limit;
+  c.cap_s = cap_s;
   const std::string cell = fmt::format("{}/cell-{}", parent, getpid());
   if (mkdir(cell.c_str(), 0755) != 0 && errno != EEXIST) {
     c.error = fmt::format("mkdir {}: {}", cell, std::strerror(errno));
@@ -285,10 +287,12 @@ MemoryCell RunCell(const std::string& parent, const std::string& arm, double fra
 }  // namespace
 
 MemoryRun run_memory(const Dataset& d, const ArmParams& p, size_t ef, size_t k, const std::string& dir,
-                     const std::vector<double>& fractions, bool with_row, bool with_hnswlib, double cap_s) {
+                     const std::vector<double>& fractions, bool with_row, bool with_hnswlib, double cap_s,
+                     double decide_at) {
   MemoryRun r;
   r.ef = ef;
   r.cap_s = cap_s;
+  r.decide_at = decide_at;
   const std::string own = OwnMemoryCgroup();
   if (own.empty() || access((own + "/memory.limit_in_bytes").c_str(), R_OK) != 0) {
     r.error = "no cgroup v1 memory controller (/sys/fs/cgroup/memory) for this process";
@@ -321,9 +325,14 @@ MemoryRun run_memory(const Dataset& d, const ArmParams& p, size_t ef, size_t k, 
   if (with_hnswlib) arms.push_back(kHnswlib);
   for (double f : fractions) {
     const uint64_t cache = static_cast<uint64_t>(f * double(r.vector_bytes));
-    for (const std::string& arm : arms)
+    const size_t batch = r.cells.size();  // arms run in order: the batch cell of this fraction first
+    for (const std::string& arm : arms) {
+      double cap = cap_s;
+      if (arm == kRow && decide_at > 0 && r.cells[batch].error.empty() && r.cells[batch].build_s > 0)
+        cap = std::min(cap_s, decide_at * r.cells[batch].build_s);
       r.cells.push_back(RunCell(r.cgroup, arm, f, (arm == kRow ? r.row_footprint : r.footprint) + cache, d, p, ef, k,
-                                file, cap_s));
+                                file, cap));
+    }
   }
   unlink(file.c_str());
   rmdir(r.cgroup.c_str());

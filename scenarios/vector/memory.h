@@ -55,6 +55,7 @@ struct MemoryCell {
   };
   std::vector<Piece> pieces;
   bool stopped = false;
+  double cap_s = 0;  // this build's cap: the run's, or the row arm's decided-early one (run_memory)
   // Seconds a vector: the whole build's, or a stopped one's up to its last
   // report (its early vectors met a smaller graph: a bound in its favour).
   double seconds_per_vector(uint64_t n) const {
@@ -66,6 +67,7 @@ struct MemoryRun {
   std::string error;        // non-empty: the part could not run (no cgroup), nothing else valid
   std::string cgroup;       // the parent folder of the cells' cgroups
   double cap_s = 0;         // a build still running after this long is stopped
+  double decide_at = 0;     // and a row build after this many times the batch build's (run_memory)
   size_t ef = 0;            // recall@10 is searched with it after each build
   uint64_t vector_bytes = 0;
   uint64_t footprint = 0;      // fenec-batch's, measured (see above)
@@ -76,7 +78,12 @@ struct MemoryRun {
 
 // d: the data (with truth), dir: where the vectors file goes (the bench's
 // data folder: the disk measured), fractions: e.g. 1, 0.5, 0.25.
+// decide_at > 0: a row build is stopped once it has run decide_at times the
+// batch build's time at the same fraction. Its row / batch ratio is then at
+// least decide_at, a bound that decides a line below it; running on would
+// only make the bound larger, at the cost of the build's whole thrashing.
 MemoryRun run_memory(const Dataset& d, const ArmParams& p, size_t ef, size_t k, const std::string& dir,
-                     const std::vector<double>& fractions, bool with_row, bool with_hnswlib, double cap_s);
+                     const std::vector<double>& fractions, bool with_row, bool with_hnswlib, double cap_s,
+                     double decide_at = 0);
 
 }  // namespace fenec::scenarios::vector

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 
+#include "findings/catalogue.h"
 #include "iobench/kit/interrupt.h"
 #include "engine/src/index/vector/distance.h"
 #include "iobench/kit/console.h"
@@ -131,7 +132,10 @@ int run(kit::Harness& h, Options& o) {
     md.truth = exact_top_k(md, s.k, params.threads);
     ArmParams mp = params;
     mp.dim = mem_spec.dim;
-    mem = run_memory(md, mp, ef, s.k, h.data_dir(), o.mem_fractions, !skip_row, !skip_hnswlib, o.mem_cap_s);
+    // A row build past 1.5x VS-3's line over the batch build's time has
+    // decided the verdict (a lower bound above the line): it stops there.
+    mem = run_memory(md, mp, ef, s.k, h.data_dir(), o.mem_fractions, !skip_row, !skip_hnswlib, o.mem_cap_s,
+                     1.5 * findings::vs3::kSpeedup.value);
     progress.finish();
     set_memory_meta(h.results(), *mem, mem_spec);
   }
