@@ -28,7 +28,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec::server {
-namespace {
+namespace connections_test {
 
 const bool kSigpipeIgnored = [] {
   signal(SIGPIPE, SIG_IGN);
@@ -343,5 +343,5 @@ TEST(HttpServerTest, ABlockedRequestDoesNotStallTheIoThread) {
   EXPECT_EQ(http.stats().open, 0u);
 }
 
-}  // namespace
+}  // namespace connections_test
 }  // namespace fenec::server

@@ -23,7 +23,7 @@
 #include "fenec/env.h"
 
 namespace fenec::server {
-namespace {
+namespace durable_test {
 
 const bool kSigpipeIgnored = [] {
   signal(SIGPIPE, SIG_IGN);
@@ -246,5 +246,5 @@ TEST(DurableWrites, ErrorsKeepTheirStatus) {
   EXPECT_FALSE((*db)->Close().ok());
 }
 
-}  // namespace
+}  // namespace durable_test
 }  // namespace fenec::server

@@ -23,7 +23,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec::server {
-namespace {
+namespace framing_test {
 
 const bool kSigpipeIgnored = [] {
   signal(SIGPIPE, SIG_IGN);
@@ -387,5 +387,5 @@ TEST_F(FramingTest, AHeadAnswerEndsAtItsHeader) {
   EXPECT_EQ(last.substr(last.find("\r\n\r\n") + 4), R"j({"status":"ok"})j") << r.bytes;
 }
 
-}  // namespace
+}  // namespace framing_test
 }  // namespace fenec::server

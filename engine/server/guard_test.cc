@@ -21,7 +21,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec::server {
-namespace {
+namespace guard_test {
 
 const bool kSigpipeIgnored = [] {
   signal(SIGPIPE, SIG_IGN);
@@ -224,5 +224,5 @@ TEST_F(GuardTest, AWrongTokenIsRefusedAtItsHeader) {
   EXPECT_EQ(c.Post("/query", R"j({"statement": "CREATE COLLECTION t (k TEXT)"})j", "application/json")->status, 200);
 }
 
-}  // namespace
+}  // namespace guard_test
 }  // namespace fenec::server

@@ -25,7 +25,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec::server {
-namespace {
+namespace limits_test {
 
 const bool kSigpipeIgnored = [] {
   signal(SIGPIPE, SIG_IGN);
@@ -332,5 +332,5 @@ TEST(IoThreads, HealthIsAnsweredWhileAWriterHoldsTheLock) {
   EXPECT_TRUE(db->Close().ok());
 }
 
-}  // namespace
+}  // namespace limits_test
 }  // namespace fenec::server

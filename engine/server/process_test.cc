@@ -31,7 +31,7 @@
 extern char** environ;
 
 namespace fenec::server {
-namespace {
+namespace process_test {
 
 struct Spawned {
   pid_t pid = -1;
@@ -300,5 +300,5 @@ TEST_F(ProcessTest, LimitsTheEngineCannotKeepAreRefusedAtStartup) {
   EXPECT_EQ(Wait(s), 0);
 }
 
-}  // namespace
+}  // namespace process_test
 }  // namespace fenec::server

@@ -22,7 +22,7 @@
 extern char** environ;
 
 namespace fenec::server {
-namespace {
+namespace server_test {
 
 // A server closing a connection while a client still sends (the 413 case)
 // is an EPIPE on the client's write, not a reason to kill the test.
@@ -455,5 +455,5 @@ TEST_F(ServerTest, EveryAnswerIsValidJsonInValidUtf8) {
   EXPECT_EQ(answers, texts.size() * 3 + bad.size() * 4 + echoes.size());
 }
 
-}  // namespace
+}  // namespace server_test
 }  // namespace fenec::server

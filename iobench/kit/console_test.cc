@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 namespace fenec::kit {
-namespace {
+namespace console_test {
 
 TEST(Table, PadsAndRightAlignsNumbers) {
   Table t({"arm", "iops", "p99"});
@@ -76,5 +76,5 @@ TEST(Progress, QuietUnlessForced) {
   unsetenv("FENEC_PROGRESS");
 }
 
-}  // namespace
+}  // namespace console_test
 }  // namespace fenec::kit

@@ -15,7 +15,7 @@
 #include <sstream>
 
 namespace fenec::kit {
-namespace {
+namespace harness_test {
 
 namespace fs = std::filesystem;
 
@@ -373,7 +373,7 @@ TEST_F(HarnessTest, DestructorRemovesScratchWithoutFinish) {
   EXPECT_FALSE(fs::exists(data));
 }
 
-}  // namespace
+}  // namespace harness_test
 }  // namespace fenec::kit
 
 // The /proc reader requests-bench divides by its requests: a process's

@@ -12,7 +12,7 @@
 #include "iobench/kit/loopfs.h"
 
 namespace fenec::kit {
-namespace {
+namespace loopfs_test {
 
 namespace fs = std::filesystem;
 
@@ -131,5 +131,5 @@ TEST(LoopFs, UnknownFileSystemRefusedBeforeAnythingIsBuilt) {
   EXPECT_NE(fs_unavailable_reason("zfs-not-here").find("not a file system"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace loopfs_test
 }  // namespace fenec::kit

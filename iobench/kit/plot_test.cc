@@ -16,7 +16,7 @@
 #include <sstream>
 
 namespace fenec::kit {
-namespace {
+namespace plot_test {
 
 namespace fs = std::filesystem;
 
@@ -309,5 +309,5 @@ TEST(PlotStyle, TheLegendSitsBelowThePlot) {
   EXPECT_NE(chart_script(sample_chart(), "s").find("set key below"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace plot_test
 }  // namespace fenec::kit

@@ -11,7 +11,7 @@
 #include <chrono>
 #include <thread>
 
-namespace {
+namespace proc_test {
 
 using namespace std::chrono_literals;
 
@@ -64,4 +64,4 @@ TEST(Proc, KillProcessTreeKillsADescendantInASessionOfItsOwn) {
   EXPECT_EQ(fenec::kit::kill_process_tree(leader), 0);
 }
 
-}  // namespace
+}  // namespace proc_test

@@ -12,7 +12,7 @@
 #include "engine/src/base/histogram.h"
 
 namespace fenec::kit {
-namespace {
+namespace results_test {
 
 namespace fs = std::filesystem;
 
@@ -218,5 +218,5 @@ TEST(Metadata, CollectFillsEveryKey) {
   EXPECT_EQ(Metadata::collect(".", false).kv.at("quick"), "false");
 }
 
-}  // namespace
+}  // namespace results_test
 }  // namespace fenec::kit

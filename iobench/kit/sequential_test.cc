@@ -16,7 +16,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec::kit {
-namespace {
+namespace sequential_test {
 
 TEST(Reps, TextIsACountOrAutoWithABudgetAndACap) {
   RepsPlan p;
@@ -233,5 +233,5 @@ TEST(Sequence, NaiveOptionalStoppingFailsTheSameMeasure) {
   EXPECT_LT(held, 930);
 }
 
-}  // namespace
+}  // namespace sequential_test
 }  // namespace fenec::kit

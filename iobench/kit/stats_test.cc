@@ -13,7 +13,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec::kit {
-namespace {
+namespace stats_test {
 
 TEST(Stats, MedianOfOddEvenAndEmpty) {
   EXPECT_EQ(median({3, 1, 2}), 2);
@@ -166,5 +166,5 @@ TEST(Stats, MedianIntervalIgnoresAMinorityRegime) {
   EXPECT_GT(median_ratio(a10, b10).ci95.hi, 1.5);  // r(23) is now an odd one
 }
 
-}  // namespace
+}  // namespace stats_test
 }  // namespace fenec::kit

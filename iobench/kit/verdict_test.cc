@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace fenec::kit {
-namespace {
+namespace verdict_test {
 
 Check C(double lo, double value, double hi, double line = 1.5, bool above = true) {
   Check c;
@@ -74,5 +74,5 @@ TEST(Verdict, AShownCheckIsDescribedButNeverCounted) {
   EXPECT_EQ(judge({shown}, {{"no vector read", true}}).outcome, Outcome::kReproduced);
 }
 
-}  // namespace
+}  // namespace verdict_test
 }  // namespace fenec::kit

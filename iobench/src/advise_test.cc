@@ -11,7 +11,7 @@
 #include "iobench/src/advise.h"
 
 namespace fenec::iobench::advise {
-namespace {
+namespace advise_test {
 
 bool never() { return false; }
 
@@ -308,5 +308,5 @@ TEST(AdviseEngines, ParseList) {
   EXPECT_NE(err.find("mysql"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace advise_test
 }  // namespace fenec::iobench::advise

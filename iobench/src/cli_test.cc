@@ -21,7 +21,7 @@
 extern char** environ;
 
 namespace fenec::iobench {
-namespace {
+namespace cli_test {
 
 struct Outcome {
   int code = -1;
@@ -59,7 +59,9 @@ pid_t spawn(const std::vector<std::string>& args, const std::string& out, const 
 
 Outcome run(const std::vector<std::string>& args, const base::ScratchDir& scratch) {
   Outcome r;
-  std::string out = scratch.path() + "/../cli-out.txt", err = scratch.path() + "/../cli-err.txt";
+  // Beside the scratch folder, not in it (a run may empty it), and named
+  // after it: the shards of this executable run at once.
+  std::string out = scratch.path() + ".out.txt", err = scratch.path() + ".err.txt";
   pid_t pid = spawn(args, out, err);
   if (pid < 0) return r;
   int status = 0;
@@ -149,7 +151,7 @@ TEST_F(Cli, HelpListsEveryRegisteredPath) {
 }
 
 TEST_F(Cli, NullSweepWritesCsvAndJson) {
-  std::string csv = dir_.path() + "/../null.csv", json = dir_.path() + "/../null.json";
+  std::string csv = dir_.path() + ".null.csv", json = dir_.path() + ".null.json";
   Outcome r = run({"sweep", "--dir", dir_.path(), "--submit", "null", "--modes", "fsync", "--sizes", "4k,8k",
                "--total", "64k", "--seed", "5", "--csv", csv, "--json", json},
               dir_);
@@ -221,8 +223,8 @@ TEST_F(Cli, DirectOnTmpfsIsSkippedWithTheReason) {
 }
 
 TEST_F(Cli, InterruptRemovesFilesAndMarksIncomplete) {
-  std::string csv = dir_.path() + "/../int.csv";
-  std::string out = dir_.path() + "/../int-out.txt", err = dir_.path() + "/../int-err.txt";
+  std::string csv = dir_.path() + ".int.csv";
+  std::string out = dir_.path() + ".int-out.txt", err = dir_.path() + ".int-err.txt";
   // fdatasync after every 4 KiB write: slow enough to be mid-cell when interrupted.
   pid_t pid = spawn({"sweep", "--dir", dir_.path(), "--modes", "fdatasync", "--sizes", "4k,8k", "--duration", "40s",
                      "--total", "256m", "--seed", "1", "--csv", csv},
@@ -248,5 +250,5 @@ TEST_F(Cli, InterruptRemovesFilesAndMarksIncomplete) {
   for (const auto& f : {csv, out, err}) std::remove(f.c_str());
 }
 
-}  // namespace
+}  // namespace cli_test
 }  // namespace fenec::iobench

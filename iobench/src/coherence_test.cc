@@ -12,7 +12,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec::iobench {
-namespace {
+namespace coherence_test {
 
 bool never() { return false; }
 
@@ -86,5 +86,5 @@ TEST_F(Coherence, StaleReaderIsCaughtEveryRound) {
   EXPECT_TRUE(found);
 }
 
-}  // namespace
+}  // namespace coherence_test
 }  // namespace fenec::iobench

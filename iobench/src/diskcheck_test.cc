@@ -16,7 +16,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec::iobench {
-namespace {
+namespace diskcheck_test {
 
 TEST(Diskcheck, KilledWriterLosesNoAcknowledgedPageAndForgedLossIsCaught) {
   base::ScratchDir dir("diskcheck");
@@ -109,5 +109,5 @@ TEST(Diskcheck, TornPageIsReported) {
   EXPECT_EQ(r.lost, 0u);
 }
 
-}  // namespace
+}  // namespace diskcheck_test
 }  // namespace fenec::iobench

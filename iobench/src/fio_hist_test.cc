@@ -15,7 +15,7 @@
 #include "iobench/src/fio_json.h"
 
 namespace fenec::iobench {
-namespace {
+namespace fio_hist_test {
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -140,5 +140,5 @@ TEST(FioHist, MergeOfTwoJobsEqualsFiosAnswerOnThePooledSamples) {
   }
 }
 
-}  // namespace
+}  // namespace fio_hist_test
 }  // namespace fenec::iobench

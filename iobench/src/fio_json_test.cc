@@ -9,7 +9,7 @@
 #include <sstream>
 
 namespace fenec::iobench {
-namespace {
+namespace fio_json_test {
 
 std::string fixture() {
   std::ifstream in("iobench/src/testdata/fio-3.33-client.json", std::ios::binary);
@@ -129,5 +129,5 @@ TEST(FioJson, ShapeReadsFiosOptionNames) {
   EXPECT_FALSE(shape_of({{"sync", "none"}}).dsync);
 }
 
-}  // namespace
+}  // namespace fio_json_test
 }  // namespace fenec::iobench

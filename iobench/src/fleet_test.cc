@@ -12,7 +12,7 @@
 #include "iobench/src/fio_job.h"
 
 namespace fenec::iobench::fleet {
-namespace {
+namespace fleet_test {
 
 TEST(FleetHosts, ParsesHostsAndPorts) {
   std::vector<Host> h;
@@ -255,5 +255,5 @@ TEST(FleetIngest, RatesEachHostInTheWindowAllShared) {
   EXPECT_DOUBLE_EQ(j.cells[0].fleet_rate[0], 350);
 }
 
-}  // namespace
+}  // namespace fleet_test
 }  // namespace fenec::iobench::fleet

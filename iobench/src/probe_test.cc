@@ -14,7 +14,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec::iobench {
-namespace {
+namespace probe_test {
 
 TEST(Probe, TmpfsIsMemoryBackedWithNoDevice) {
   if (access("/dev/shm", W_OK) != 0) GTEST_SKIP() << "/dev/shm not writable";
@@ -90,5 +90,5 @@ TEST(Probe, MissingDirectoryIsAnError) {
   EXPECT_FALSE(p.error.empty());
 }
 
-}  // namespace
+}  // namespace probe_test
 }  // namespace fenec::iobench

@@ -15,7 +15,7 @@
 #include "iobench/src/sweep_report.h"
 
 namespace fenec::iobench {
-namespace {
+namespace sweep_null_test {
 
 bool never() { return false; }
 bool always() { return true; }
@@ -258,5 +258,5 @@ TEST(Registry, EveryPathIsPlannedThroughItsTraits) {
   }());
 }
 
-}  // namespace
+}  // namespace sweep_null_test
 }  // namespace fenec::iobench

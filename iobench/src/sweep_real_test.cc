@@ -12,7 +12,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec::iobench {
-namespace {
+namespace sweep_real_test {
 
 bool never() { return false; }
 
@@ -189,5 +189,5 @@ TEST(TmpfsSweep, DirectOnTmpfsIsSkippedWithTheReason) {
   EXPECT_EQ(r.ops, 16u);
 }
 
-}  // namespace
+}  // namespace sweep_real_test
 }  // namespace fenec::iobench

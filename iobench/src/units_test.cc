@@ -7,7 +7,7 @@
 #include "iobench/src/units.h"
 
 namespace fenec::iobench {
-namespace {
+namespace units_test {
 
 TEST(ParseSize, AcceptsSuffixes) {
   std::string err;
@@ -109,5 +109,5 @@ TEST(Names, ArmAndCase) {
   EXPECT_FALSE(parse_count_list("two", &jobs, &err));
 }
 
-}  // namespace
+}  // namespace units_test
 }  // namespace fenec::iobench

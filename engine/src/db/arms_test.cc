@@ -12,7 +12,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec {
-namespace {
+namespace arms_test {
 
 Schema RowSchema() { return Schema{{Field::Text("name"), Field::Int("n"), Field::Float("x"), Field::Vector("v", 4)}}; }
 
@@ -215,11 +215,11 @@ TEST(Arms, BufferedWritesNeverWaitForThePeriodicFsync) {  // GR-5
   EXPECT_TRUE(db->Check().ok());
 }
 
-}  // namespace
+}  // namespace arms_test
 }  // namespace fenec
 
 namespace fenec {
-namespace {
+namespace arms_test {
 
 // IO-6: data-file buffers handed to the global ring land the same bytes as pwrite.
 TEST(Arms, GlobalRingFlushWritesTheSameBytes) {
@@ -255,5 +255,5 @@ TEST(Arms, GlobalRingFlushWritesTheSameBytes) {
   EXPECT_GE(ring_flushes, 3u) << "full buffers went through the ring";
 }
 
-}  // namespace
+}  // namespace arms_test
 }  // namespace fenec

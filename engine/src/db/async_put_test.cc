@@ -22,7 +22,7 @@
 #include "fenec/database.h"
 
 namespace fenec {
-namespace {
+namespace async_put_test {
 
 // The outcomes of async puts, gathered from whichever thread calls back.
 struct Outcomes {
@@ -268,5 +268,5 @@ TEST(AsyncPutBuffered, CalledBackOnTheCallersThread) {
   EXPECT_TRUE(out.got[0].second.ok());
 }
 
-}  // namespace
+}  // namespace async_put_test
 }  // namespace fenec

@@ -18,7 +18,7 @@
 #include "fenec/database.h"
 
 namespace fenec {
-namespace {
+namespace create_fault_test {
 
 namespace fs = std::filesystem;
 
@@ -305,5 +305,5 @@ TEST(CreateFaultProbe, FailedLinkProbeLeavesJournalsUndecided) {
 INSTANTIATE_TEST_SUITE_P(Modes, CreateFault, ::testing::Values(Journals::kShared, Journals::kSeparate),
                          [](const auto& info) { return info.param == Journals::kShared ? "Shared" : "Separate"; });
 
-}  // namespace
+}  // namespace create_fault_test
 }  // namespace fenec

@@ -7,7 +7,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec {
-namespace {
+namespace db_test {
 
 Schema PeopleSchema() {
   return Schema{{Field::Text("name"), Field::Int("age"), Field::Float("score"), Field::Bool("active"),
@@ -288,5 +288,5 @@ TEST(Database, PinnedReadSeesTheDatabaseAsItStood) {
   EXPECT_TRUE(db->Get(*c, 60, ro).status().IsNotFound());
 }
 
-}  // namespace
+}  // namespace db_test
 }  // namespace fenec

@@ -17,7 +17,7 @@
 #include "fenec/database.h"
 
 namespace fenec {
-namespace {
+namespace drop_test {
 
 namespace fs = std::filesystem;
 
@@ -374,5 +374,5 @@ TEST(Drop, ReplayedFromTheJournal) {
   EXPECT_EQ(IndexFolders(dir.path()).size(), 3u);
 }
 
-}  // namespace
+}  // namespace drop_test
 }  // namespace fenec

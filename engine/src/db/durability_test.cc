@@ -25,7 +25,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec {
-namespace {
+namespace durability_test {
 
 // --- kill -9 --------------------------------------------------------------
 
@@ -332,5 +332,5 @@ TEST(Durability, FailedJournalFsyncFailStops) { FailStopRound(FaultOp::kSync, EI
 TEST(Durability, JournalNoSpaceFailStops) { FailStopRound(FaultOp::kWrite, ENOSPC, "Journals", 40); }
 TEST(Durability, DataFileNoSpaceFailStops) { FailStopRound(FaultOp::kWrite, ENOSPC, "data.fdb", 3); }
 
-}  // namespace
+}  // namespace durability_test
 }  // namespace fenec

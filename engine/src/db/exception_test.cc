@@ -12,7 +12,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec {
-namespace {
+namespace exception_test {
 
 // Throws from the data file's writes once armed: a write the engine makes
 // under its lock in BufferWrite::kUnderLock.
@@ -100,5 +100,5 @@ TEST(Exceptions, AThrowUnderTheWriteLockFailStopsAndLosesNothingAcknowledged) {
   EXPECT_TRUE((*db)->Check().ok());
 }
 
-}  // namespace
+}  // namespace exception_test
 }  // namespace fenec

@@ -20,7 +20,7 @@
 #include "fenec/database.h"
 
 namespace fenec {
-namespace {
+namespace full_disk_test {
 
 // A unique index, so the branch journals (shared or separate) need room too.
 Schema KeyedSchema() {
@@ -223,5 +223,5 @@ TEST(FullDisk, ABatchIsRefusedWhole) {
   EXPECT_EQ(t.acks[0].id, *first + 1) << "the refused batch burned ids";
 }
 
-}  // namespace
+}  // namespace full_disk_test
 }  // namespace fenec

@@ -22,7 +22,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec {
-namespace {
+namespace journals_test {
 
 namespace fs = std::filesystem;
 
@@ -283,5 +283,5 @@ TEST(Journals, GoneBranchLeavesRootRecoveryAlone) {
   VerifyDb(db->get(), *(*db)->FindCollection("c"), acks);
 }
 
-}  // namespace
+}  // namespace journals_test
 }  // namespace fenec

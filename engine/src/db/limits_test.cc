@@ -21,7 +21,7 @@
 #include "fenec/limits.h"
 
 namespace fenec {
-namespace {
+namespace limits_test {
 
 constexpr uint64_t kLimit = 64 << 10;
 
@@ -464,5 +464,5 @@ TEST(Limits, EncodedRowSizeIsWhatEncodeRowWrites) {
   }
 }
 
-}  // namespace
+}  // namespace limits_test
 }  // namespace fenec

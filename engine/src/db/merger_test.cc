@@ -23,7 +23,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec {
-namespace {
+namespace merger_test {
 
 const char* Name(Completion c) {
   switch (c) {
@@ -344,5 +344,5 @@ TEST(SlowSyncEnv, UnderADatabaseEveryFsyncIsDelayed) {
   EXPECT_EQ(env.delayed_syncs() - delayed0, st.fsyncs);
 }
 
-}  // namespace
+}  // namespace merger_test
 }  // namespace fenec

@@ -20,7 +20,7 @@
 #include "fenec/database.h"
 
 namespace fenec {
-namespace {
+namespace modes_test {
 
 Options ModeOptions(Durability d, Journals j = Journals::kShared) {
   Options o;
@@ -223,5 +223,5 @@ TEST(UnsyncedIds, CleanCloseLeavesNoGap) {
   EXPECT_EQ(*next, last + 1);
 }
 
-}  // namespace
+}  // namespace modes_test
 }  // namespace fenec

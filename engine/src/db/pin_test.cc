@@ -12,7 +12,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec {
-namespace {
+namespace pin_test {
 
 constexpr uint64_t kChunk = 65536;  // IdIndex::kChunk
 
@@ -306,5 +306,5 @@ TEST(LockStats, NoWaitReadsAreRefusedWhileAWriterHoldsTheLock) {
   EXPECT_EQ(db->WriteState().code(), StatusCode::kClosed);
 }
 
-}  // namespace
+}  // namespace pin_test
 }  // namespace fenec

@@ -10,7 +10,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec {
-namespace {
+namespace read_bounds_test {
 
 constexpr int kRows = 2000;
 
@@ -160,5 +160,5 @@ TEST(ReadBoundsFilter, ManyConditionsFindTheirFields) {
   EXPECT_EQ((*db)->Scan(*c, f, 0).status().code(), StatusCode::kInvalidArgument);
 }
 
-}  // namespace
+}  // namespace read_bounds_test
 }  // namespace fenec

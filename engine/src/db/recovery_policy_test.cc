@@ -22,7 +22,7 @@
 #include "fenec/database.h"
 
 namespace fenec {
-namespace {
+namespace recovery_policy_test {
 
 constexpr int kDocs = 20;
 
@@ -314,5 +314,5 @@ TEST(RecoveryPolicy, RootRecordDamagedMidLogSeparate) { MidLogRound(Journals::kS
 TEST(RecoveryPolicy, BranchRecordDamagedMidLogShared) { MidLogRound(Journals::kShared, "branch"); }
 TEST(RecoveryPolicy, BranchRecordDamagedMidLogSeparate) { MidLogRound(Journals::kSeparate, "branch"); }
 
-}  // namespace
+}  // namespace recovery_policy_test
 }  // namespace fenec

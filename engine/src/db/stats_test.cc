@@ -16,7 +16,7 @@
 #include "fenec/stats.h"
 
 namespace fenec {
-namespace {
+namespace stats_test {
 
 uint64_t Distinct(Stat s) { return Info(s).unit == StatUnit::kBool ? 1 : 1000 + static_cast<uint64_t>(s); }
 
@@ -150,5 +150,5 @@ TEST(StatsRegistry, ResetStatsZeroesCountersAndMaximaKeepsPeaksAndGauges) {
   ASSERT_TRUE(db->Close().ok());
 }
 
-}  // namespace
+}  // namespace stats_test
 }  // namespace fenec

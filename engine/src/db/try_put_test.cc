@@ -25,7 +25,7 @@
 #include "fenec/database.h"
 
 namespace fenec {
-namespace {
+namespace try_put_test {
 
 struct Acks {
   std::mutex mu;
@@ -301,5 +301,5 @@ TEST(TryPut, VectorsLandAndAreFoundAfterAReopen) {
   EXPECT_EQ((*hits)[0].distance, 0.0f);
 }
 
-}  // namespace
+}  // namespace try_put_test
 }  // namespace fenec

@@ -20,7 +20,7 @@
 #include "fenec/database.h"
 
 namespace fenec {
-namespace {
+namespace vector_test {
 
 constexpr uint32_t kDim = 16;
 
@@ -475,5 +475,5 @@ TEST(VectorCatalog, SchemasWrittenBeforeHnswReadAsNoIndex) {
   EXPECT_EQ(s.fields[0].metric, VectorMetric::kCosine);
 }
 
-}  // namespace
+}  // namespace vector_test
 }  // namespace fenec

@@ -10,7 +10,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec {
-namespace {
+namespace env_test {
 
 std::vector<uint8_t> Bytes(size_t n, uint8_t v) { return std::vector<uint8_t>(n, v); }
 
@@ -167,5 +167,5 @@ TEST(FaultEnv, CrashRefusesWrites) {
   EXPECT_FALSE(f->Sync().ok());
 }
 
-}  // namespace
+}  // namespace env_test
 }  // namespace fenec

@@ -13,7 +13,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec::journal {
-namespace {
+namespace group_commit_test {
 
 constexpr uint64_t kStorage = 42;
 
@@ -266,5 +266,5 @@ TEST(GroupCommit, BufferedNaiveWritesEachRecordUnderTheLock) {
   EXPECT_EQ(rig->gc.counters().journal_fsyncs, 0u);
 }
 
-}  // namespace
+}  // namespace group_commit_test
 }  // namespace fenec::journal

@@ -11,7 +11,7 @@
 #include "engine/src/base/coding.h"
 
 namespace fenec::journal {
-namespace {
+namespace journal_test {
 
 constexpr uint64_t kStorage = 0xfe7ec;
 
@@ -325,5 +325,5 @@ TEST(JournalReplay, PowerLossKeepsAPrefixOfSyncedRecords) {
   }
 }
 
-}  // namespace
+}  // namespace journal_test
 }  // namespace fenec::journal

@@ -22,7 +22,7 @@
 #include "engine/src/journal/writer.h"
 
 namespace fenec::journal {
-namespace {
+namespace recovery_test {
 
 constexpr uint64_t kRoot = 0x1001, kBranch = 0x2002;
 
@@ -482,5 +482,5 @@ TEST(Recovery, GroupCommitFailStopsOnARecordOverTheLimit) {
   EXPECT_EQ(r.lsns, Range(1, 3));
 }
 
-}  // namespace
+}  // namespace recovery_test
 }  // namespace fenec::journal

@@ -17,7 +17,7 @@
 #include "engine/src/query/work.h"
 
 namespace fenec::query {
-namespace {
+namespace limits_test {
 
 // "statement 1:C", C the column of the n-th (from 1) `needle` in a one-line statement.
 std::string At(const std::string& statement, const std::string& needle, int n = 1) {
@@ -250,11 +250,11 @@ TEST_F(LimitsTest, ParserFreedAfterALargeBody) {
   EXPECT_GT(ThreadParserCapacity(), 0u);
 }
 
-}  // namespace
+}  // namespace limits_test
 }  // namespace fenec::query
 
 namespace fenec::query {
-namespace {
+namespace limits_test {
 
 // The engine's own limit reached through a request: a body whose JSON is
 // small but whose journal record is not (a vector's "0," is 2 bytes of JSON
@@ -291,5 +291,5 @@ TEST(EngineLimitThroughRequests, ACommitOverTheJournalLimitIs413AndNothingLands)
   EXPECT_TRUE((*db)->Check().ok());
 }
 
-}  // namespace
+}  // namespace limits_test
 }  // namespace fenec::query

@@ -14,7 +14,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec::query {
-namespace {
+namespace long_read_test {
 
 class LongReads : public ::testing::Test {
  protected:
@@ -125,5 +125,5 @@ TEST_F(LongReads, CancelledReadsAnswerTimeoutAndWritesGoOn) {
   EXPECT_EQ(Q("PUT t {g: 1, n: 2}").http, 200);
 }
 
-}  // namespace
+}  // namespace long_read_test
 }  // namespace fenec::query

@@ -10,7 +10,7 @@
 #include "engine/src/query/statement.h"
 
 namespace fenec::query {
-namespace {
+namespace parser_test {
 
 Statement Ok(std::string_view text) {
   ParseResult r = Parse(text);
@@ -392,5 +392,5 @@ TEST(ParserErrors, OverALimitIs413NamingIt) {
   EXPECT_EQ(r.error.where, "statement (limit max_statement_bytes = 10)");
 }
 
-}  // namespace
+}  // namespace parser_test
 }  // namespace fenec::query

@@ -11,7 +11,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec::query {
-namespace {
+namespace service_test {
 
 class ServiceTest : public ::testing::Test {
  protected:
@@ -304,5 +304,5 @@ TEST_F(ServiceTest, FindNearBadInputOneByOne) {
   EXPECT_NEAR(NearDistances(b).at(0), 0.0, 1e-6) << b;  // the same direction
 }
 
-}  // namespace
+}  // namespace service_test
 }  // namespace fenec::query

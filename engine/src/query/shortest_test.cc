@@ -19,7 +19,7 @@
 #include "engine/src/query/json_out.h"
 
 namespace fenec::query {
-namespace {
+namespace shortest_test {
 
 template <typename T>
 std::string Ours(T v) {
@@ -102,5 +102,5 @@ TEST(Shortest, JsonAroundIt) {
   EXPECT_EQ(out, "2.0 -0.0 1e+300 null 0.3");
 }
 
-}  // namespace
+}  // namespace shortest_test
 }  // namespace fenec::query

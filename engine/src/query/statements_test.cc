@@ -22,7 +22,7 @@
 #include "engine/src/query/statements.h"
 
 namespace fenec::query {
-namespace {
+namespace statements_test {
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -197,5 +197,5 @@ TEST(Statements, RowsAreTheReferencesStatements) {
   }
 }
 
-}  // namespace
+}  // namespace statements_test
 }  // namespace fenec::query

@@ -19,7 +19,7 @@
 #include "engine/src/query/service.h"
 
 namespace fenec::query {
-namespace {
+namespace values_roundtrip_test {
 
 struct Edge {
   std::string name;
@@ -183,5 +183,5 @@ TEST_F(RoundTripTest, EdgeValuesComeBackExactlyEveryWay) {
   EXPECT_EQ(Edges().size(), 23u);
 }
 
-}  // namespace
+}  // namespace values_roundtrip_test
 }  // namespace fenec::query

@@ -33,7 +33,7 @@
 #include "engine/src/query/value_defects.h"
 
 namespace fenec::query {
-namespace {
+namespace values_test {
 
 struct Type {
   std::string field;   // in collection t
@@ -321,5 +321,5 @@ TEST_F(ValuesTest, RepeatsAndUnknownKeysAreRefusedAndStoreNothing) {
   EXPECT_NE(b.find(R"j("where":"body.params")j"), std::string::npos) << b;
 }
 
-}  // namespace
+}  // namespace values_test
 }  // namespace fenec::query

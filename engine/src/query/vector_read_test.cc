@@ -15,7 +15,7 @@
 #include "engine/src/query/number.h"
 
 namespace fenec::query {
-namespace {
+namespace vector_read_test {
 
 uint32_t Bits(float f) {
   uint32_t b = 0;
@@ -173,5 +173,5 @@ TEST(ReadVector, EveryRefusedFormKeepsItsError) {
   }
 }
 
-}  // namespace
+}  // namespace vector_read_test
 }  // namespace fenec::query

@@ -3,7 +3,8 @@
 #include "engine/src/storage/storage_test_util.h"
 
 namespace fenec {
-namespace {
+namespace storage_crash_test {
+using namespace storage_testing;  // storage_test_util.h
 
 // Its own suite name: each test file has its own copy of the fixture (the
 // header's anonymous namespace), and gtest wants one fixture a suite.
@@ -172,5 +173,5 @@ TEST_F(StorageCrashTest, CrashDuringCreationLeavesNoDatabaseOrAWholeOne) {
 
 // --- journals and counters --------------------------------------------------------
 
-}  // namespace
+}  // namespace storage_crash_test
 }  // namespace fenec

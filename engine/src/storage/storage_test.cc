@@ -13,7 +13,8 @@
 #include "engine/src/storage/storage_test_util.h"
 
 namespace fenec {
-namespace {
+namespace storage_test {
+using namespace storage_testing;  // storage_test_util.h
 
 // --- create and reopen --------------------------------------------------------
 
@@ -323,5 +324,5 @@ TEST_F(StorageTest, CountersCountDataWritesSyncsAndBytes) {
   expect(0, 0, 0);
 }
 
-}  // namespace
+}  // namespace storage_test
 }  // namespace fenec

@@ -29,7 +29,7 @@
 
 
 namespace fenec {
-namespace {
+namespace storage_testing {
 
 using Bytes = std::vector<uint8_t>;
 
@@ -130,5 +130,5 @@ class StorageTest : public base::ScratchTest {
   std::string DataFile(const std::string& name = "db") const { return path(name) + "/data.fdb"; }
 };
 
-}  // namespace
+}  // namespace storage_testing
 }  // namespace fenec

@@ -14,7 +14,7 @@
 #include "engine/src/base/scratch.h"
 
 namespace fenec::index::vec {
-namespace {
+namespace cold_read_test {
 
 constexpr uint32_t kDim = 24;  // 96 bytes a vector: many to a page, runs merge
 
@@ -92,5 +92,5 @@ TEST(ColdReader, BeyondTheBufferThroughTheMapping) {
   ExpectBytes(r, ids);
 }
 
-}  // namespace
+}  // namespace cold_read_test
 }  // namespace fenec::index::vec

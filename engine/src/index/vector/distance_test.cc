@@ -11,7 +11,7 @@
 #include "engine/src/base/testing.h"
 
 namespace fenec::index::vec {
-namespace {
+namespace distance_test {
 
 constexpr SimdLevel kLevels[] = {SimdLevel::kScalar, SimdLevel::kSse, SimdLevel::kAvx2, SimdLevel::kAvx512};
 
@@ -79,5 +79,5 @@ TEST(Distance, BestIsTheHighestSupported) {
   std::printf("dispatch: %s\n", std::string(SimdLevelName(best.level)).c_str());
 }
 
-}  // namespace
+}  // namespace distance_test
 }  // namespace fenec::index::vec

@@ -15,7 +15,7 @@
 #include "engine/src/index/vector/vector_index.h"
 
 namespace fenec::index::vec {
-namespace {
+namespace erase_test {
 
 using testing::CheckGraph;
 using testing::Data;
@@ -210,5 +210,5 @@ TEST(VectorErase, EraseEverything) {
   EXPECT_EQ(Owners(*index, d.row(7), 1), std::vector<uint64_t>{1007});
 }
 
-}  // namespace
+}  // namespace erase_test
 }  // namespace fenec::index::vec

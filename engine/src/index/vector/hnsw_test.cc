@@ -24,7 +24,7 @@
 #include "engine/src/index/vector/vector_index.h"
 
 namespace fenec::index::vec {
-namespace {
+namespace hnsw_test {
 
 using testing::CheckGraph;
 using testing::Data;
@@ -562,5 +562,5 @@ TEST(HnswConcurrency, SearchesDuringInserts) {
   std::printf("%llu searches during %zu inserts\n", (unsigned long long)searches.load(), n);
 }
 
-}  // namespace
+}  // namespace hnsw_test
 }  // namespace fenec::index::vec

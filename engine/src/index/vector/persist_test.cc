@@ -18,7 +18,7 @@
 #include "engine/src/index/vector/vector_index.h"
 
 namespace fenec::index::vec {
-namespace {
+namespace persist_test {
 
 using testing::CheckGraph;
 using testing::Data;
@@ -390,5 +390,5 @@ TEST(VectorPersist, OlderGraphsWithTheCenterOnlyLoad) {
   EXPECT_EQ(again[at_center], 2);
 }
 
-}  // namespace
+}  // namespace persist_test
 }  // namespace fenec::index::vec

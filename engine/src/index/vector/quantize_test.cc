@@ -17,7 +17,7 @@
 #include "engine/src/index/vector/vector_index.h"
 
 namespace fenec::index::vec {
-namespace {
+namespace quantize_test {
 
 using testing::Data;
 using testing::Hits;
@@ -315,5 +315,5 @@ TEST(VectorQuantize, Scalar4RecallAtOversample4) {
   }
 }
 
-}  // namespace
+}  // namespace quantize_test
 }  // namespace fenec::index::vec

@@ -18,7 +18,7 @@
 #include "engine/src/index/vector/vector_index.h"
 
 namespace fenec::index::vec {
-namespace {
+namespace table_test {
 
 constexpr uint32_t kDim = 4;
 
@@ -183,5 +183,5 @@ TEST(VectorTable, IndexCountsTheArmsWork) {
   }
 }
 
-}  // namespace
+}  // namespace table_test
 }  // namespace fenec::index::vec
