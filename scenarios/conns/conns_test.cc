@@ -65,8 +65,12 @@ TEST_F(ConnsTest, HolderHoldsAndTheServerCountsEveryConnection) {
   GetFigures g = MeasureGets(port, 50, 10, 50, [] { return false; });
   EXPECT_EQ(g.error, "");
   EXPECT_EQ(g.count, 50u);
-  EXPECT_EQ(g.gauge_before, 311);
-  EXPECT_EQ(g.gauge_after, 311);
+  // 300 idle, 10 slow and the measuring one; WaitForGauge's own connection,
+  // closed a moment before, is still counted until the server reads its end.
+  EXPECT_GE(g.gauge_before, 311);
+  EXPECT_LE(g.gauge_before, 312);
+  EXPECT_GE(g.gauge_after, 311);
+  EXPECT_LE(g.gauge_after, 312);
   EXPECT_EQ(holder.Stop(std::chrono::milliseconds(10'000)), 0);
   EXPECT_NE(Log().find("the server closed 0 of 300 idle, 0 of 10 slow"), std::string::npos) << Log();
   EXPECT_EQ(WaitForGauge(port, [](double v) { return v <= 1; }, 20'000), 1);
