@@ -6,8 +6,8 @@ namespace fenec {
 namespace storage_crash_test {
 using namespace storage_testing;  // storage_test_util.h
 
-// Its own suite name: each test file has its own copy of the fixture (the
-// header's anonymous namespace), and gtest wants one fixture a suite.
+// Its own suite name, so these tests are told apart from storage_test.cc's;
+// the fixture is the header's (storage_testing), shared by both files.
 class StorageCrashTest : public StorageTest {};
 
 TEST_F(StorageCrashTest, CrashDuringCheckpointFindsOldOrNewCheckpointWhole) {
