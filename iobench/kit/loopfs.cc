@@ -67,6 +67,18 @@ std::string run(const std::vector<std::string>& argv, std::string* out = nullptr
   return fmt::format("{} failed: {}", argv[0], nl == std::string::npos ? text : text.substr(nl + 1));
 }
 
+// The kernel defers a detach while anyone holds the device open (udev
+// probes each new loop device), so losetup -d can return before it is gone.
+bool detached(const std::string& name) {
+  const fs::path backing = fs::path("/sys/block") / name / "loop" / "backing_file";
+  for (int i = 0; i < 250; ++i) {
+    std::error_code ec;
+    if (!fs::exists(backing, ec)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string loop_unavailable_reason() {
@@ -199,7 +211,13 @@ std::string LoopFs::Teardown() {
     mounted_ = false;
   }
   if (!dev_.empty()) {
-    if (std::string e = run({"losetup", "-d", dev_}); !e.empty()) note(e);
+    if (std::string e = run({"losetup", "-d", dev_}); !e.empty()) {
+      note(e);
+    } else if (!detached(name())) {
+      note(fmt::format("{} still attached: held open elsewhere (udev's probe?); the kernel detaches it at the "
+                       "last close",
+                       dev_));
+    }
     dev_.clear();
   }
   std::error_code ec;

@@ -2,10 +2,16 @@
 // loop device, mount or backing file left), also after a failure at any
 // step and after a mount the kernel refuses. Skipped with the reason where
 // not root, or where a file system's tools are missing.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "engine/src/base/testing.h"
 #include "iobench/kit/block_device.h"
@@ -102,6 +108,24 @@ TEST_P(LoopFsTest, TeardownIsIdempotent) {
   EXPECT_EQ(l->Teardown(), "");
   EXPECT_EQ(l->Teardown(), "");
   ExpectNothingLeft(img, mnt);
+}
+
+// udev, blkid or a monitor may hold a new loop device open; the kernel
+// then defers the detach to the last close, and teardown waits for it.
+TEST_P(LoopFsTest, TeardownWaitsForADetachTheKernelDefers) {
+  std::string why;
+  std::unique_ptr<LoopFs> l = LoopFs::Create(options("loop"), &why);
+  ASSERT_TRUE(l) << why;
+  const std::string img = l->backing_file(), mnt = l->mount_point();
+  const int fd = ::open(("/dev/" + l->name()).c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0) << l->name() << ": " << std::strerror(errno);
+  std::thread holder([fd] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::close(fd);
+  });
+  EXPECT_EQ(l->Teardown(), "");
+  ExpectNothingLeft(img, mnt);  // before the holder's close: the wait is teardown's
+  holder.join();
 }
 
 INSTANTIATE_TEST_SUITE_P(FileSystems, LoopFsTest, ::testing::Values("ext4", "xfs", "btrfs"),
