@@ -67,13 +67,27 @@ std::string run(const std::vector<std::string>& argv, std::string* out = nullptr
   return fmt::format("{} failed: {}", argv[0], nl == std::string::npos ? text : text.substr(nl + 1));
 }
 
+// What a loop device is backed by ("" if it is detached). The kernel
+// appends " (deleted)" once the file is unlinked under it.
+std::string backing_file_of(const std::string& name) {
+  std::ifstream in(fs::path("/sys/block") / name / "loop" / "backing_file");
+  std::string line;
+  return std::getline(in, line) ? line : "";
+}
+
+bool backed_by(const std::string& backing, const std::string& canonical_path) {
+  return !backing.empty() && backing.rfind(canonical_path, 0) == 0;
+}
+
 // The kernel defers a detach while anyone holds the device open (udev
-// probes each new loop device), so losetup -d can return before it is gone.
-bool detached(const std::string& name) {
-  const fs::path backing = fs::path("/sys/block") / name / "loop" / "backing_file";
+// probes each new loop device), so losetup -d can return before it is
+// gone. Another run may attach the freed device at once: gone means no
+// longer backed by this image.
+bool detached(const std::string& name, const std::string& img) {
+  std::error_code ec;
+  const std::string want = fs::weakly_canonical(img, ec).string();
   for (int i = 0; i < 250; ++i) {
-    std::error_code ec;
-    if (!fs::exists(backing, ec)) return true;
+    if (!backed_by(backing_file_of(name), want)) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return false;
@@ -213,7 +227,7 @@ std::string LoopFs::Teardown() {
   if (!dev_.empty()) {
     if (std::string e = run({"losetup", "-d", dev_}); !e.empty()) {
       note(e);
-    } else if (!detached(name())) {
+    } else if (!detached(name(), img_)) {
       note(fmt::format("{} still attached: held open elsewhere (udev's probe?); the kernel detaches it at the "
                        "last close",
                        dev_));
@@ -243,11 +257,7 @@ int loop_devices_backed_by(const std::string& path) {
   const std::string want = fs::weakly_canonical(path, ec).string();
   for (const auto& e : fs::directory_iterator("/sys/block", ec)) {
     const std::string name = e.path().filename().string();
-    if (name.rfind("loop", 0) != 0) continue;
-    std::ifstream in(e.path() / "loop" / "backing_file");
-    std::string line;
-    // The kernel appends " (deleted)" once the file is unlinked under it.
-    if (std::getline(in, line) && line.rfind(want, 0) == 0) ++n;
+    if (name.rfind("loop", 0) == 0 && backed_by(backing_file_of(name), want)) ++n;
   }
   return n;
 }
