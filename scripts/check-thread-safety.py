@@ -94,14 +94,15 @@ def load_units(build, root):
             entries = json.load(f)
     except OSError as e:
         sys.exit(f'check-thread-safety: cannot read {path} ({e}): configure the build with meson first')
-    units = {}
+    units, objects = {}, {}
     for e in entries:
         for f in unity_sources(e['directory'], e['file']):
             src = os.path.relpath(os.path.normpath(os.path.join(e['directory'], f)), root)
             if ENGINE.match(src) and not TEST.search(src) and src not in units:
                 paths, rest = clang_flags(e.get('command') or shlex.join(e['arguments']))
                 units[src] = (e['directory'], f, paths, rest)
-    return units
+                objects[src] = os.path.normpath(os.path.join(e['directory'], e['output']))
+    return units, objects
 
 
 UNITY_INCLUDE = re.compile(r'^#include\s*[<"]([^>"]+)[>"]')
@@ -165,17 +166,13 @@ CACHE = 'thread-safety-cache.json'  # in the build folder
 ANNOTATIONS = 'engine/src/base/thread_annotations.h'
 
 
-def blind_units(build, root, units):
+def blind_units(build, root, units, objects):
     """The files no lock rule is visible to: by the build's own record of
     what each object read (ninja -t deps, GCC's depfiles), none of their
     headers is ANNOTATIONS, and libstdc++'s mutexes carry no annotations, so
     clang's analysis has nothing to warn about there. A file the record does
-    not cover, or covers as stale, is not blind: it is checked."""
-    out_of = {}
-    for e in json.load(open(os.path.join(build, 'compile_commands.json'))):
-        for f in unity_sources(e['directory'], e['file']):
-            src = os.path.relpath(os.path.normpath(os.path.join(e['directory'], f)), root)
-            out_of.setdefault(src, os.path.normpath(os.path.join(e['directory'], e['output'])))
+    not cover, or covers as stale, is not blind: it is checked. objects:
+    each unit's object file (a unity chunk's, for its sources)."""
     p = subprocess.run(['ninja', '-C', build, '-t', 'deps'], capture_output=True, text=True)
     if p.returncode != 0:
         return set()
@@ -187,7 +184,7 @@ def blind_units(build, root, units):
                 valid.add(obj)
         elif obj and os.path.relpath(os.path.normpath(os.path.join(build, line.strip())), root) == ANNOTATIONS:
             sees.add(obj)
-    return {src for src in units if out_of.get(src) in valid and out_of.get(src) not in sees}
+    return {src for src in units if objects[src] in valid and objects[src] not in sees}
 
 
 def dep_stamp(path):
@@ -227,7 +224,7 @@ def still_clean(entry, key):
 
 def check(build, root, use_pch, blind_ok=True):
     clang = find_clang()
-    units = load_units(build, root)
+    units, objects = load_units(build, root)
     if not units:
         print('check-thread-safety: FAILED: no engine translation unit in compile_commands.json')
         return 1
@@ -239,7 +236,7 @@ def check(build, root, use_pch, blind_ok=True):
     clang_id = run([clang, '--version'])[1].splitlines()[0]
     cache = load_cache(build, clang_id)
     keys = {src: shlex.join(syntax_cmd(clang, f, paths, rest)) for src, (d, f, paths, rest) in units.items()}
-    blind = blind_units(build, root, units) if blind_ok else set()
+    blind = blind_units(build, root, units, objects) if blind_ok else set()
     todo = {src: u for src, u in units.items() if src not in blind and not still_clean(cache.get(src), keys[src])}
     kept = {src: cache[src] for src in units if src not in todo and src not in blind}
     with tempfile.TemporaryDirectory(prefix='fenec-tsa-') as tmp, \
@@ -280,7 +277,7 @@ def check(build, root, use_pch, blind_ok=True):
 
 def probe(build, root, probe_src):
     clang = find_clang()
-    units = load_units(build, root)
+    units, _ = load_units(build, root)
     base = 'engine/src/base/smaps.cc'  # any base file: the include root and the language flags
     if base not in units:
         print(f'check-thread-safety: FAILED: {base} not in compile_commands.json')
